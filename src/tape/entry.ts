@@ -1,0 +1,189 @@
+import { z } from 'zod';
+
+/**
+ * The tape's entry model (SPEC 2.1). Kinds are a closed set; names are open. A known name gets its
+ * own payload schema, an unknown name of a known kind is validated only by the kind's base schema
+ * and kept as written, so tapes from newer versions survive a round trip through older ones.
+ */
+export const KINDS = ['message', 'system', 'tool_call', 'tool_result', 'error', 'anchor', 'event'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export type JsonObject = { [key: string]: unknown };
+
+export interface Entry {
+  sessionId: string;
+  entryId: number;
+  kind: Kind;
+  name: string;
+  provenanceKey: string | null;
+  payload: JsonObject;
+  meta: JsonObject;
+  createdAt: number;
+}
+
+/** What a caller hands to append: the store assigns `sessionId`, `entryId` and (by default) `createdAt`. */
+export interface NewEntry {
+  kind: Kind;
+  name: string;
+  provenanceKey?: string | null;
+  payload: JsonObject;
+  meta?: JsonObject;
+  createdAt?: number;
+}
+
+const id = z.string().min(1);
+const jsonObject = z.record(z.string(), z.unknown());
+// Payloads are loose: fields this version does not know are stored and exported unchanged.
+const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
+
+export const messageStatus = z.enum(['pending', 'sent', 'error']);
+export type MessageStatus = z.infer<typeof messageStatus>;
+
+const messagePayload = loose({
+  messageId: id,
+  role: z.enum(['user', 'assistant']),
+  status: messageStatus,
+  orderSeq: z.number().finite(),
+  content: z.string(),
+  turnId: id.optional(),
+});
+const toolCallPayload = loose({ messageId: id, toolCallId: id, name: z.string().min(1), input: z.unknown() });
+const toolResultPayload = loose({
+  messageId: id,
+  toolCallId: id,
+  status: z.enum(['ok', 'error']),
+  output: z.unknown(),
+  truncated: z.boolean().optional(),
+});
+const systemPayload = loose({ content: z.string(), hash: z.string().optional() });
+const errorPayload = loose({
+  kind: z.enum(['provider', 'tool', 'config', 'invalid_input', 'temporary', 'not_found', 'unknown']),
+  message: z.string(),
+  details: z.unknown().optional(),
+});
+const anchorPayload = loose({ name: id, state: z.unknown() });
+const eventPayload = loose({ name: id, data: z.unknown() });
+
+const compactionState = loose({
+  summary: z.string(),
+  cursorOrderSeq: z.number().finite(),
+  sourceEntryIds: z.array(z.number().int()).optional(),
+  model: z.unknown().optional(),
+  usage: z.unknown().optional(),
+});
+
+const knownEventData: Record<string, z.ZodType> = {
+  'message/retracted': loose({ messageId: id, reason: z.string().optional() }),
+};
+
+const kindSchemas: Record<Kind, z.ZodType> = {
+  message: messagePayload,
+  system: systemPayload,
+  tool_call: toolCallPayload,
+  tool_result: toolResultPayload,
+  error: errorPayload,
+  anchor: anchorPayload,
+  event: eventPayload,
+};
+
+export const RECONSTRUCTION_ANCHOR_PREFIXES = ['compaction/', 'handoff/', 'auto_handoff/'] as const;
+export const isReconstructionAnchor = (name: string): boolean =>
+  RECONSTRUCTION_ANCHOR_PREFIXES.some((p) => name.startsWith(p));
+
+export class TapeValidationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TapeValidationError';
+  }
+}
+
+function describe(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
+}
+
+function check(schema: z.ZodType, value: unknown, where: string): void {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
+}
+
+/** Name-specific rules on top of the kind's schema. */
+function checkName(e: NewEntry, where: string): void {
+  const p = e.payload;
+  switch (e.kind) {
+    case 'message': {
+      if (e.name === 'message/user' || e.name === 'message/assistant') {
+        const role = e.name.slice('message/'.length);
+        if (p.role !== role) throw new TapeValidationError(`${where}: payload.role must be "${role}" for ${e.name}`);
+      }
+      return;
+    }
+    case 'tool_call':
+    case 'tool_result':
+      // The tool name lives in both places for readability of raw rows; they must agree.
+      if (e.kind === 'tool_call' && p.name !== e.name) {
+        throw new TapeValidationError(`${where}: payload.name "${String(p.name)}" must equal the entry name "${e.name}"`);
+      }
+      return;
+    case 'error':
+      if (!e.name.startsWith('error/')) throw new TapeValidationError(`${where}: error names start with "error/", got "${e.name}"`);
+      return;
+    case 'anchor':
+    case 'event':
+      if (p.name !== e.name) {
+        throw new TapeValidationError(`${where}: payload.name "${String(p.name)}" must equal the entry name "${e.name}"`);
+      }
+      if (e.kind === 'anchor' && e.name.startsWith('compaction/')) check(compactionState, p.state, `${where} state`);
+      if (e.kind === 'event' && knownEventData[e.name]) check(knownEventData[e.name], p.data, `${where} data`);
+      return;
+    case 'system':
+      return;
+  }
+}
+
+const newEntryShape = z.object({
+  kind: z.enum(KINDS, { error: (i) => `unknown kind ${JSON.stringify(i.input)}; expected one of ${KINDS.join(', ')}` }),
+  name: z.string().min(1),
+  provenanceKey: z.string().min(1).nullable().optional(),
+  payload: jsonObject,
+  meta: jsonObject.optional(),
+  createdAt: z.number().int().nonnegative().optional(),
+});
+
+/**
+ * Validates an entry before it is written. Returns a normalised copy (defaults filled in) or throws
+ * a TapeValidationError that says what is wrong and where; nothing is written on a throw.
+ */
+export function validateNewEntry(value: unknown, where = 'entry'): NewEntry {
+  const r = newEntryShape.safeParse(value);
+  if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
+  const e = r.data as NewEntry;
+  check(kindSchemas[e.kind], e.payload, `${where} (${e.kind} ${e.name}) payload`);
+  checkName(e, `${where} (${e.kind} ${e.name})`);
+  return { ...e, provenanceKey: e.provenanceKey ?? null, meta: e.meta ?? {} };
+}
+
+const storedEntryShape = newEntryShape.extend({
+  sessionId: id,
+  entryId: z.number().int().positive(),
+  provenanceKey: z.string().min(1).nullable(),
+  meta: jsonObject,
+  createdAt: z.number().int().nonnegative(),
+});
+
+/** Validates a complete entry read from outside (a JSONL line, an imported row). */
+export function validateEntry(value: unknown, where = 'entry'): Entry {
+  const r = storedEntryShape.safeParse(value);
+  if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
+  const e = r.data as Entry;
+  check(kindSchemas[e.kind], e.payload, `${where} (${e.kind} ${e.name}) payload`);
+  checkName(e, `${where} (${e.kind} ${e.name})`);
+  return e;
+}
+
+/** The bootstrap entry every session starts with (SPEC 2.2). */
+export const sessionStartEntry = (sessionId: string): NewEntry => ({
+  kind: 'anchor',
+  name: 'session/start',
+  provenanceKey: 'session/start',
+  payload: { name: 'session/start', state: { sessionId } },
+});
