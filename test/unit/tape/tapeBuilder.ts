@@ -1,0 +1,72 @@
+import { validateEntry, type Entry, type JsonObject, type Kind } from '../../../src/tape/entry';
+import { foldRowOf, type FoldRow } from '../../../src/tape/fold';
+
+/** Builds a session's entries the way the store would (validated, dense ids), for domain tests. */
+export class TapeBuilder {
+  readonly entries: Entry[] = [];
+  private seq = 0;
+
+  constructor(readonly sessionId = 's1') {}
+
+  add(kind: Kind, name: string, payload: JsonObject): Entry {
+    const e = validateEntry({
+      sessionId: this.sessionId,
+      entryId: this.entries.length + 1,
+      kind,
+      name,
+      provenanceKey: null,
+      payload,
+      meta: {},
+      createdAt: 1_700_000_000_000 + this.entries.length,
+    });
+    this.entries.push(e);
+    return e;
+  }
+
+  message(role: 'user' | 'assistant', messageId: string, content: string, opts: { status?: 'pending' | 'sent' | 'error'; orderSeq?: number } = {}): Entry {
+    const orderSeq = opts.orderSeq ?? ++this.seq;
+    return this.add('message', `message/${role}`, { messageId, role, status: opts.status ?? 'sent', orderSeq, content, turnId: 't1' });
+  }
+
+  user(messageId: string, content: string, opts: { status?: 'pending' | 'sent' | 'error'; orderSeq?: number } = {}): Entry {
+    return this.message('user', messageId, content, opts);
+  }
+
+  assistant(messageId: string, content: string, opts: { status?: 'pending' | 'sent' | 'error'; orderSeq?: number } = {}): Entry {
+    return this.message('assistant', messageId, content, opts);
+  }
+
+  call(messageId: string, toolCallId: string, name: string, input: unknown = {}): Entry {
+    return this.add('tool_call', name, { messageId, toolCallId, name, input });
+  }
+
+  result(messageId: string, toolCallId: string, name: string, output: unknown, status: 'ok' | 'error' = 'ok'): Entry {
+    return this.add('tool_result', name, { messageId, toolCallId, status, output });
+  }
+
+  retract(messageId: string): Entry {
+    return this.add('event', 'message/retracted', { name: 'message/retracted', data: { messageId } });
+  }
+
+  event(name: string, data: unknown): Entry {
+    return this.add('event', name, { name, data });
+  }
+
+  anchor(name: string, state: unknown = {}): Entry {
+    return this.add('anchor', name, { name, state });
+  }
+
+  system(content: string): Entry {
+    return this.add('system', 'system/prompt', { content });
+  }
+
+  rows(): FoldRow[] {
+    return this.entries.map(foldRowOf);
+  }
+
+  get = (entryId: number): Entry => {
+    const e = this.entries[entryId - 1];
+    if (e === undefined) throw new Error(`no entry ${entryId}`);
+    return e;
+  };
+}
