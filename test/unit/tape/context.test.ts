@@ -1,0 +1,199 @@
+import * as assert from 'assert';
+import { buildContext, ContextSelectionError, renderCheckpoint, resolveSelector, selectContext, type ContextResult } from '../../../src/tape/context';
+import type { Entry } from '../../../src/tape/entry';
+import { foldAll } from '../../../src/tape/fold';
+import { TapeBuilder } from './tapeBuilder';
+
+/** role:content lines, easy to compare; synthetic messages are marked with a star. */
+const lines = (r: ContextResult): string[] =>
+  r.messages.map((m) => `${m.source === 'synthetic' ? '*' : ''}${m.role}:${m.source === 'synthetic' ? 'checkpoint' : m.content}`);
+
+/** A session with a system prompt, a tool-using turn, a compaction, and a turn after it. */
+function compactedSession() {
+  const t = new TapeBuilder();
+  t.anchor('session/start', { sessionId: 's1' });
+  t.system('you are terse');
+  t.user('u1', 'find foo', { orderSeq: 1 });
+  t.assistant('a1', 'searching', { orderSeq: 2 });
+  t.call('a1', 'c1', 'grep', { q: 'foo' });
+  t.result('a1', 'c1', 'grep', 'foo.ts:1');
+  t.assistant('a2', 'found in foo.ts', { orderSeq: 3 });
+  const compaction = t.anchor('compaction/auto', { summary: 'User asked for foo; it is in foo.ts.', cursorOrderSeq: 3, sourceEntryIds: [3, 4, 5, 6, 7], model: 'm', usage: {} });
+  t.user('u2', 'now rename it', { orderSeq: 4 });
+  t.assistant('a3', 'renamed', { orderSeq: 5 });
+  return { t, compaction };
+}
+
+describe('tape context selection', () => {
+  it('SPEC 3.8: the default context starts at the last reconstruction anchor with its checkpoint message', () => {
+    const { t, compaction } = compactedSession();
+    const ctx = selectContext(t.rows(), { kind: 'last' }, t.get);
+    assert.strictEqual(ctx.anchorEntryId, compaction.entryId);
+    assert.deepStrictEqual(lines(ctx), ['system:you are terse', '*user:checkpoint', 'user:now rename it', 'assistant:renamed']);
+    assert.match(ctx.messages[1].content, /User asked for foo; it is in foo\.ts\./);
+    assert.strictEqual(ctx.messages[1].entryId, null);
+
+    const second = t.anchor('handoff/next', { summary: 'Renamed foo.' });
+    t.user('u3', 'thanks', { orderSeq: 6 });
+    const later = selectContext(t.rows(), { kind: 'last' }, t.get);
+    assert.strictEqual(later.anchorEntryId, second.entryId, 'the last reconstruction anchor wins');
+    assert.deepStrictEqual(lines(later), ['system:you are terse', '*user:checkpoint', 'user:thanks']);
+  });
+
+  it('SPEC 3.9: memory/unknown anchors never move the context cursor', () => {
+    const { t, compaction } = compactedSession();
+    t.anchor('memory/user-prefers-tabs', { note: 'tabs' });
+    t.anchor('custom/whatever', {});
+    t.anchor('fork/start', { parentId: 'p', parentHead: 3 });
+    t.user('u3', 'more', { orderSeq: 6 });
+    const ctx = selectContext(t.rows(), { kind: 'last' }, t.get);
+    assert.strictEqual(ctx.anchorEntryId, compaction.entryId);
+    assert.deepStrictEqual(lines(ctx).slice(2), ['user:now rename it', 'assistant:renamed', 'user:more']);
+
+    const plain = new TapeBuilder();
+    plain.anchor('session/start');
+    plain.user('u1', 'hi', { orderSeq: 1 });
+    plain.anchor('memory/x', { note: 'n' });
+    plain.user('u2', 'again', { orderSeq: 2 });
+    for (const selector of [{ kind: 'last' as const }, { kind: 'named' as const, name: 'memory/x' }]) {
+      const r = selectContext(plain.rows(), selector, plain.get);
+      assert.strictEqual(r.anchorEntryId, null);
+      assert.deepStrictEqual(lines(r), ['user:hi', 'user:again']);
+    }
+  });
+
+  it('SPEC 3.10: a compaction only adds to the tape; the full selector still returns the whole history', () => {
+    const { t } = compactedSession();
+    const withoutAnchor = t.rows().filter((r) => r.kind !== 'anchor' || r.name !== 'compaction/auto');
+    const before = foldAll(withoutAnchor, { includePending: false });
+    const after = foldAll(t.rows(), { includePending: false });
+    assert.deepStrictEqual(after.messages, before.messages, 'no message left the effective view');
+    assert.deepStrictEqual([after.toolCalls, after.toolResults], [before.toolCalls, before.toolResults]);
+    assert.deepStrictEqual(after.anchors.map((a) => a.name), ['session/start', 'compaction/auto']);
+    assert.deepStrictEqual(t.entries.map((e) => e.entryId), t.entries.map((_, i) => i + 1), 'every entry is still on the tape');
+
+    const full = selectContext(t.rows(), { kind: 'full' }, t.get);
+    assert.strictEqual(full.anchorEntryId, null);
+    assert.deepStrictEqual(lines(full), [
+      'system:you are terse',
+      'user:find foo',
+      'assistant:searching',
+      'assistant:{"q":"foo"}',
+      'tool:foo.ts:1',
+      'assistant:found in foo.ts',
+      'user:now rename it',
+      'assistant:renamed',
+    ]);
+  });
+
+  it('tool calls follow their message, calls before results; an orphan result is dropped and a pending call stays', () => {
+    const t = new TapeBuilder();
+    t.assistant('a1', 'two things', { orderSeq: 1 });
+    t.call('a1', 'c1', 'grep', { q: 1 });
+    t.call('a1', 'c2', 'read_file', { path: 'x' });
+    t.result('a1', 'c2', 'read_file', { text: 'X' });
+    t.result('a1', 'c9', 'grep', 'orphan');
+    t.result('a1', 'c1', 'grep', 'one', 'error');
+    t.call('a1', 'c3', 'grep', { q: 3 });
+    const ctx = selectContext(t.rows(), { kind: 'full' }, t.get);
+    assert.deepStrictEqual(
+      ctx.messages.map((m) => [m.role, m.entryId, m.toolCallId ?? null, m.toolName ?? null, m.content]),
+      [
+        ['assistant', 1, null, null, 'two things'],
+        ['assistant', 2, 'c1', 'grep', '{"q":1}'],
+        ['assistant', 3, 'c2', 'read_file', '{"path":"x"}'],
+        ['assistant', 7, 'c3', 'grep', '{"q":3}'],
+        ['tool', 6, 'c1', null, 'one'],
+        ['tool', 4, 'c2', null, '{"text":"X"}'],
+      ],
+    );
+  });
+
+  it('a handoff without a cursor resumes with the messages whose effective version came after it', () => {
+    const t = new TapeBuilder();
+    t.user('u1', 'plan it', { orderSeq: 1 });
+    t.assistant('a1', 'plan v1', { orderSeq: 2 });
+    t.assistant('a2', 'streaming', { status: 'pending', orderSeq: 3 });
+    const handoff = t.anchor('handoff/implement', { summary: 'Plan agreed.', files: ['a.ts', 'b.ts'], next: { step: 'write tests', owner: 'agent' } });
+    t.assistant('a2', 'finished after the handoff', { orderSeq: 3 });
+    t.assistant('a1', 'plan v2 (revised)', { orderSeq: 2 });
+    t.user('u2', 'go', { orderSeq: 4 });
+    const ctx = selectContext(t.rows(), { kind: 'last' }, t.get);
+    assert.strictEqual(ctx.anchorEntryId, handoff.entryId);
+    assert.deepStrictEqual(lines(ctx), ['*user:checkpoint', 'assistant:plan v2 (revised)', 'assistant:finished after the handoff', 'user:go']);
+    assert.strictEqual(
+      ctx.messages[0].content,
+      '[Checkpoint handoff/implement at entry 4: the conversation before this point is summarised here.]\n\nPlan agreed.\n\nState:\nfiles:\n  - a.ts\n  - b.ts\nnext:\n  step: write tests\n  owner: agent',
+    );
+  });
+
+  it('a handoff that records a cursorOrderSeq resumes after it, like a compaction', () => {
+    const t = new TapeBuilder();
+    t.user('u1', 'one', { orderSeq: 1 });
+    t.user('u2', 'two', { orderSeq: 2 });
+    t.anchor('auto_handoff/budget', { summary: 'one done', cursorOrderSeq: 1 });
+    assert.deepStrictEqual(lines(selectContext(t.rows(), { kind: 'last' }, t.get)), ['*user:checkpoint', 'user:two']);
+  });
+
+  it('renders a compaction checkpoint from its summary only, without bookkeeping', () => {
+    const { t, compaction } = compactedSession();
+    const text = renderCheckpoint(t.get(compaction.entryId));
+    assert.strictEqual(text, '[Checkpoint compaction/auto at entry 8: the conversation before this point is summarised here.]\n\nUser asked for foo; it is in foo.ts.');
+  });
+
+  it('the named selector uses the last anchor with exactly that name', () => {
+    const { t } = compactedSession();
+    const first = t.anchor('handoff/a', { summary: 'first a' });
+    t.user('u3', 'x', { orderSeq: 6 });
+    const second = t.anchor('handoff/a', { summary: 'second a' });
+    t.anchor('handoff/b', { summary: 'b' });
+    const ctx = selectContext(t.rows(), { kind: 'named', name: 'handoff/a' }, t.get);
+    assert.strictEqual(ctx.anchorEntryId, second.entryId);
+    assert.notStrictEqual(first.entryId, second.entryId);
+    assert.match(ctx.messages[1].content, /second a/);
+    assert.throws(() => selectContext(t.rows(), { kind: 'named', name: 'handoff/zzz' }, t.get), (e: unknown) => e instanceof ContextSelectionError && /no anchor named "handoff\/zzz"/.test(e.message));
+  });
+
+  it('the between selector starts at the first anchor and ignores every entry after the second', () => {
+    const { t, compaction } = compactedSession();
+    const end = t.anchor('handoff/end', { summary: 'end' });
+    t.assistant('a3', 'revised after the range', { orderSeq: 5 });
+    t.system('a later prompt');
+    t.user('u3', 'after the range', { orderSeq: 6 });
+    const expected = ['system:you are terse', '*user:checkpoint', 'user:now rename it', 'assistant:renamed'];
+    const byName = selectContext(t.rows(), { kind: 'between', from: 'compaction/auto', to: 'handoff/end' }, t.get);
+    assert.strictEqual(byName.anchorEntryId, compaction.entryId);
+    assert.deepStrictEqual(lines(byName), expected);
+    assert.deepStrictEqual(lines(selectContext(t.rows(), { kind: 'between', from: compaction.entryId, to: end.entryId }, t.get)), expected);
+    assert.deepStrictEqual(
+      lines(selectContext(t.rows(), { kind: 'between', from: 'session/start', to: 'compaction/auto' }, t.get)).slice(0, 2),
+      ['system:you are terse', 'user:find foo'],
+      'from a non-reconstruction anchor, the range starts at the beginning',
+    );
+    assert.throws(() => selectContext(t.rows(), { kind: 'between', from: 3, to: end.entryId }, t.get), /entry 3 is not an anchor/);
+    assert.throws(() => selectContext(t.rows(), { kind: 'between', from: end.entryId, to: 5 }, t.get), /after the end of the range/);
+    assert.throws(() => resolveSelector(foldAll(t.rows(), { includePending: false }).anchors, { kind: 'between', from: 'handoff/end', to: 'compaction/auto' }), ContextSelectionError);
+  });
+
+  it('uses the last system prompt, never shows pending messages, and loads only the selected entries', () => {
+    const { t } = compactedSession();
+    t.system('you are very terse');
+    t.assistant('a4', 'still typing', { status: 'pending', orderSeq: 6 });
+    const loaded: number[] = [];
+    const getEntry = (id: number): Entry => {
+      loaded.push(id);
+      return t.get(id);
+    };
+    const ctx = selectContext(t.rows(), { kind: 'last' }, getEntry);
+    assert.deepStrictEqual(lines(ctx), ['system:you are very terse', '*user:checkpoint', 'user:now rename it', 'assistant:renamed']);
+    assert.deepStrictEqual(loaded.sort((a, b) => a - b), [8, 9, 10, 11]);
+  });
+
+  it('buildContext works from a cached view, which is how a caller with a FoldCache uses it', () => {
+    const { t, compaction } = compactedSession();
+    const view = foldAll(t.rows(), { includePending: false });
+    const { anchorEntryId } = resolveSelector(view.anchors, { kind: 'last' });
+    assert.deepStrictEqual(buildContext({ view, anchorEntryId, systemPromptEntryId: 2 }, t.get), selectContext(t.rows(), { kind: 'last' }, t.get));
+    assert.strictEqual(anchorEntryId, compaction.entryId);
+  });
+});
