@@ -1,0 +1,22 @@
+/**
+ * FTS4's "simple" tokenizer splits on ASCII punctuation and spaces only, so a Chinese or Japanese
+ * sentence would be one giant token and never match a word inside it. Both the indexed text and the
+ * query go through `spaceOut`: every CJK character becomes its own token, and a CJK run in a query
+ * becomes a phrase of consecutive characters, which is an exact substring match.
+ */
+const CJK_CHAR = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u3005\\u30fc]';
+const CJK = new RegExp(CJK_CHAR, 'gu');
+const SPACE_IN_CJK_RUN = new RegExp(`(${CJK_CHAR}) (?=${CJK_CHAR})`, 'gu');
+// Non-ASCII punctuation, symbols and spaces would otherwise glue onto neighbouring tokens.
+const NON_ASCII_SEPARATOR = /[\p{P}\p{S}\p{Z}]/gu;
+
+export function spaceOut(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(NON_ASCII_SEPARATOR, (c) => (c.charCodeAt(0) < 128 ? c : ' '))
+    .replace(CJK, ' $& ');
+}
+
+/** `spaceOut`'s result as a person would write it again: the spaces inside CJK runs removed. */
+export const unspace = (spaced: string): string => spaced.replace(/\s+/g, ' ').trim().replace(SPACE_IN_CJK_RUN, '$1');

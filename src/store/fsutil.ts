@@ -1,0 +1,56 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { TapeFileError } from './errors';
+
+/**
+ * Makes a rename durable: on Linux/macOS a rename is only on disk once its directory is fsynced.
+ * Windows cannot open a directory for fsync, and NTFS journals the rename itself, so skip there.
+ */
+export async function fsyncDir(dir: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const h = await fs.promises.open(dir, 'r');
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+
+export function refuseExisting(dst: string): void {
+  if (fs.existsSync(dst)) throw new TapeFileError(dst, 'already exists; refusing to overwrite it (choose another destination or delete it first)');
+}
+
+/**
+ * Writes bytes durably under `dst`: a temp file beside it, fsync, rename, fsync the directory.
+ * A crash leaves either the old file or the new one, never a mix. With `exclusive`, an existing
+ * `dst` is refused instead of replaced (the check runs again just before the rename).
+ */
+export async function writeFileDurably(dst: string, chunks: readonly Uint8Array[], exclusive: boolean): Promise<void> {
+  if (exclusive) refuseExisting(dst);
+  const tmp = `${dst}.tmp-${process.pid}-${Date.now().toString(36)}`;
+  const h = await fs.promises.open(tmp, 'wx');
+  try {
+    for (const c of chunks) await h.write(c);
+    await h.datasync();
+  } catch (e) {
+    await h.close();
+    await fs.promises.rm(tmp, { force: true });
+    throw e;
+  }
+  await h.close();
+  try {
+    if (exclusive) {
+      // link() fails when dst exists, unlike rename(): the refusal holds even against a racing writer.
+      await fs.promises.link(tmp, dst).catch((e: NodeJS.ErrnoException) => {
+        throw e.code === 'EEXIST' ? new TapeFileError(dst, 'already exists; refusing to overwrite it') : e;
+      });
+      await fs.promises.unlink(tmp);
+    } else {
+      await fs.promises.rename(tmp, dst);
+    }
+  } catch (e) {
+    await fs.promises.rm(tmp, { force: true });
+    throw e;
+  }
+  await fsyncDir(path.dirname(path.resolve(dst)));
+}

@@ -1,0 +1,164 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { crc32 } from './crc32';
+import { TapeFileError } from './errors';
+import { fsyncDir } from './fsutil';
+import { GroupCommitWriter, type GroupCommitOptions } from './groupCommit';
+
+/*
+ * The journal next to a snapshot (SPEC 2.9). Deliberately not `<file>-journal` or `-wal`: SQLite
+ * would take such a file for a hot journal of the snapshot and "roll it back".
+ *
+ * File:   "TAPELOG1" + tape id (36 ASCII chars) + "\n"   — ties the journal to its snapshot
+ * Record: u32 body length | u32 CRC-32 of (seq + body) | f64 seq | body   (little endian)
+ * Each record is one committed transaction. Sequence numbers increase by one across rotations and
+ * the snapshot stores the last one it contains, so replay skips what a checkpoint already holds
+ * even when a crash hit between the snapshot rename and the journal rotation.
+ */
+export const journalPathOf = (file: string): string => `${file}.tapelog`;
+
+const MAGIC = 'TAPELOG1';
+const HEADER_BYTES = MAGIC.length + 36 + 1;
+const FRAME_BYTES = 16;
+
+const header = (tapeId: string): Buffer => Buffer.from(`${MAGIC}${tapeId}\n`, 'latin1');
+
+export function encodeRecord(seq: number, body: Uint8Array): Buffer {
+  const buf = Buffer.allocUnsafe(FRAME_BYTES + body.length);
+  buf.writeUInt32LE(body.length, 0);
+  buf.writeDoubleLE(seq, 8);
+  buf.set(body, FRAME_BYTES);
+  buf.writeUInt32LE(crc32(buf, 8), 4);
+  return buf;
+}
+
+export interface JournalRecord {
+  seq: number;
+  body: Buffer;
+}
+
+export interface JournalContents {
+  records: JournalRecord[];
+  /** Length of the good prefix: header plus every intact record. */
+  validEnd: number;
+  /** Bytes after the good prefix: a torn or corrupt tail, dropped. */
+  droppedBytes: number;
+}
+
+/** Reads a journal; a missing file or an incomplete header (crash while creating it) reads as empty. */
+export function readJournal(journalFile: string, tapeId: string): JournalContents {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(journalFile);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], validEnd: 0, droppedBytes: 0 };
+    throw e;
+  }
+  if (bytes.length < HEADER_BYTES) return { records: [], validEnd: 0, droppedBytes: bytes.length };
+  const head = bytes.toString('latin1', 0, HEADER_BYTES);
+  if (!head.startsWith(MAGIC)) throw new TapeFileError(journalFile, 'is not an Agent Tape journal (bad magic)');
+  if (head !== header(tapeId).toString('latin1')) {
+    throw new TapeFileError(journalFile, `belongs to another tape (id ${head.slice(MAGIC.length, -1)}, the snapshot is ${tapeId}); move it away to open the snapshot alone`);
+  }
+  const records: JournalRecord[] = [];
+  let off = HEADER_BYTES;
+  let prevSeq = -Infinity;
+  while (off + FRAME_BYTES <= bytes.length) {
+    const len = bytes.readUInt32LE(off);
+    const end = off + FRAME_BYTES + len;
+    if (end > bytes.length || crc32(bytes, off + 8, end) !== bytes.readUInt32LE(off + 4)) break;
+    const seq = bytes.readDoubleLE(off + 8);
+    if (!(seq > prevSeq)) break; // a stale record behind a rewritten tail is not ours
+    prevSeq = seq;
+    records.push({ seq, body: bytes.subarray(off + FRAME_BYTES, end) });
+    off = end;
+  }
+  return { records, validEnd: off, droppedBytes: bytes.length - off };
+}
+
+async function createJournalFile(journalFile: string, tapeId: string, tail: Uint8Array): Promise<{ fd: number; end: number }> {
+  const tmp = `${journalFile}.tmp-${process.pid}`;
+  const h = await fs.promises.open(tmp, 'w');
+  try {
+    await h.write(header(tapeId));
+    if (tail.length) await h.write(tail);
+    await h.datasync();
+  } finally {
+    await h.close();
+  }
+  await fs.promises.rename(tmp, journalFile);
+  await fsyncDir(path.dirname(path.resolve(journalFile)));
+  return { fd: fs.openSync(journalFile, 'r+'), end: HEADER_BYTES + tail.length };
+}
+
+/** The writable journal of an open store. */
+export class Journal {
+  private constructor(
+    private readonly file: string,
+    private readonly tapeId: string,
+    private writer: GroupCommitWriter,
+    private lastSeq: number,
+  ) {}
+
+  /**
+   * Opens for appending after `lastSeq`. A torn tail found by `readJournal` is cut off first, so new
+   * records never follow garbage; a missing or headerless journal is created.
+   */
+  static async open(file: string, tapeId: string, lastSeq: number, validEnd: number, options: GroupCommitOptions): Promise<Journal> {
+    let fd: number;
+    let end: number;
+    if (validEnd < HEADER_BYTES) {
+      ({ fd, end } = await createJournalFile(file, tapeId, new Uint8Array(0)));
+    } else {
+      fd = fs.openSync(file, 'r+');
+      end = validEnd;
+      if (fs.fstatSync(fd).size !== end) {
+        fs.ftruncateSync(fd, end);
+        fs.fdatasyncSync(fd);
+      }
+    }
+    return new Journal(file, tapeId, new GroupCommitWriter(fd, end, options), lastSeq);
+  }
+
+  get seq(): number {
+    return this.lastSeq;
+  }
+
+  /** Byte offset where the next record starts. */
+  get end(): number {
+    return this.writer.end;
+  }
+
+  /** Bytes of records since the last rotation: what an automatic checkpoint is measured against. */
+  get recordBytes(): number {
+    return this.writer.end - HEADER_BYTES;
+  }
+
+  /** Appends one transaction's record; resolves when it is written (durable: and fsynced). */
+  append(body: Uint8Array, durable: boolean): Promise<void> {
+    return this.writer.write(encodeRecord(++this.lastSeq, body), durable);
+  }
+
+  /** Resolves when every record appended so far is as durable as asked. */
+  barrier(durable: boolean): Promise<void> {
+    return this.writer.write(new Uint8Array(0), durable);
+  }
+
+  /**
+   * Drops the records before byte `from` (they are in the snapshot now): writes a new journal of
+   * header + the rest, fsyncs it and renames it over the old one. Appends wait meanwhile.
+   */
+  rotate(from: number): Promise<void> {
+    return this.writer.exclusive(async (fd, end) => {
+      const tail = Buffer.allocUnsafe(end - from);
+      if (tail.length) fs.readSync(fd, tail, 0, tail.length, from);
+      const next = await createJournalFile(this.file, this.tapeId, tail);
+      fs.closeSync(fd);
+      return next;
+    });
+  }
+
+  async close(): Promise<void> {
+    fs.closeSync(await this.writer.close());
+  }
+}

@@ -1,0 +1,70 @@
+import { randomUUID } from 'crypto';
+import type { Database, SqlJsStatic } from 'sql.js';
+
+/** The marker that tells a tape from any other SQLite file. */
+export const TAPE_FORMAT = 'agent-tape';
+export const SCHEMA_VERSION = 1;
+
+// Fold columns (message_id … role) are filled from the payload at insert time, so folds and
+// journal replay never parse payload JSON. The FTS table is contentless and filled lazily by
+// search (see search.ts): appends and replay pay nothing for it.
+const DDL = `
+CREATE TABLE tape_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE entries (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  entry_id INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  provenance_key TEXT,
+  created_at INTEGER NOT NULL,
+  message_id TEXT,
+  tool_call_id TEXT,
+  status TEXT,
+  order_seq REAL,
+  role TEXT,
+  payload TEXT NOT NULL,
+  meta TEXT NOT NULL
+);
+CREATE UNIQUE INDEX entries_by_session ON entries (session_id, entry_id);
+CREATE UNIQUE INDEX entries_by_provenance ON entries (session_id, provenance_key) WHERE provenance_key IS NOT NULL;
+CREATE VIRTUAL TABLE entries_fts USING fts4 (content="", text);
+`;
+
+/**
+ * Per-connection settings (not stored in the file). The database lives in sql.js's in-memory file
+ * system, so SQLite's own rollback journal buys no durability: keep it in memory. Durability is the
+ * tape journal's job.
+ */
+export function configure(db: Database): void {
+  db.run('PRAGMA journal_mode = MEMORY; PRAGMA cache_size = -16000;');
+}
+
+export function createTapeDb(SQL: SqlJsStatic): Database {
+  const db = new SQL.Database();
+  // Larger pages: export and scans cross the JS/WASM boundary once per page.
+  db.run('PRAGMA page_size = 16384');
+  configure(db);
+  db.run(DDL);
+  const put = db.prepare('INSERT INTO tape_meta (key, value) VALUES (?, ?)');
+  for (const [k, v] of [
+    ['format', TAPE_FORMAT],
+    ['schema_version', String(SCHEMA_VERSION)],
+    ['tape_id', randomUUID()],
+    ['last_seq', '0'],
+    ['fts_upto', '0'],
+  ]) put.run([k, v]);
+  put.free();
+  return db;
+}
+
+export type MetaKey = 'format' | 'schema_version' | 'tape_id' | 'last_seq' | 'fts_upto';
+
+export function readMeta(db: Database): Map<string, string> {
+  const r = db.exec('SELECT key, value FROM tape_meta');
+  return new Map((r[0]?.values ?? []).map(([k, v]) => [String(k), String(v)]));
+}
+
+export function writeMeta(db: Database, key: MetaKey, value: string | number): void {
+  db.run('UPDATE tape_meta SET value = ? WHERE key = ?', [String(value), key]);
+}

@@ -1,0 +1,187 @@
+import type { Database, SqlValue } from 'sql.js';
+import type { Kind } from '../tape/entry';
+import { spaceOut, unspace } from './cjk';
+import { entryText } from './entryText';
+import { TapeQueryError } from './errors';
+import { readMeta, writeMeta } from './schema';
+
+export interface SearchOptions {
+  sessionId?: string;
+  kinds?: readonly Kind[];
+  /** Inclusive bounds on `createdAt` (ms since epoch). */
+  fromTime?: number;
+  toTime?: number;
+  /** Default 20. */
+  limit?: number;
+}
+
+export interface SearchHit {
+  sessionId: string;
+  entryId: number;
+  kind: Kind;
+  name: string;
+  /** BM25; higher is better. */
+  score: number;
+  snippet: string;
+}
+
+interface ParsedQuery {
+  match: string;
+  /** Normalised terms and phrases (CJK without the index's spaces), for the snippet. */
+  terms: string[];
+}
+
+const OPERATOR = /^(AND|OR|NOT|NEAR(\/\d+)?)$/;
+
+/**
+ * Turns a user query (FTS4 syntax: words, "phrases", prefix*, AND/OR/NOT/NEAR, parentheses) into a
+ * MATCH expression over the spaced-out index text. Every word or phrase is normalised like the
+ * index; one that spans several tokens (CJK, or punctuation inside) becomes a phrase.
+ */
+export function parseQuery(query: string): ParsedQuery {
+  const parts: string[] = [];
+  const terms: string[] = [];
+  let depth = 0;
+  const term = (raw: string, prefix: boolean): void => {
+    const tokens = spaceOut(raw).split(/[\s\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/).filter(Boolean);
+    if (!tokens.length) return;
+    terms.push(unspace(spaceOut(raw)));
+    const star = prefix ? '*' : '';
+    parts.push(tokens.length === 1 ? `${tokens[0]}${star}` : `"${tokens.join(' ')}${star}"`);
+  };
+  const re = /\s*(?:(")|(\()|(\))|([^\s"()]+))/gy;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(query)) !== null && m[0].length) {
+    if (m[1]) {
+      const close = query.indexOf('"', re.lastIndex);
+      if (close < 0) throw new TapeQueryError(`unterminated quote in ${JSON.stringify(query)}`);
+      const prefix = query[close + 1] === '*';
+      term(query.slice(re.lastIndex, close), prefix);
+      re.lastIndex = close + 1 + (prefix ? 1 : 0);
+    } else if (m[2]) {
+      depth++;
+      parts.push('(');
+    } else if (m[3]) {
+      if (--depth < 0) throw new TapeQueryError(`unbalanced ")" in ${JSON.stringify(query)}`);
+      parts.push(')');
+    } else if (OPERATOR.test(m[4])) {
+      parts.push(m[4]);
+    } else {
+      const prefix = m[4].length > 1 && m[4].endsWith('*');
+      term(prefix ? m[4].slice(0, -1) : m[4], prefix);
+    }
+  }
+  if (depth) throw new TapeQueryError(`unbalanced "(" in ${JSON.stringify(query)}`);
+  if (!terms.length) throw new TapeQueryError(`${JSON.stringify(query)} has no words to search for`);
+  return { match: parts.join(' '), terms };
+}
+
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * Okapi BM25 from FTS4's matchinfo('pcnalx') (FTS4 has no built-in ranking). Layout with one
+ * column: p, c, n, a, l, then per phrase (hits here, hits everywhere, rows with a hit).
+ */
+export function bm25(matchinfo: Uint8Array): number {
+  const v = new DataView(matchinfo.buffer, matchinfo.byteOffset, matchinfo.byteLength);
+  const u = (i: number): number => v.getUint32(i * 4, true);
+  const phrases = u(0);
+  const rows = u(2);
+  const avgLen = u(3) || 1;
+  const len = u(4);
+  let score = 0;
+  for (let i = 0; i < phrases; i++) {
+    const tf = u(5 + i * 3);
+    const rowsWithHit = u(5 + i * 3 + 2);
+    if (!tf) continue;
+    const idf = Math.log((rows - rowsWithHit + 0.5) / (rowsWithHit + 0.5) + 1);
+    score += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avgLen));
+  }
+  return score;
+}
+
+/** A window of the entry's own text around the first hit, hits marked «like this». */
+export function snippetOf(text: string, terms: readonly string[], width = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const lower = flat.normalize('NFKC').toLowerCase();
+  // NFKC can change lengths; then positions are only meaningful in the normalised text.
+  const shown = lower.length === flat.length ? flat : lower;
+  let at = -1;
+  let hit = '';
+  for (const t of terms) {
+    const i = lower.indexOf(t);
+    if (i >= 0 && (at < 0 || i < at)) [at, hit] = [i, t];
+  }
+  if (at < 0) return shown.length > width ? `${shown.slice(0, width)}…` : shown;
+  const start = Math.max(0, at - Math.floor(width / 3));
+  const end = Math.min(shown.length, Math.max(at + hit.length, start + width));
+  return `${start > 0 ? '…' : ''}${shown.slice(start, at)}«${shown.slice(at, at + hit.length)}»${shown.slice(at + hit.length, end)}${end < shown.length ? '…' : ''}`;
+}
+
+/** Full-text search over a tape database; the index catches up with new entries on each search. */
+export class SearchIndex {
+  private registered = false;
+
+  constructor(private readonly db: Database) {}
+
+  /** Indexes the entries appended since the last search, in one transaction. */
+  catchUp(): void {
+    const upto = Number(readMeta(this.db).get('fts_upto') ?? 0);
+    const select = this.db.prepare('SELECT id, kind, name, payload FROM entries WHERE id > ? ORDER BY id');
+    const insert = this.db.prepare('INSERT INTO entries_fts (docid, text) VALUES (?, ?)');
+    let last = upto;
+    this.db.run('BEGIN');
+    try {
+      select.bind([upto]);
+      while (select.step()) {
+        const [id, kind, name, payload] = select.get() as [number, Kind, string, string];
+        insert.run([id, spaceOut(entryText(kind, name, JSON.parse(payload)))]);
+        last = id;
+      }
+      if (last !== upto) writeMeta(this.db, 'fts_upto', last);
+      this.db.run('COMMIT');
+    } catch (e) {
+      this.db.run('ROLLBACK');
+      throw e;
+    } finally {
+      select.free();
+      insert.free();
+    }
+  }
+
+  search(query: string, opts: SearchOptions = {}): SearchHit[] {
+    const { match, terms } = parseQuery(query);
+    const limit = opts.limit ?? 20;
+    if (!Number.isInteger(limit) || limit < 1) throw new TapeQueryError(`limit must be a positive integer, got ${limit}`);
+    this.catchUp();
+    if (!this.registered) {
+      this.db.create_function('tape_bm25', (m: SqlValue) => bm25(m as Uint8Array));
+      this.registered = true;
+    }
+    const where = ['entries_fts MATCH ?'];
+    const params: SqlValue[] = [match];
+    if (opts.sessionId !== undefined) (where.push('e.session_id = ?'), params.push(opts.sessionId));
+    if (opts.kinds?.length) (where.push(`e.kind IN (${opts.kinds.map(() => '?').join(',')})`), params.push(...opts.kinds));
+    if (opts.fromTime !== undefined) (where.push('e.created_at >= ?'), params.push(opts.fromTime));
+    if (opts.toTime !== undefined) (where.push('e.created_at <= ?'), params.push(opts.toTime));
+    params.push(limit);
+    const sql = `SELECT e.session_id, e.entry_id, e.kind, e.name, e.payload, tape_bm25(matchinfo(entries_fts, 'pcnalx')) AS score
+      FROM entries_fts JOIN entries e ON e.id = entries_fts.docid
+      WHERE ${where.join(' AND ')} ORDER BY score DESC, e.id LIMIT ?`;
+    let rows: SqlValue[][];
+    try {
+      rows = this.db.exec(sql, params)[0]?.values ?? [];
+    } catch (e) {
+      throw new TapeQueryError(`${JSON.stringify(query)}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return rows.map(([sessionId, entryId, kind, name, payload, score]) => ({
+      sessionId: sessionId as string,
+      entryId: entryId as number,
+      kind: kind as Kind,
+      name: name as string,
+      score: Math.round((score as number) * 1e4) / 1e4,
+      snippet: snippetOf(entryText(kind as Kind, name as string, JSON.parse(payload as string)), terms),
+    }));
+  }
+}

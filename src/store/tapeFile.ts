@@ -1,0 +1,62 @@
+import * as fs from 'fs';
+import { TapeFileError } from './errors';
+import { refuseExisting, writeFileDurably } from './fsutil';
+import { journalPathOf } from './journal';
+import { jsonlLine, parseJsonl } from './jsonl';
+import { TapeStore, type OpenOptions } from './tapeStore';
+
+export const SQLITE_SUFFIX = '.tape.sqlite';
+export const JSONL_SUFFIX = '.tape.jsonl';
+
+export type TapeFormat = 'sqlite' | 'jsonl';
+
+export function formatOf(file: string): TapeFormat {
+  if (file.endsWith(SQLITE_SUFFIX)) return 'sqlite';
+  if (file.endsWith(JSONL_SUFFIX)) return 'jsonl';
+  throw new TapeFileError(file, `is not a tape file name (expected *${SQLITE_SUFFIX} or *${JSONL_SUFFIX})`);
+}
+
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new TapeFileError(file, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read: ${(e as Error).message}`);
+  }
+}
+
+/** Opens either kind of tape file; a `.tape.jsonl` is loaded into memory and is always read-only. */
+export async function openTapeFile(file: string, options: OpenOptions = {}): Promise<TapeStore> {
+  if (formatOf(file) === 'sqlite') return TapeStore.open(file, options);
+  if (!options.readOnly) throw new TapeFileError(file, 'is a JSONL tape, which is read-only; import it into a .tape.sqlite to append');
+  return TapeStore.inMemory(parseJsonl(readText(file), file), { readOnly: true });
+}
+
+/** `.tape.jsonl` -> new `.tape.sqlite`. Validates every line first; never overwrites `dst`. */
+export async function importJsonl(src: string, dst: string): Promise<{ entries: number }> {
+  formatOf(dst);
+  refuseExisting(dst);
+  // A journal left by an earlier tape of that name would be refused (or worse) on every open.
+  refuseExisting(journalPathOf(dst));
+  const rows = parseJsonl(readText(src), src);
+  const store = await TapeStore.inMemory(rows);
+  try {
+    await writeFileDurably(dst, [store.snapshotBytes()], true);
+  } finally {
+    await store.close();
+  }
+  return { entries: rows.length };
+}
+
+/** A tape (either format) -> new `.tape.jsonl`, in append order; never overwrites `dst`. */
+export async function exportJsonl(src: string, dst: string): Promise<{ entries: number }> {
+  if (formatOf(dst) !== 'jsonl') throw new TapeFileError(dst, `export writes *${JSONL_SUFFIX} files`);
+  refuseExisting(dst);
+  const store = await openTapeFile(src, { readOnly: true });
+  try {
+    const rows = store.rawEntries(null);
+    await writeFileDurably(dst, [Buffer.from(rows.map(jsonlLine).join(''))], true);
+    return { entries: rows.length };
+  } finally {
+    await store.close();
+  }
+}
