@@ -1,0 +1,31 @@
+import type { Entry } from '../entry';
+import type { Projection } from './projection';
+
+/** Token usage summed over every physical provider attempt, retries included: that is what was billed. */
+export const ATTEMPT_EVENT = 'provider/attempt';
+
+export interface TokenUsage {
+  readonly attempts: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedTokens: number;
+}
+
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+
+export const tokenUsageProjection: Projection<TokenUsage> = {
+  key: 'tokenUsage',
+  version: 1,
+  init: () => ({ attempts: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0 }),
+  apply(state: TokenUsage, entry: Entry): TokenUsage {
+    if (entry.kind !== 'event' || entry.name !== ATTEMPT_EVENT) return state;
+    const data = entry.payload.data as { usage?: Record<string, unknown> } | null | undefined;
+    const usage = data?.usage ?? {};
+    return {
+      attempts: state.attempts + 1,
+      inputTokens: state.inputTokens + count(usage.inputTokens),
+      outputTokens: state.outputTokens + count(usage.outputTokens),
+      cachedTokens: state.cachedTokens + count(usage.cachedTokens),
+    };
+  },
+};
