@@ -1,0 +1,61 @@
+/** A command line the user got wrong: exit code 2 with the message and a pointer to --help. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export interface Parsed {
+  positional: string[];
+  flags: Map<string, string | true>;
+}
+
+/**
+ * Parses `args` against the flags a command accepts: `valued` take a value (`--k v` or `--k=v`),
+ * `switches` do not. Unknown flags and a wrong number of positionals are usage errors.
+ */
+export function parseArgs(args: readonly string[], spec: { valued?: string[]; switches?: string[]; positional: string[] }): Parsed {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith('--') || a === '--') {
+      positional.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = a.slice(2, eq < 0 ? undefined : eq);
+    if (spec.valued?.includes(name)) {
+      const v = eq < 0 ? args[++i] : a.slice(eq + 1);
+      if (v === undefined) throw new UsageError(`--${name} needs a value`);
+      flags.set(name, v);
+    } else if (spec.switches?.includes(name) && eq < 0) {
+      flags.set(name, true);
+    } else {
+      throw new UsageError(`unknown option ${a}`);
+    }
+  }
+  if (positional.length !== spec.positional.length) {
+    throw new UsageError(`expected ${spec.positional.map((p) => `<${p}>`).join(' ') || 'no arguments'}, got ${positional.length ? positional.join(' ') : 'none'}`);
+  }
+  return { positional, flags };
+}
+
+export const str = (p: Parsed, name: string): string | undefined => {
+  const v = p.flags.get(name);
+  return typeof v === 'string' ? v : undefined;
+};
+
+export function int(p: Parsed, name: string): number | undefined {
+  const v = str(p, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+export function required(p: Parsed, name: string): string {
+  const v = str(p, name);
+  if (v === undefined) throw new UsageError(`--${name} is required`);
+  return v;
+}

@@ -1,0 +1,26 @@
+import { jsonlLine } from '../../store/jsonl';
+import { KINDS, type Kind } from '../../tape/entry';
+import { int, parseArgs, str, UsageError } from '../args';
+import type { Io } from '../output';
+import { withTape } from './withTape';
+
+export function kindOf(v: string | undefined): Kind | undefined {
+  if (v !== undefined && !(KINDS as readonly string[]).includes(v)) throw new UsageError(`--kind must be one of ${KINDS.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as Kind | undefined;
+}
+
+const oneLine = (s: string, max = 100): string => {
+  const t = s.replace(/\s+/g, ' ');
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+};
+
+export function logCommand(args: string[], io: Io): Promise<number> {
+  const p = parseArgs(args, { valued: ['session', 'kind', 'name', 'from', 'to'], switches: ['json'], positional: ['tape'] });
+  const filter = { kind: kindOf(str(p, 'kind')), name: str(p, 'name'), fromEntryId: int(p, 'from'), toEntryId: int(p, 'to') };
+  return withTape(p.positional[0], (store) => {
+    for (const e of store.rawEntries(str(p, 'session') ?? null, filter)) {
+      io.out(p.flags.has('json') ? jsonlLine(e) : `${e.sessionId} #${e.entryId} ${e.kind} ${e.name} ${oneLine(e.payload)}\n`);
+    }
+    return 0;
+  });
+}

@@ -1,0 +1,67 @@
+import { TapeFileError, TapeLockedError, TapeQueryError } from '../store/errors';
+import { ContextSelectionError } from '../tape/context';
+import { TapeValidationError } from '../tape/entry';
+import { UsageError } from './args';
+import { appendCommand } from './commands/append';
+import { contextCommand } from './commands/context';
+import { infoCommand } from './commands/info';
+import { logCommand } from './commands/log';
+import { searchCommand } from './commands/search';
+import { exportCommand, importCommand } from './commands/transfer';
+import { viewCommand } from './commands/view';
+import { processIo, type Io } from './output';
+
+const HELP = `agent-tape: inspect and convert Agent Tape files (*.tape.sqlite, *.tape.jsonl)
+
+usage: agent-tape <command> [options]
+
+  import <src.tape.jsonl> <dst.tape.sqlite>    JSONL -> new SQLite tape (never overwrites)
+  export <src.tape.sqlite> <dst.tape.jsonl>    SQLite -> new JSONL tape (never overwrites)
+  info <tape> [--json]                         sessions, entry counts, heads, anchors, size
+  log <tape> [--session S] [--kind K] [--name N] [--from ID] [--to ID] [--json]
+                                               raw entries (--json: the JSONL entry format)
+  view <tape> --session S [--pending] [--json] the folded effective view
+  context <tape> --session S [--anchor last|none|NAME] [--json]
+                                               the context a model request would get
+  search <tape> <query> [--session S] [--kind K] [--limit N] [--json]
+                                               ranked full-text search (FTS4 syntax)
+  append <tape.sqlite> --session S [--durable] entries (JSON Lines, no entryId) from stdin;
+                                               prints {"entryId":N,"deduplicated":B} per entry
+                                               once it is durable; creates the tape if missing
+
+exit status: 0 ok, 1 check failed or internal error, 2 usage error or bad input
+`;
+
+const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+  import: importCommand,
+  export: exportCommand,
+  info: infoCommand,
+  log: logCommand,
+  view: viewCommand,
+  context: contextCommand,
+  search: searchCommand,
+  append: appendCommand,
+};
+
+const BAD_INPUT = [UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];
+
+export async function run(argv: string[], io: Io = processIo): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help' || args.includes('--help')) {
+    io.out(HELP);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  try {
+    if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+    return await command(args, io);
+  } catch (e) {
+    const bad = BAD_INPUT.some((c) => e instanceof c);
+    io.err(`agent-tape: ${e instanceof Error ? e.message : String(e)}\n${e instanceof UsageError ? "run 'agent-tape --help' for usage\n" : ''}`);
+    return bad ? 2 : 1;
+  }
+}
+
+if (require.main === module) {
+  run(process.argv.slice(2)).then((code) => (process.exitCode = code));
+}
