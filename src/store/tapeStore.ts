@@ -241,6 +241,11 @@ export class TapeStore implements FoldSource {
 
   // ---- reading ----
 
+  /** The tape's identity: written into the snapshot and every journal header, so a journal is never replayed onto another tape. */
+  get tapeId(): string {
+    return readMeta(this.db).get('tape_id') ?? '';
+  }
+
   /** Bumps whenever the database is replaced (reload), so fold caches refold. */
   generation(): number {
     return this.gen;

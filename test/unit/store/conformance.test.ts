@@ -1,0 +1,163 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { TapeFileError } from '../../../src/store/errors';
+import { journalPathOf } from '../../../src/store/journal';
+import { exportJsonl, importJsonl, openTapeFile } from '../../../src/store/tapeFile';
+import { TapeStore } from '../../../src/store/tapeStore';
+import { TapeValidationError } from '../../../src/tape/entry';
+import { fingerprint, message, tempDir } from './helpers';
+
+describe('tape store conformance (SPEC 3)', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(() => {
+    dir = tempDir();
+    file = path.join(dir, 'a.tape.sqlite');
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('SPEC 3.1: entry ids per session are dense and strictly increasing; sessions are independent', async () => {
+    const store = await TapeStore.open(file);
+    for (let i = 0; i < 5; i++) {
+      await store.append('a', message(`a${i}`, `a ${i}`));
+      if (i % 2 === 0) await store.append('b', message(`b${i}`, `b ${i}`));
+    }
+    await store.appendMany('a', [message('x', 'x'), message('y', 'y')]);
+    assert.deepStrictEqual(store.entries('a').map((e) => e.entryId), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepStrictEqual(store.entries('b').map((e) => e.entryId), [1, 2, 3, 4]);
+    assert.strictEqual(store.entries('a')[0].name, 'session/start', 'the bootstrap anchor comes first');
+    await store.close();
+    const again = await TapeStore.open(file);
+    assert.strictEqual(again.head('a'), 8);
+    assert.strictEqual((await again.append('a', message('z', 'z'))).entry.entryId, 9);
+    await again.close();
+  });
+
+  it('SPEC 3.2: idempotent append with an existing provenance key writes nothing and returns the stored entry', async () => {
+    const store = await TapeStore.open(file);
+    const first = await store.append('s', message('m1', 'final answer', { key: 'msg:m1:final' }));
+    assert.strictEqual(first.deduplicated, false);
+    const journalBefore = fs.statSync(journalPathOf(file)).size;
+    const again = await store.append('s', message('m1', 'a different text', { key: 'msg:m1:final' }));
+    assert.strictEqual(again.deduplicated, true);
+    assert.deepStrictEqual(again.entry, first.entry);
+    assert.strictEqual(fs.statSync(journalPathOf(file)).size, journalBefore, 'nothing reached the journal');
+    assert.strictEqual(store.head('s'), 2);
+    const inOneTxn = await store.appendMany('s', [message('m2', 'x', { key: 'k2' }), message('m2', 'y', { key: 'k2' })]);
+    assert.deepStrictEqual(inOneTxn.map((r) => r.deduplicated), [false, true]);
+    assert.strictEqual(inOneTxn[1].entry.entryId, inOneTxn[0].entry.entryId);
+    await store.close();
+    const reopened = await TapeStore.open(file);
+    assert.strictEqual((await reopened.append('s', message('m1', 'z', { key: 'msg:m1:final' }))).deduplicated, true);
+    assert.strictEqual(reopened.head('s'), 3);
+    await reopened.close();
+  });
+
+  it('SPEC 3.3: an invalid entry is refused with a clear error and leaves the tape unchanged', async () => {
+    const store = await TapeStore.open(file);
+    await store.append('s', message('m1', 'hello'));
+    await store.close();
+    const before = [fingerprint(file), fingerprint(journalPathOf(file))];
+    const again = await TapeStore.open(file);
+    const bad = { kind: 'message', name: 'message/user', payload: { messageId: 'm2', role: 'assistant', status: 'sent', orderSeq: 2, content: 'x' } };
+    await assert.rejects(again.append('s', bad as never), (e: Error) => e instanceof TapeValidationError && /payload\.role must be "user"/.test(e.message));
+    await assert.rejects(again.appendMany('s', [message('ok', 'fine'), { kind: 'nope' } as never]), (e: Error) => e instanceof TapeValidationError && /entry 1.*unknown kind "nope"/.test(e.message));
+    await assert.rejects(again.append('new-session', { kind: 'tool_call', name: 'read', payload: {} } as never), /messageId/);
+    assert.strictEqual(again.head('s'), 2, 'the valid entry of the refused transaction did not land either');
+    assert.strictEqual(again.head('new-session'), 0, 'not even the bootstrap anchor was written');
+    await again.close();
+    // close() checkpoints only when there is something new: the files are byte-identical.
+    assert.deepStrictEqual([fingerprint(file), fingerprint(journalPathOf(file))], before);
+  });
+
+  it('SPEC 3.10: after a compaction anchor every entry is still readable, also after reopen', async () => {
+    const store = await TapeStore.open(file);
+    for (let i = 1; i <= 6; i++) await store.append('s', message(`m${i}`, `turn ${i}`, { orderSeq: i }));
+    await store.append('s', { kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 'earlier turns', cursorOrderSeq: 6 } } });
+    await store.append('s', message('m7', 'after compaction', { orderSeq: 7 }));
+    await store.checkpoint();
+    await store.close();
+    const reopened = await TapeStore.open(file, { readOnly: true });
+    const entries = reopened.entries('s');
+    assert.deepStrictEqual(entries.map((e) => e.entryId), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for (let i = 1; i <= 6; i++) assert.strictEqual(reopened.getEntry('s', i + 1)?.payload.content, `turn ${i}`);
+    assert.strictEqual(reopened.search('turn').length, 6);
+    await reopened.close();
+  });
+
+  describe('SPEC 3.18: a truncated or foreign file opened as a tape gets a clear error; nothing is overwritten', () => {
+    async function refused(target: string, pattern: RegExp, readOnly = false): Promise<void> {
+      const before = fingerprint(target);
+      await assert.rejects(TapeStore.open(target, { readOnly }), (e: Error) => e instanceof TapeFileError && e.message.includes(target) && pattern.test(e.message));
+      assert.deepStrictEqual(fingerprint(target), before);
+      assert.ok(!fs.existsSync(journalPathOf(target)), 'no journal was created');
+      assert.ok(!fs.existsSync(`${target}.lock`), 'the lock was released');
+    }
+
+    it('SPEC 3.18: truncated snapshot', async () => {
+      const store = await TapeStore.open(file);
+      for (let i = 0; i < 200; i++) await store.append('s', message(`m${i}`, 'x'.repeat(500)));
+      await store.close();
+      fs.rmSync(journalPathOf(file));
+      const bytes = fs.readFileSync(file);
+      fs.writeFileSync(file, bytes.subarray(0, bytes.length - 5000));
+      await refused(file, /truncated/);
+      await refused(file, /truncated/, true);
+    });
+
+    it('SPEC 3.18: foreign SQLite database', async () => {
+      const { loadSqlJs } = await import('../../../src/store/sqljs');
+      const SQL = await loadSqlJs();
+      const db = new SQL.Database();
+      db.run('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES (\'hi\')');
+      fs.writeFileSync(file, db.export());
+      db.close();
+      await refused(file, /not an Agent Tape/);
+    });
+
+    it('SPEC 3.18: non-SQLite, empty and corrupt files', async () => {
+      fs.writeFileSync(file, 'this is a text file, not a database\n'.repeat(10));
+      await refused(file, /not a SQLite database/);
+      fs.writeFileSync(file, '');
+      await refused(file, /empty/);
+      const store = await TapeStore.inMemory();
+      await store.append('s', message('m', 'x'));
+      const bytes = Buffer.from(store.snapshotBytes());
+      bytes.fill(0xab, 16384, 3 * 16384); // scribble over pages past the header
+      fs.writeFileSync(file, bytes);
+      await refused(file, /corrupt|not an Agent Tape/);
+    });
+  });
+
+  it('SPEC 3.19: JSONL export then import reproduces the tape exactly', async () => {
+    const store = await TapeStore.open(file);
+    await store.append('s1', message('m1', 'hello "world" \u2028 ünïcödé 中文 \\ back', { key: 'k1' }));
+    await store.append('s1', { kind: 'tool_call', name: 'read_file', payload: { messageId: 'm1', toolCallId: 't1', name: 'read_file', input: { path: 'a.ts', n: 1.5e300, nested: [1, { '2': null }] } }, meta: { model: 'x' } });
+    await store.append('s2', { kind: 'event', name: 'future/event', payload: { name: 'future/event', data: { unknownField: true } }, createdAt: 42 });
+    await store.close();
+    const jsonl1 = path.join(dir, 'one.tape.jsonl');
+    const sqlite2 = path.join(dir, 'two.tape.sqlite');
+    const jsonl2 = path.join(dir, 'two.tape.jsonl');
+    await exportJsonl(file, jsonl1);
+    await importJsonl(jsonl1, sqlite2);
+    await exportJsonl(sqlite2, jsonl2);
+    assert.strictEqual(fs.readFileSync(jsonl2, 'utf8'), fs.readFileSync(jsonl1, 'utf8'));
+    const a = await TapeStore.open(file, { readOnly: true });
+    const b = await openTapeFile(sqlite2, { readOnly: true });
+    assert.deepStrictEqual(b.entries(null), a.entries(null));
+    assert.deepStrictEqual(b.sessions(), a.sessions());
+    assert.deepStrictEqual(b.foldRows('s1', 0), a.foldRows('s1', 0));
+    await a.close();
+    await b.close();
+    // Hand-written payload text (spacing, key order, number spelling) survives byte for byte.
+    const hand = path.join(dir, 'hand.tape.jsonl');
+    const line = '{"sessionId":"h","entryId":1,"kind":"event","name":"turn/start","provenanceKey":null,"payload":{ "name" : "turn/start", "data": {"z":1.0,"a":[ 1e2 ]} },"meta":{"b":2,"a":1},"createdAt":7}\n';
+    fs.writeFileSync(hand, line);
+    const handDb = path.join(dir, 'hand.tape.sqlite');
+    const handOut = path.join(dir, 'hand-out.tape.jsonl');
+    await importJsonl(hand, handDb);
+    await exportJsonl(handDb, handOut);
+    assert.strictEqual(fs.readFileSync(handOut, 'utf8'), line);
+  });
+});

@@ -1,0 +1,23 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { NewEntry } from '../../../src/tape/entry';
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-store-'));
+}
+
+export const message = (messageId: string, content: string, opts: { status?: 'pending' | 'sent' | 'error'; role?: 'user' | 'assistant'; orderSeq?: number; key?: string } = {}): NewEntry => {
+  const role = opts.role ?? 'user';
+  return {
+    kind: 'message',
+    name: `message/${role}`,
+    provenanceKey: opts.key ?? null,
+    payload: { messageId, role, status: opts.status ?? 'sent', orderSeq: opts.orderSeq ?? 1, content },
+  };
+};
+
+/** Bytes and mtime of a file, to prove it was left untouched. */
+export function fingerprint(file: string): { bytes: Buffer; mtimeMs: number } {
+  return { bytes: fs.readFileSync(file), mtimeMs: fs.statSync(file).mtimeMs };
+}
