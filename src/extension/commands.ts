@@ -1,0 +1,27 @@
+import * as vscode from 'vscode';
+import { sqliteVersion } from '../store/sqljs';
+import { showAboutPanel } from './aboutPanel';
+
+export interface VersionInfo {
+  extension: string;
+  sqlite: string;
+}
+
+export function registerCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('agentTape.showVersion', async (): Promise<VersionInfo | undefined> => {
+      try {
+        const info = { extension: context.extension.packageJSON.version as string, sqlite: await sqliteVersion() };
+        log.info(`version: Agent Tape ${info.extension}, SQLite ${info.sqlite} (sql.js)`);
+        void vscode.window.showInformationMessage(`Agent Tape ${info.extension} · SQLite ${info.sqlite} (sql.js)`);
+        return info;
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        log.error(`Show Version failed: ${message}`);
+        void vscode.window.showErrorMessage(`Agent Tape: ${message}`);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand('agentTape.showAbout', () => showAboutPanel(context, log)),
+  );
+}

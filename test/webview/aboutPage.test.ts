@@ -1,0 +1,82 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { pathToFileURL } from 'url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { renderWebviewHtml } from '../../src/extension/webviewHtml';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
+
+const root = path.resolve(__dirname, '../../..');
+
+/** The real webview page (same HTML shell, CSP and bundle as in VS Code) with a stand-in host API. */
+async function openPage(browser: Browser): Promise<Page> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-webview-'));
+  const file = path.join(dir, 'index.html');
+  fs.writeFileSync(file, renderWebviewHtml({
+    title: 'test', cspSource: 'file:', nonce: 'testnonce123',
+    scriptUri: pathToFileURL(path.join(root, 'dist/webview.js')).href,
+    styleUri: pathToFileURL(path.join(root, 'media/webview.css')).href,
+  }));
+  const page = await browser.newPage();
+  await page.addInitScript(() => {
+    const w = window as unknown as { posted: unknown[]; acquireVsCodeApi: () => unknown };
+    w.posted = [];
+    w.acquireVsCodeApi = () => ({ postMessage: (m: unknown) => w.posted.push(m) });
+  });
+  await page.goto(pathToFileURL(file).href);
+  return page;
+}
+
+const fromHost = (page: Page, msg: unknown) => page.evaluate((m) => window.postMessage(m, '*'), msg);
+
+describe('webview page in Chromium', () => {
+  let browser: Browser;
+  before(async () => {
+    assert.ok(fs.existsSync(path.join(root, 'dist/webview.js')), 'dist/webview.js is built');
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  });
+  after(() => browser?.close());
+
+  it('announces itself to the host with a typed `ready` message', async () => {
+    const page = await openPage(browser);
+    await page.waitForFunction(() => (window as unknown as { posted: unknown[] }).posted.length > 0);
+    assert.deepStrictEqual(await page.evaluate(() => (window as unknown as { posted: unknown[] }).posted), [{ type: 'ready' }]);
+  });
+
+  it('SPEC 3.20: text containing HTML or script is shown as text, never run', async () => {
+    const page = await openPage(browser);
+    const evil = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
+    await fromHost(page, { type: 'about', extension: evil, sqlite: '3.49.1', vscode: '1.139.1' });
+    await page.waitForSelector('dd');
+    assert.strictEqual(await page.locator('dd').first().textContent(), evil);
+    assert.strictEqual(await page.locator('img, main script').count(), 0);
+    assert.strictEqual(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+  });
+
+  it('refuses a malformed host message with a visible error', async () => {
+    const page = await openPage(browser);
+    await fromHost(page, { type: 'about', extension: 42 });
+    await page.waitForSelector('.error');
+    assert.match((await page.locator('.error').textContent()) ?? '', /Unexpected message from the extension/);
+  });
+
+  it('its button asks the host to run "Show Version" by keyboard too', async () => {
+    const page = await openPage(browser);
+    await fromHost(page, { type: 'about', extension: '0.1.0', sqlite: '3.49.1', vscode: '1.139.1' });
+    await page.locator('button').focus();
+    await page.keyboard.press('Enter');
+    const posted = await page.evaluate(() => (window as unknown as { posted: unknown[] }).posted);
+    assert.deepStrictEqual(posted.at(-1), { type: 'runCommand', command: 'agentTape.showVersion' });
+  });
+
+  it('its CSP blocks inline script that lacks the nonce', async () => {
+    const page = await openPage(browser);
+    await page.evaluate(() => {
+      const s = document.createElement('script');
+      s.textContent = 'window.inlineRan = true';
+      document.body.append(s);
+    });
+    assert.strictEqual(await page.evaluate(() => (window as unknown as { inlineRan?: boolean }).inlineRan), undefined);
+  });
+});
