@@ -1,5 +1,5 @@
 import * as readline from 'readline';
-import { TapeValidationError } from '../../tape/entry';
+import { TapeValidationError, validateNewEntry, type NewEntry } from '../../tape/entry';
 import { TapeFileError } from '../../store/errors';
 import { formatOf } from '../../store/tapeFile';
 import { TapeStore } from '../../store/tapeStore';
@@ -33,9 +33,16 @@ export async function appendCommand(args: string[], io: Io, input: NodeJS.Readab
         failure = new TapeFileError('<stdin>', `not a JSON line (${(e as Error).message})`, lineNo);
         break;
       }
-      const where = lineNo;
-      const appended = store.append(sessionId, entry as never);
-      appended.catch((e: unknown) => (failure ??= e instanceof TapeValidationError ? new TapeFileError('<stdin>', e.message, where) : e));
+      // Validated here as well as in the store so that a refused line stops the stream synchronously,
+      // before any line after it is appended.
+      try {
+        entry = validateNewEntry(entry);
+      } catch (e) {
+        failure = e instanceof TapeValidationError ? new TapeFileError('<stdin>', e.message, lineNo) : e;
+        break;
+      }
+      const appended = store.append(sessionId, entry as NewEntry);
+      appended.catch((e: unknown) => (failure ??= e));
       printed = printed.then(() =>
         appended.then((r) => io.out(`${JSON.stringify({ entryId: r.entry.entryId, deduplicated: r.deduplicated })}\n`), () => undefined),
       );
