@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The tape's entry model (SPEC 2.1). Kinds are a closed set; names are open. A known name gets its
