@@ -32,7 +32,10 @@ CS_DIR="$ENV_DIR/cs"
 if [ ! -f "$CS_DIR/node_modules/code-server/lib/vscode/out/server-main.js" ] || [ ! -d "$CS_DIR/node_modules/code-server/lib/vscode/node_modules" ]; then
   say "installing code-server $CS_VERSION (compiles native modules, about two minutes)"
   mkdir -p "$CS_DIR" "$ENV_DIR/tmp"
-  (cd "$CS_DIR" && echo '{"private":true}' > package.json &&
+  # Run from `npm test`, the outer npm's variables (npm_node_execpath, NODE, …) would make the
+  # inner install's scripts run on the machine's Node, which code-server refuses: drop them.
+  (for v in $(compgen -e | grep -iE '^(npm_|node$)'); do unset "$v"; done
+    cd "$CS_DIR" && echo '{"private":true}' > package.json &&
     PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm_config_yes=true TMPDIR="$ENV_DIR/tmp" \
       npm install --no-audit --no-fund "code-server@$CS_VERSION" > "$ENV_DIR/code-server-install.log" 2>&1) \
     || { tail -40 "$ENV_DIR/code-server-install.log" >&2; exit 1; }
