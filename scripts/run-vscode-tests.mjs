@@ -24,6 +24,7 @@ if (devPaths.length !== 1 || !opt('extensionTestsPath')) {
 const testsPath = path.resolve(opt('extensionTestsPath'));
 const workspace = opt('workspace') && path.resolve(opt('workspace'));
 const verbose = Boolean(process.env.VSCODE_TEST_VERBOSE);
+const SUITE_START_MARKER = '[agent-tape] integration suite starting'; // printed by test/integration/index.ts
 const timeoutMs = Number(opt('timeout', '300')) * 1000;
 const t0 = Date.now();
 const log = (...a) => console.log(`[vscode-test ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
@@ -46,10 +47,13 @@ try {
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   // The smoke-test driver hands the extension host's console and exit code to these two hooks.
-  // The workbench's own chatter (`[AgentHost] …`) is dropped unless VSCODE_TEST_VERBOSE is set.
+  // The workbench's own chatter (`[AgentHost] …`, start-up errors about unreachable hosts) is
+  // dropped unless VSCODE_TEST_VERBOSE is set: relay from the suite's start marker on.
+  let started = verbose;
   await page.exposeFunction('codeAutomationLog', (_type, args) => {
     const line = util.format(...(args || []));
-    if (verbose || !/^\[[\w .-]+\] /.test(line)) console.log(line);
+    if (line.includes(SUITE_START_MARKER)) started = true;
+    else if (started && (verbose || !/^\[[\w .:-]+\] /.test(line))) console.log(line);
   });
   const exited = new Promise((resolve) => page.exposeFunction('codeAutomationExit', (code) => resolve(code)));
   await page.goto(workbenchUrl(server, { folder: workspace, extensionDevelopmentPath: devPaths[0], extensionTestsPath: testsPath }));

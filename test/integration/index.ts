@@ -7,6 +7,7 @@ import Mocha from 'mocha';
  * VS Code calls run() inside the extension host; a rejection fails the run.
  */
 export function run(): Promise<void> {
+  console.log('[agent-tape] integration suite starting'); // scripts/run-vscode-tests.mjs relays output from here on
   const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: path.resolve(__dirname, '../../../test/reporter.js') });
   const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
     .flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : d.name.endsWith('.test.js') ? [path.join(dir, d.name)] : []));

@@ -83,7 +83,13 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     '--disable-workspace-trust', '--disable-telemetry',
     '--user-data-dir', path.join(dir, 'udd'), '--server-data-dir', path.join(dir, 'sdd'), '--extensions-dir', path.join(dir, 'exts')];
   const logFile = path.join(dir, 'server.log');
-  const server = spawn(NODE, args, { detached: true, stdio: ['ignore', fs.openSync(logFile, 'a'), fs.openSync(logFile, 'a')] });
+  const server = spawn(NODE, args, {
+    detached: true,
+    stdio: ['ignore', fs.openSync(logFile, 'a'), fs.openSync(logFile, 'a')],
+    // An empty gallery: otherwise the workbench queries open-vsx.org for updates, and this project
+    // makes no network calls but to the model the user configured.
+    env: { ...process.env, EXTENSIONS_GALLERY: '{}' },
+  });
   const base = `http://127.0.0.1:${port}`;
   const stop = async () => {
     for (const sig of ['SIGTERM', 'SIGKILL'] as const) {
