@@ -58,7 +58,7 @@ async function storeGroupCommit(dir: string, r: number): Promise<number> {
 
 async function rawJsonl(dir: string, r: number): Promise<number> {
   const fd = fs.openSync(path.join(dir, `raw${r}.jsonl`), 'w');
-  const w = new GroupCommitWriter(fd, 0, { groupCommitMs: 5 });
+  const w = new GroupCommitWriter(fd, 0, { groupCommitMs: 5, preallocateBytes: 1 << 20 }); // the journal's own settings
   let entryId = 0;
   const ops = await inFlight((i) => {
     const e = messageOf(i + 1);

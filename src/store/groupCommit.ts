@@ -9,7 +9,16 @@ interface Waiter {
 export interface GroupCommitOptions {
   /** Longest time a written but unsynced record waits for its fdatasync. */
   groupCommitMs: number;
+  /**
+   * Extend the file with zeros this many bytes at a time, ahead of the records. Overwriting
+   * allocated blocks lets fdatasync skip the file-size and block-map update it needs for a growing
+   * file (about a quarter of a durable append's latency on ext4). 0 turns it off. Readers must
+   * take a zero length field for the end of the records.
+   */
+  preallocateBytes?: number;
 }
+
+let zeros: Buffer | undefined;
 
 /**
  * Appends byte records to a file with group commit. Records queued in the same tick are written
@@ -29,12 +38,16 @@ export class GroupCommitWriter {
   private syncTimer: NodeJS.Timeout | undefined;
   private paused = 0;
   private failure: unknown;
+  /** File size: bytes past `position` are preallocated zeros. */
+  private allocated: number;
 
   constructor(
     private fd: number,
     private position: number,
     private readonly options: GroupCommitOptions,
-  ) {}
+  ) {
+    this.allocated = fs.fstatSync(fd).size;
+  }
 
   /** Bytes written or queued so far: where the next record will start. */
   get end(): number {
@@ -72,6 +85,7 @@ export class GroupCommitWriter {
       const next = await fn(this.fd, this.position);
       this.fd = next.fd;
       this.position = next.end;
+      this.allocated = fs.fstatSync(next.fd).size;
     } finally {
       this.paused--;
       if (!this.paused) this.flush();
@@ -107,6 +121,7 @@ export class GroupCommitWriter {
   private writeOut(buffers: Uint8Array[], waiters: Waiter[]): void {
     try {
       const buf = buffers.length === 1 ? buffers[0] : Buffer.concat(buffers);
+      this.preallocate(this.position + buf.length);
       let off = 0;
       while (off < buf.length) off += fs.writeSync(this.fd, buf, off, buf.length - off, this.position + off);
       this.position += buf.length;
@@ -126,6 +141,18 @@ export class GroupCommitWriter {
     }
     if (durable) this.startSync();
     else if (this.dirty && !this.syncTimer) this.syncTimer = setTimeout(() => this.startSync(), this.options.groupCommitMs);
+  }
+
+  /** Makes the file at least `end` bytes long, growing it by whole preallocation chunks of zeros. */
+  private preallocate(end: number): void {
+    const chunk = this.options.preallocateBytes ?? 0;
+    if (chunk <= 0 || end <= this.allocated) return;
+    const target = Math.ceil(end / chunk) * chunk;
+    zeros ??= Buffer.alloc(1 << 20);
+    while (this.allocated < target) {
+      this.allocated += fs.writeSync(this.fd, zeros, 0, Math.min(zeros.length, target - this.allocated), this.allocated);
+    }
+    this.dirty = true;
   }
 
   private startSync(): void {

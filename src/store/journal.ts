@@ -11,6 +11,7 @@ import { GroupCommitWriter, type GroupCommitOptions } from './groupCommit';
  *
  * File:   "TAPELOG1" + tape id (36 ASCII chars) + "\n"   — ties the journal to its snapshot
  * Record: u32 body length | u32 CRC-32 of (seq + body) | f64 seq | body   (little endian)
+ * After the last record: zeros up to the preallocated end (a zero length ends the records).
  * Each record is one committed transaction. Sequence numbers increase by one across rotations and
  * the snapshot stores the last one it contains, so replay skips what a checkpoint already holds
  * even when a crash hit between the snapshot rename and the journal rotation.
@@ -20,6 +21,8 @@ export const journalPathOf = (file: string): string => `${file}.tapelog`;
 const MAGIC = 'TAPELOG1';
 const HEADER_BYTES = MAGIC.length + 36 + 1;
 const FRAME_BYTES = 16;
+/** The journal grows by this much zeroed space ahead of its records (see GroupCommitOptions). */
+const PREALLOCATE_BYTES = 1 << 20;
 
 const header = (tapeId: string): Buffer => Buffer.from(`${MAGIC}${tapeId}\n`, 'latin1');
 
@@ -65,6 +68,7 @@ export function readJournal(journalFile: string, tapeId: string): JournalContent
   let prevSeq = -Infinity;
   while (off + FRAME_BYTES <= bytes.length) {
     const len = bytes.readUInt32LE(off);
+    if (len === 0) break; // the preallocated zeros after the last record (a body is never empty)
     const end = off + FRAME_BYTES + len;
     if (end > bytes.length || crc32(bytes, off + 8, end) !== bytes.readUInt32LE(off + 4)) break;
     const seq = bytes.readDoubleLE(off + 8);
@@ -73,7 +77,9 @@ export function readJournal(journalFile: string, tapeId: string): JournalContent
     records.push({ seq, body: bytes.subarray(off + FRAME_BYTES, end) });
     off = end;
   }
-  return { records, validEnd: off, droppedBytes: bytes.length - off };
+  let used = bytes.length;
+  while (used > off && bytes[used - 1] === 0) used--;
+  return { records, validEnd: off, droppedBytes: used - off };
 }
 
 async function createJournalFile(journalFile: string, tapeId: string, tail: Uint8Array): Promise<{ fd: number; end: number }> {
@@ -117,7 +123,7 @@ export class Journal {
         fs.fdatasyncSync(fd);
       }
     }
-    return new Journal(file, tapeId, new GroupCommitWriter(fd, end, options), lastSeq);
+    return new Journal(file, tapeId, new GroupCommitWriter(fd, end, { preallocateBytes: PREALLOCATE_BYTES, ...options }), lastSeq);
   }
 
   get seq(): number {

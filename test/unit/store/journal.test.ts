@@ -21,6 +21,14 @@ describe('journal and recovery', () => {
     fs.writeFileSync(`${file}.lock`, '999999999');
   }
 
+  /** The journal's records: the file without the preallocated zeros after them. */
+  function journalRecordBytes(): Buffer {
+    const bytes = fs.readFileSync(journalPathOf(file));
+    let end = bytes.length;
+    while (end > 0 && bytes[end - 1] === 0) end--;
+    return bytes.subarray(0, end);
+  }
+
   it('replays acknowledged appends that never reached a checkpoint', async () => {
     await crashAfter(async (s) => {
       for (let i = 0; i < 20; i++) await s.append('s', message(`m${i}`, `text ${i}`));
@@ -28,7 +36,17 @@ describe('journal and recovery', () => {
     const s = await TapeStore.open(file);
     assert.strictEqual(s.head('s'), 21);
     assert.strictEqual(s.openReport.replayedRecords, 21 - 1, 'the bootstrap anchor shares the first record');
+    assert.strictEqual(s.openReport.droppedBytes, 0, 'the preallocated zeros after the records are not a torn tail');
     await s.close();
+  });
+
+  it('preallocates the journal ahead of its records, in whole chunks of zeros', async () => {
+    await crashAfter(async (s) => {
+      for (let i = 0; i < 3; i++) await s.append('s', message(`m${i}`, `text ${i}`), { durable: true });
+    });
+    const size = fs.statSync(journalPathOf(file)).size;
+    assert.strictEqual(size % (1 << 20), 0, `journal size ${size} is a whole number of 1 MiB chunks`);
+    assert.ok(journalRecordBytes().length < size);
   });
 
   it('drops a torn tail (short record, CRC mismatch) and keeps every whole record', async () => {
@@ -36,13 +54,13 @@ describe('journal and recovery', () => {
       for (let i = 0; i < 5; i++) await s.append('s', message(`m${i}`, `text ${i}`));
     });
     const j = journalPathOf(file);
-    const good = fs.readFileSync(j);
-    fs.appendFileSync(j, encodeRecord(999, Buffer.from('[]')).subarray(0, 10));
+    const good = journalRecordBytes();
+    fs.writeFileSync(j, Buffer.concat([good, encodeRecord(999, Buffer.from('[]')).subarray(0, 15)]));
     let s = await TapeStore.open(file, { readOnly: true });
     assert.strictEqual(s.head('s'), 6);
-    assert.strictEqual(s.openReport.droppedBytes, 10);
+    assert.strictEqual(s.openReport.droppedBytes, 15);
     await s.close();
-    assert.strictEqual(fs.statSync(j).size, good.length + 10, 'a read-only open leaves the torn tail alone');
+    assert.strictEqual(fs.statSync(j).size, good.length + 15, 'a read-only open leaves the torn tail alone');
     // Flip one byte inside the last good record's body: that record is dropped, the rest stay.
     const flipped = Buffer.from(good);
     flipped[flipped.length - 3] ^= 0xff;
@@ -60,15 +78,14 @@ describe('journal and recovery', () => {
     await crashAfter(async (s) => {
       for (let i = 0; i < 3; i++) await s.append('s', message(`m${i}`, `text ${i}`));
     });
-    const oldJournal = fs.readFileSync(journalPathOf(file));
+    const oldJournal = journalRecordBytes();
     const s = await TapeStore.open(file);
     await s.append('s', message('m3', 'text 3'));
     await s.checkpoint();
     await s.append('s', message('m4', 'after checkpoint'));
     fs.writeFileSync(`${file}.lock`, '999999999');
     // Put back the pre-rotation journal prefix: records the snapshot already contains, then the new one.
-    const rotated = fs.readFileSync(journalPathOf(file));
-    const newRecords = rotated.subarray(45);
+    const newRecords = journalRecordBytes().subarray(45);
     fs.writeFileSync(journalPathOf(file), Buffer.concat([oldJournal, newRecords]));
     const re = await TapeStore.open(file);
     assert.deepStrictEqual(re.entries('s').map((e) => e.entryId), [1, 2, 3, 4, 5, 6]);
