@@ -143,7 +143,7 @@ export class TapeStore implements FoldSource {
     let db: Database | undefined;
     try {
       if (fs.existsSync(file)) {
-        db = readSnapshot(SQL, file);
+        db = readSnapshot(SQL, file, roomFor(file, journalFile));
       } else {
         if (fs.existsSync(journalFile)) throw new TapeFileError(file, `is missing but its journal ${journalFile} exists; restore the snapshot or move the journal away`);
         db = createTapeDb(SQL);
@@ -474,6 +474,15 @@ export class TapeStore implements FoldSource {
     s.reset();
     return e;
   }
+}
+
+/**
+ * Room to leave after the snapshot in memory: what the journal will add on replay (rows take about
+ * their JSON size again in SQLite, indexes included) plus an eighth for the appends to come.
+ */
+function roomFor(file: string, journalFile: string): number {
+  const size = (f: string): number => (fs.existsSync(f) ? fs.statSync(f).size : 0);
+  return Math.ceil(size(journalFile) * 1.5 + size(file) / 8);
 }
 
 function foldRowOfTuple(r: RowTuple): FoldRow {
