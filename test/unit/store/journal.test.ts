@@ -116,6 +116,26 @@ describe('journal and recovery', () => {
     await s.close();
   });
 
+  it('a snapshot opened with room to grow stays a sound database that checkpoints without the room', async () => {
+    let s = await TapeStore.open(file);
+    for (let i = 0; i < 50; i++) await s.append('s', message(`m${i}`, 'z'.repeat(2000)));
+    await s.close();
+    for (let round = 0; round < 2; round++) {
+      s = await TapeStore.open(file);
+      for (let i = 0; i < 50; i++) await s.append('s', message(`r${round}-${i}`, 'w'.repeat(2000)));
+      await s.checkpoint();
+      await s.close();
+    }
+    const bytes = fs.readFileSync(file);
+    const { loadSqlJs } = await import('../../../src/store/sqljs');
+    const db = new (await loadSqlJs()).Database(bytes);
+    const [[pageSize], [pageCount], [check]] = ['page_size', 'page_count', 'integrity_check'].map((p) => db.exec(`PRAGMA ${p}`)[0].values[0]);
+    assert.strictEqual(check, 'ok');
+    assert.strictEqual(bytes.length, (pageSize as number) * (pageCount as number), 'the snapshot holds the pages and nothing after them');
+    assert.strictEqual(db.exec("SELECT count(*) FROM entries WHERE session_id = 's'")[0].values[0][0], 151);
+    db.close();
+  });
+
   it('sql.js 1.17 export() keeps prepared statements usable (the store relies on it)', async () => {
     const s = await TapeStore.inMemory();
     await s.append('s', message('a', 'a'));
