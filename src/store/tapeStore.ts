@@ -142,13 +142,13 @@ export class TapeStore implements FoldSource {
     const release = readOnly ? () => undefined : acquireLock(file);
     let db: Database | undefined;
     try {
-      if (fs.existsSync(file)) {
-        db = readSnapshot(SQL, file, roomFor(file, journalFile));
-      } else {
+      if (!fs.existsSync(file)) {
         if (fs.existsSync(journalFile)) throw new TapeFileError(file, `is missing but its journal ${journalFile} exists; restore the snapshot or move the journal away`);
-        db = createTapeDb(SQL);
-        await writeFileDurably(file, [db.export()], true);
+        const fresh = createTapeDb(SQL);
+        await writeFileDurably(file, [fresh.export()], true);
+        fresh.close();
       }
+      db = readSnapshot(SQL, file, roomFor(file, journalFile));
       const meta = readMeta(db);
       const tapeId = meta.get('tape_id') ?? '';
       const snapshotSeq = Number(meta.get('last_seq') ?? 0);
@@ -477,12 +477,14 @@ export class TapeStore implements FoldSource {
 }
 
 /**
- * Room to leave after the snapshot in memory: what the journal will add on replay (rows take about
- * their JSON size again in SQLite, indexes included) plus an eighth for the appends to come.
+ * Room to leave after the snapshot in memory (see openSnapshot): what the journal will add on
+ * replay (rows take about their JSON size again in SQLite, indexes included) plus as much again as
+ * the tape holds, at least 32 MiB, for the appends to come. It is calloc'd: pages cost memory only
+ * once SQLite writes them, while each regrowth it spares would copy the whole database.
  */
 function roomFor(file: string, journalFile: string): number {
   const size = (f: string): number => (fs.existsSync(f) ? fs.statSync(f).size : 0);
-  return Math.ceil(size(journalFile) * 1.5 + size(file) / 8);
+  return Math.ceil(size(journalFile) * 1.5 + Math.max(32 << 20, size(file)));
 }
 
 function foldRowOfTuple(r: RowTuple): FoldRow {
