@@ -118,11 +118,8 @@ function checkName(e: NewEntry, where: string): void {
       return;
     }
     case 'tool_call':
-    case 'tool_result':
       // The tool name lives in both places for readability of raw rows; they must agree.
-      if (e.kind === 'tool_call' && p.name !== e.name) {
-        throw new TapeValidationError(`${where}: payload.name "${String(p.name)}" must equal the entry name "${e.name}"`);
-      }
+      if (p.name !== e.name) throw new TapeValidationError(`${where}: payload.name "${String(p.name)}" must equal the entry name "${e.name}"`);
       return;
     case 'error':
       if (!e.name.startsWith('error/')) throw new TapeValidationError(`${where}: error names start with "error/", got "${e.name}"`);
@@ -135,6 +132,7 @@ function checkName(e: NewEntry, where: string): void {
       if (e.kind === 'anchor' && e.name.startsWith('compaction/')) check(compactionState, p.state, `${where} state`);
       if (e.kind === 'event' && knownEventData[e.name]) check(knownEventData[e.name], p.data, `${where} data`);
       return;
+    case 'tool_result':
     case 'system':
       return;
   }
@@ -149,16 +147,22 @@ const newEntryShape = z.object({
   createdAt: z.number().int().nonnegative().optional(),
 });
 
+/** The entry shape, then the payload against its kind and name: errors say what is wrong and where. */
+function validateWith<T extends NewEntry>(shape: z.ZodType, value: unknown, where: string): T {
+  const r = shape.safeParse(value);
+  if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
+  const e = r.data as T;
+  check(kindSchemas[e.kind], e.payload, `${where} (${e.kind} ${e.name}) payload`);
+  checkName(e, `${where} (${e.kind} ${e.name})`);
+  return e;
+}
+
 /**
  * Validates an entry before it is written. Returns a normalised copy (defaults filled in) or throws
  * a TapeValidationError that says what is wrong and where; nothing is written on a throw.
  */
 export function validateNewEntry(value: unknown, where = 'entry'): NewEntry {
-  const r = newEntryShape.safeParse(value);
-  if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
-  const e = r.data as NewEntry;
-  check(kindSchemas[e.kind], e.payload, `${where} (${e.kind} ${e.name}) payload`);
-  checkName(e, `${where} (${e.kind} ${e.name})`);
+  const e = validateWith<NewEntry>(newEntryShape, value, where);
   return { ...e, provenanceKey: e.provenanceKey ?? null, meta: e.meta ?? {} };
 }
 
@@ -172,12 +176,7 @@ const storedEntryShape = newEntryShape.extend({
 
 /** Validates a complete entry read from outside (a JSONL line, an imported row). */
 export function validateEntry(value: unknown, where = 'entry'): Entry {
-  const r = storedEntryShape.safeParse(value);
-  if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
-  const e = r.data as Entry;
-  check(kindSchemas[e.kind], e.payload, `${where} (${e.kind} ${e.name}) payload`);
-  checkName(e, `${where} (${e.kind} ${e.name})`);
-  return e;
+  return validateWith<Entry>(storedEntryShape, value, where);
 }
 
 /** The bootstrap entry every session starts with (SPEC 2.2). */
