@@ -1,0 +1,57 @@
+import * as assert from 'assert';
+import { KINDS, TapeValidationError, validateEntry, validateNewEntry, type NewEntry } from '../../../src/tape/entry';
+
+const refused = (value: unknown, pattern: RegExp) =>
+  assert.throws(() => validateNewEntry(value), (e: Error) => e instanceof TapeValidationError && pattern.test(e.message));
+
+describe('entry model (SPEC 2.1)', () => {
+  const msg = (extra: Record<string, unknown> = {}): NewEntry => ({
+    kind: 'message',
+    name: 'message/user',
+    payload: { messageId: 'm1', role: 'user', status: 'sent', orderSeq: 1, content: 'hi', ...extra },
+  });
+
+  it('accepts each known kind with its payload and fills defaults', () => {
+    const e = validateNewEntry(msg());
+    assert.strictEqual(e.provenanceKey, null);
+    assert.deepStrictEqual(e.meta, {});
+    for (const ok of [
+      { kind: 'system', name: 'system/prompt', payload: { content: 'be brief', hash: 'h' } },
+      { kind: 'tool_call', name: 'read_file', payload: { messageId: 'm', toolCallId: 't', name: 'read_file', input: { path: 'a' } } },
+      { kind: 'tool_result', name: 'read_file', payload: { messageId: 'm', toolCallId: 't', status: 'ok', output: 'x', truncated: false } },
+      { kind: 'error', name: 'error/provider', payload: { kind: 'provider', message: 'rate limited' } },
+      { kind: 'anchor', name: 'handoff/review', payload: { name: 'handoff/review', state: { summary: 's' } } },
+      { kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 's', cursorOrderSeq: 4, sourceEntryIds: [2, 3] } } },
+      { kind: 'event', name: 'message/retracted', payload: { name: 'message/retracted', data: { messageId: 'm', reason: 'wrong' } } },
+    ]) assert.doesNotThrow(() => validateNewEntry(ok), `${ok.kind} ${ok.name}`);
+    assert.strictEqual(KINDS.length, 7);
+  });
+
+  it('keeps unknown names of a known kind, and unknown payload fields, exactly as written', () => {
+    const e = validateNewEntry({ kind: 'event', name: 'plugin/something-new', payload: { name: 'plugin/something-new', data: [1, 2], extra: { x: 1 } } });
+    assert.deepStrictEqual(e.payload, { name: 'plugin/something-new', data: [1, 2], extra: { x: 1 } });
+    assert.deepStrictEqual(validateNewEntry(msg({ future: true })).payload.future, true);
+    assert.strictEqual(validateNewEntry({ ...msg(), name: 'message/note' }).name, 'message/note');
+  });
+
+  it('refuses unknown kinds and names the kinds it knows', () => refused({ kind: 'memo', name: 'x', payload: {} }, /unknown kind "memo"; expected one of message, system/));
+
+  it('refuses payloads that break their kind or known name, saying which field', () => {
+    refused(msg({ status: 'done' }), /\(message message\/user\) payload: status: Invalid option/);
+    refused(msg({ role: 'assistant' }), /payload\.role must be "user" for message\/user/);
+    refused({ kind: 'tool_call', name: 'read_file', payload: { messageId: 'm', toolCallId: 't', name: 'write_file', input: {} } }, /must equal the entry name "read_file"/);
+    refused({ kind: 'error', name: 'provider', payload: { kind: 'provider', message: 'x' } }, /error names start with "error\/"/);
+    refused({ kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 's' } } }, /state: cursorOrderSeq/);
+    refused({ kind: 'event', name: 'message/retracted', payload: { name: 'message/retracted', data: {} } }, /data: messageId/);
+    refused({ kind: 'event', name: 'turn/start', payload: { name: 'turn/end', data: {} } }, /must equal the entry name "turn\/start"/);
+    refused({ ...msg(), provenanceKey: '' }, /provenanceKey/);
+    refused({ ...msg(), payload: 'text' }, /payload/);
+  });
+
+  it('validates stored entries (ids, timestamps) as read from a file', () => {
+    const stored = { ...msg(), sessionId: 's', entryId: 1, provenanceKey: null, meta: {}, createdAt: 1 };
+    assert.strictEqual(validateEntry(stored).entryId, 1);
+    assert.throws(() => validateEntry({ ...stored, entryId: 0 }, 'line 3'), /^TapeValidationError: line 3: entryId/);
+    assert.throws(() => validateEntry({ ...stored, sessionId: '' }), /sessionId/);
+  });
+});
