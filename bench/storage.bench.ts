@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const dir = tempDir();
   const file = path.join(dir, 'big.tape.sqlite');
   try {
-    // Build the snapshot in bulk, then write 10k journal records through the store and "crash".
+    // Build the snapshot in bulk, then write 10k journal records through the store, not checkpointed.
     const bulk = await TapeStore.inMemory(sessionRows('s', SNAPSHOT_ENTRIES, 800));
     await writeFileDurably(file, [bulk.snapshotBytes()], true);
     await bulk.close();
@@ -33,15 +33,7 @@ async function main(): Promise<void> {
     await Promise.all(pending);
     const snapshotMB = fs.statSync(file).size / 1e6;
 
-    const exportMsPerMB: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const t0 = performance.now();
-      const bytes = store.snapshotBytes();
-      exportMsPerMB.push((performance.now() - t0) / (bytes.length / 1e6));
-    }
-    // Leave the journal un-checkpointed: the lock is released by hand, as a crash would leave it stale.
-    fs.rmSync(`${file}.lock`);
-
+    // Recovery first, while the 10k records are still only in the journal (read-only opens need no lock).
     const runs = [];
     for (let r = 0; r < ROUNDS; r++) {
       const t0 = performance.now();
@@ -49,6 +41,22 @@ async function main(): Promise<void> {
       if (res.status !== 0) throw new Error(res.stderr);
       runs.push({ ...JSON.parse(res.stdout), wallMs: performance.now() - t0 });
     }
+
+    // A checkpoint blocks only while it takes the database image; the write is asynchronous. The
+    // first one also allocates the buffer later checkpoints reuse. db.export() is the baseline.
+    const checkpointMsPerMB: number[] = [];
+    const exportMsPerMB: number[] = [];
+    for (let r = 0; r <= ROUNDS; r++) {
+      await store.append('s', messageOf(SNAPSHOT_ENTRIES + JOURNAL_RECORDS + r));
+      const t0 = performance.now();
+      const done = store.checkpoint();
+      checkpointMsPerMB.push((performance.now() - t0) / snapshotMB);
+      await done;
+      const t1 = performance.now();
+      const bytes = store.snapshotBytes();
+      exportMsPerMB.push((performance.now() - t1) / (bytes.length / 1e6));
+    }
+    await store.close();
     const openMs = median(runs.map((x) => x.openMs));
     // Calibration, same run: the cost of touching fresh memory, which bounds both figures from below
     // (opening copies the snapshot at least twice: file read, sql.js's in-memory file; export once).
@@ -57,17 +65,18 @@ async function main(): Promise<void> {
       Buffer.alloc(64e6, 1);
       return (performance.now() - t0) / 64;
     }));
-    const export1 = median(exportMsPerMB);
+    const steady = median(checkpointMsPerMB.slice(1));
     console.log(JSON.stringify({
       snapshotMB: round(snapshotMB, 1),
       journalRecords: JOURNAL_RECORDS,
       rounds: ROUNDS,
       recovery: { openMs: round(openMs, 1), sinceProcessStartMs: round(median(runs.map((x) => x.sinceProcessStartMs)), 1), spawnWallMs: round(median(runs.map((x) => x.wallMs)), 1), replayed: runs[0].replayed },
-      exportBlockingMsPerMB: round(export1),
+      checkpointBlockingMsPerMB: { first: round(checkpointMsPerMB[0]), steady: round(steady) },
+      dbExportMsPerMB: round(median(exportMsPerMB)),
       freshMemoryTouchMsPerMB: round(touchMsPerMB),
       targets: targets({
         'recovery (open: snapshot + 10k records replay) <= 400 ms': openMs <= 400,
-        'export blocking <= 1.5 ms/MB': export1 <= 1.5,
+        'checkpoint blocking <= 1.5 ms/MB (steady)': steady <= 1.5,
       }),
     }));
   } finally {

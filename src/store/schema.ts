@@ -59,7 +59,7 @@ export function createTapeDb(SQL: SqlJsStatic): Database {
   return db;
 }
 
-export type MetaKey = 'format' | 'schema_version' | 'tape_id' | 'last_seq' | 'fts_upto';
+export type MetaKey = 'format' | 'schema_version' | 'tape_id' | 'last_seq' | 'fts_upto' | 'image_nonce';
 
 export function readMeta(db: Database): Map<string, string> {
   const r = db.exec('SELECT key, value FROM tape_meta');
@@ -67,5 +67,5 @@ export function readMeta(db: Database): Map<string, string> {
 }
 
 export function writeMeta(db: Database, key: MetaKey, value: string | number): void {
-  db.run('UPDATE tape_meta SET value = ? WHERE key = ?', [String(value), key]);
+  db.run('INSERT INTO tape_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, String(value)]);
 }

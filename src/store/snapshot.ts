@@ -54,8 +54,11 @@ export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size
   }
 }
 
-/** Reads a snapshot into a buffer with `roomBytes` of zeros after it (see openSnapshot) and opens it. */
-export function readSnapshot(SQL: SqlJsStatic, file: string, roomBytes = 0): Database {
+/**
+ * Reads a snapshot into a buffer with `roomBytes` of zeros after it (see openSnapshot) and opens
+ * it. Returns the buffer too: it is the database's in-memory file (see LiveImage).
+ */
+export function readSnapshot(SQL: SqlJsStatic, file: string, roomBytes = 0): { db: Database; image: Buffer } {
   let bytes: Buffer;
   let size: number;
   try {
@@ -75,7 +78,7 @@ export function readSnapshot(SQL: SqlJsStatic, file: string, roomBytes = 0): Dat
   } catch (e) {
     throw new TapeFileError(file, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read: ${(e as Error).message}`);
   }
-  return openSnapshot(SQL, bytes, file, size);
+  return { db: openSnapshot(SQL, bytes, file, size), image: bytes };
 }
 
 /** The largest SQLite page size: room in whole pages whatever the tape's page size. */

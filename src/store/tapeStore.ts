@@ -6,6 +6,7 @@ import type { FoldSource } from '../tape/foldCache';
 import { TapeFileError, TapeStoreFailedError } from './errors';
 import { writeFileDurably } from './fsutil';
 import { Journal, journalPathOf, readJournal, type JournalRecord } from './journal';
+import { LiveImage } from './liveImage';
 import { acquireLock } from './lock';
 import { INSERT_ROW, rowTupleOf, type RowTuple } from './rowTuple';
 import { createTapeDb, readMeta, writeMeta } from './schema';
@@ -119,6 +120,7 @@ export class TapeStore implements FoldSource {
 
   private constructor(
     private db: Database,
+    private image: LiveImage,
     /** The snapshot file, or null for a tape held only in memory. */
     readonly file: string | null,
     readonly readOnly: boolean,
@@ -141,6 +143,7 @@ export class TapeStore implements FoldSource {
     }
     const release = readOnly ? () => undefined : acquireLock(file);
     let db: Database | undefined;
+    let image: Buffer | undefined;
     try {
       if (!fs.existsSync(file)) {
         if (fs.existsSync(journalFile)) throw new TapeFileError(file, `is missing but its journal ${journalFile} exists; restore the snapshot or move the journal away`);
@@ -148,7 +151,7 @@ export class TapeStore implements FoldSource {
         await writeFileDurably(file, [fresh.export()], true);
         fresh.close();
       }
-      db = readSnapshot(SQL, file, roomFor(file, journalFile));
+      ({ db, image } = readSnapshot(SQL, file, roomFor(file, journalFile)));
       const meta = readMeta(db);
       const tapeId = meta.get('tape_id') ?? '';
       const snapshotSeq = Number(meta.get('last_seq') ?? 0);
@@ -158,7 +161,7 @@ export class TapeStore implements FoldSource {
       const report = { replayedRecords: records.length, droppedBytes: contents.droppedBytes };
       const lastSeq = records.length ? records[records.length - 1].seq : snapshotSeq;
       const journal = readOnly ? null : await Journal.open(journalFile, tapeId, lastSeq, contents.validEnd, { groupCommitMs: options.groupCommitMs ?? 5 });
-      return new TapeStore(db, file, readOnly, journal, release, options, report);
+      return new TapeStore(db, new LiveImage(image), file, readOnly, journal, release, options, report);
     } catch (e) {
       db?.close();
       release();
@@ -170,7 +173,7 @@ export class TapeStore implements FoldSource {
   static async inMemory(rows: readonly RowTuple[] = [], options: { readOnly?: boolean } = {}): Promise<TapeStore> {
     const db = createTapeDb(await loadSqlJs());
     insertRows(db, rows);
-    return new TapeStore(db, null, options.readOnly ?? false, null, () => undefined, {}, { replayedRecords: 0, droppedBytes: 0 });
+    return new TapeStore(db, new LiveImage(null), null, options.readOnly ?? false, null, () => undefined, {}, { replayedRecords: 0, droppedBytes: 0 });
   }
 
   // ---- appending ----
@@ -391,16 +394,17 @@ export class TapeStore implements FoldSource {
 
   // ---- persistence ----
 
-  /** A consistent image of the whole database (the blocking part of a checkpoint). */
+  /** A consistent image of the whole database, the caller's to keep. */
   snapshotBytes(): Uint8Array {
     this.closeBatch();
     return this.db.export();
   }
 
   /**
-   * Exports the database over the snapshot and rotates the journal. Only `db.export()` blocks; the
-   * bytes are written asynchronously while appends continue into the journal, and the rotation
-   * keeps exactly the records the snapshot does not contain (by sequence number).
+   * Writes the database over the snapshot and rotates the journal. Only taking the image blocks
+   * (LiveImage, else `db.export()`); the bytes are written asynchronously while appends continue
+   * into the journal, and the rotation keeps exactly the records the snapshot does not contain (by
+   * sequence number). Checkpoints never overlap, so the image is not reused while being written.
    */
   checkpoint(): Promise<void> {
     const journal = this.journal;
@@ -410,7 +414,7 @@ export class TapeStore implements FoldSource {
       const end = journal.end;
       this.closeBatch();
       writeMeta(this.db, 'last_seq', journal.seq);
-      const bytes = this.snapshotBytes();
+      const bytes = this.image.capture(this.db) ?? this.db.export();
       await writeFileDurably(file, [bytes], false);
       await journal.rotate(end);
     })().finally(() => (this.checkpointing = undefined));
@@ -425,6 +429,7 @@ export class TapeStore implements FoldSource {
     const next = await TapeStore.open(this.file, { readOnly: true });
     this.db.close();
     this.db = next.db;
+    this.image = next.image;
     this.statements = this.prepare();
     this.search_ = new SearchIndex(this.db);
     this.heads.clear();
