@@ -8,7 +8,7 @@ import { writeFileDurably } from './fsutil';
 import { Journal, journalPathOf, readJournal, type JournalRecord } from './journal';
 import { LiveImage } from './liveImage';
 import { acquireLock } from './lock';
-import { INSERT_ROW, rowTupleOf, type RowTuple } from './rowTuple';
+import { INSERT_ROW, insertParams, rowTupleOf, type RowTuple } from './rowTuple';
 import { createTapeDb, readMeta, writeMeta } from './schema';
 import { SearchIndex, type SearchHit, type SearchOptions } from './search';
 import { readSnapshot } from './snapshot';
@@ -151,7 +151,7 @@ export class TapeStore implements FoldSource {
         await writeFileDurably(file, [fresh.export()], true);
         fresh.close();
       }
-      ({ db, image } = readSnapshot(SQL, file, roomFor(file, journalFile)));
+      ({ db, image } = await readSnapshot(SQL, file, roomFor(file, journalFile)));
       const meta = readMeta(db);
       const tapeId = meta.get('tape_id') ?? '';
       const snapshotSeq = Number(meta.get('last_seq') ?? 0);
@@ -221,7 +221,7 @@ export class TapeStore implements FoldSource {
         } else {
           const entry: Entry = { sessionId, entryId: ++head, kind: e.kind, name: e.name, provenanceKey: key, payload: e.payload, meta: e.meta ?? {}, createdAt: e.createdAt ?? now };
           const row = rowTupleOf(entry, JSON.stringify(entry.payload), JSON.stringify(entry.meta));
-          insert.run(row);
+          insert.run(insertParams(row));
           rows.push(row);
           newRows.push(foldRowOfTuple(row));
           if (key !== null) keys.set(key, entry);
@@ -502,7 +502,7 @@ function insertRows(db: Database, rows: readonly RowTuple[]): void {
   const insert = db.prepare(INSERT_ROW);
   db.run('BEGIN');
   try {
-    for (const r of rows) insert.run(r);
+    for (const r of rows) insert.run(insertParams(r));
     db.run('COMMIT');
   } catch (e) {
     db.run('ROLLBACK');

@@ -19,7 +19,7 @@ describe('LiveImage: checkpoint copies of the in-memory database file', () => {
     const fresh = createTapeDb(SQL);
     fs.writeFileSync(file, fresh.export());
     fresh.close();
-    return readSnapshot(SQL, file, room);
+    return await readSnapshot(SQL, file, room);
   }
 
   const rows = async (bytes: Uint8Array) => {
