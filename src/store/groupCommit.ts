@@ -30,6 +30,7 @@ let zeros: Buffer | undefined;
  */
 export class GroupCommitWriter {
   private queue: Uint8Array[] = [];
+  private queuedBytes = 0;
   private queueWaiters: Waiter[] = [];
   private flushScheduled = false;
   private unsynced: Waiter[] = [];
@@ -51,16 +52,17 @@ export class GroupCommitWriter {
 
   /** Bytes written or queued so far: where the next record will start. */
   get end(): number {
-    let n = this.position;
-    for (const b of this.queue) n += b.length;
-    return n;
+    return this.position + this.queuedBytes;
   }
 
   /** Resolves when the record is written (and synced, if durable). An empty record is a barrier. */
   write(bytes: Uint8Array, durable: boolean): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise<void>((resolve, reject) => {
-      if (bytes.length) this.queue.push(bytes);
+      if (bytes.length) {
+        this.queue.push(bytes);
+        this.queuedBytes += bytes.length;
+      }
       this.queueWaiters.push({ durable, resolve, reject });
       if (!this.flushScheduled && !this.paused) {
         this.flushScheduled = true;
@@ -100,7 +102,7 @@ export class GroupCommitWriter {
   }
 
   private async drain(): Promise<void> {
-    const queued = this.queue.splice(0);
+    const queued = this.takeQueue();
     const waiters = this.queueWaiters.splice(0);
     if (queued.length) this.writeOut(queued, waiters);
     else waiters.forEach((w) => this.unsynced.push(w));
@@ -115,7 +117,12 @@ export class GroupCommitWriter {
   private flush(): void {
     this.flushScheduled = false;
     if (this.paused || !this.queueWaiters.length) return;
-    this.writeOut(this.queue.splice(0), this.queueWaiters.splice(0));
+    this.writeOut(this.takeQueue(), this.queueWaiters.splice(0));
+  }
+
+  private takeQueue(): Uint8Array[] {
+    this.queuedBytes = 0;
+    return this.queue.splice(0);
   }
 
   private writeOut(buffers: Uint8Array[], waiters: Waiter[]): void {
@@ -181,6 +188,6 @@ export class GroupCommitWriter {
   private fail(e: unknown, waiters: Waiter[]): void {
     this.failure = e;
     for (const w of [...waiters, ...this.unsynced.splice(0), ...this.queueWaiters.splice(0)]) w.reject(e);
-    this.queue = [];
+    this.takeQueue();
   }
 }
