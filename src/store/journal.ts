@@ -65,20 +65,29 @@ export function readJournal(journalFile: string, tapeId: string): JournalContent
   }
   const records: JournalRecord[] = [];
   let off = HEADER_BYTES;
-  let prevSeq = -Infinity;
+  let prevSeq: number | null = null;
   while (off + FRAME_BYTES <= bytes.length) {
     const len = bytes.readUInt32LE(off);
     if (len === 0) break; // the preallocated zeros after the last record (a body is never empty)
     const end = off + FRAME_BYTES + len;
     if (end > bytes.length || crc32(bytes, off + 8, end) !== bytes.readUInt32LE(off + 4)) break;
     const seq = bytes.readDoubleLE(off + 8);
-    if (!(seq > prevSeq)) break; // a stale record behind a rewritten tail is not ours
+    if (prevSeq !== null && seq !== prevSeq + 1) {
+      throw new TapeFileError(journalFile, `is damaged at byte ${off}: record ${seq} follows record ${prevSeq}; nothing was changed. Move the journal away to open the snapshot without any of its records`);
+    }
     prevSeq = seq;
     records.push({ seq, body: bytes.subarray(off + FRAME_BYTES, end) });
     off = end;
   }
   let used = bytes.length;
   while (used > off && bytes[used - 1] === 0) used--;
+  // A crash can only tear the record being written, the last one: beyond its own extent there are
+  // only zeros. Data past a bad record means damage in the middle, and dropping it as a torn tail
+  // would silently drop the acknowledged records after it.
+  const badEnd = off + 4 <= used ? off + FRAME_BYTES + bytes.readUInt32LE(off) : Infinity;
+  if (used > off && badEnd < used) {
+    throw new TapeFileError(journalFile, `is damaged at byte ${off} (after record ${prevSeq ?? 'none'}), with ${used - badEnd} bytes of records after the damage; nothing was changed. Move the journal away to open the snapshot without any of its records`);
+  }
   return { records, validEnd: off, droppedBytes: used - off };
 }
 

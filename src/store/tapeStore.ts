@@ -1,5 +1,5 @@
 import * as fs from 'fs';
-import type { Database, SqlValue, Statement } from 'sql.js';
+import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { sessionStartEntry, validateNewEntry, type Entry, type Kind, type NewEntry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
@@ -143,7 +143,6 @@ export class TapeStore implements FoldSource {
     }
     const release = readOnly ? () => undefined : acquireLock(file);
     let db: Database | undefined;
-    let image: Buffer | undefined;
     try {
       if (!fs.existsSync(file)) {
         if (fs.existsSync(journalFile)) throw new TapeFileError(file, `is missing but its journal ${journalFile} exists; restore the snapshot or move the journal away`);
@@ -151,17 +150,11 @@ export class TapeStore implements FoldSource {
         await writeFileDurably(file, [fresh.export()], true);
         fresh.close();
       }
-      ({ db, image } = await readSnapshot(SQL, file, roomFor(file, journalFile)));
-      const meta = readMeta(db);
-      const tapeId = meta.get('tape_id') ?? '';
-      const snapshotSeq = Number(meta.get('last_seq') ?? 0);
-      const contents = readJournal(journalFile, tapeId);
-      const records = contents.records.filter((r) => r.seq > snapshotSeq);
-      replay(db, records, journalFile);
-      const report = { replayedRecords: records.length, droppedBytes: contents.droppedBytes };
-      const lastSeq = records.length ? records[records.length - 1].seq : snapshotSeq;
-      const journal = readOnly ? null : await Journal.open(journalFile, tapeId, lastSeq, contents.validEnd, { groupCommitMs: options.groupCommitMs ?? 5 });
-      return new TapeStore(db, new LiveImage(image), file, readOnly, journal, release, options, report);
+      const loaded = await load(SQL, file, journalFile, readOnly);
+      db = loaded.db;
+      const report = { replayedRecords: loaded.replayed, droppedBytes: loaded.droppedBytes };
+      const journal = readOnly ? null : await Journal.open(journalFile, loaded.tapeId, loaded.lastSeq, loaded.validEnd, { groupCommitMs: options.groupCommitMs ?? 5 });
+      return new TapeStore(db, new LiveImage(loaded.image), file, readOnly, journal, release, options, report);
     } catch (e) {
       db?.close();
       release();
@@ -511,6 +504,50 @@ function insertRows(db: Database, rows: readonly RowTuple[]): void {
     insert.free();
   }
 }
+
+interface Loaded {
+  db: Database;
+  image: Buffer;
+  tapeId: string;
+  lastSeq: number;
+  replayed: number;
+  validEnd: number;
+  droppedBytes: number;
+}
+
+/**
+ * The snapshot with the journal replayed onto it. A live writer's checkpoint can replace both
+ * between the two reads, leaving an old snapshot and a new journal; the sequence numbers show
+ * the gap, and a reader (the writer holds the lock) reads both again.
+ */
+async function load(SQL: SqlJsStatic, file: string, journalFile: string, readOnly: boolean): Promise<Loaded> {
+  for (let attempt = 1; ; attempt++) {
+    const { db, image } = await readSnapshot(SQL, file, roomFor(file, journalFile));
+    try {
+      const meta = readMeta(db);
+      const tapeId = meta.get('tape_id') ?? '';
+      const snapshotSeq = Number(meta.get('last_seq') ?? 0);
+      const contents = readJournal(journalFile, tapeId);
+      const records = contents.records.filter((r) => r.seq > snapshotSeq);
+      if (records.length && records[0].seq !== snapshotSeq + 1) {
+        if (readOnly && attempt < LOAD_ATTEMPTS) {
+          db.close();
+          await new Promise((r) => setTimeout(r, 10 * attempt));
+          continue;
+        }
+        throw new TapeFileError(journalFile, `does not continue its snapshot: the snapshot ends at record ${snapshotSeq}, the journal goes on from record ${records[0].seq}`);
+      }
+      replay(db, records, journalFile);
+      const lastSeq = records.length ? records[records.length - 1].seq : snapshotSeq;
+      return { db, image, tapeId, lastSeq, replayed: records.length, validEnd: contents.validEnd, droppedBytes: contents.droppedBytes };
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+}
+
+const LOAD_ATTEMPTS = 5;
 
 function replay(db: Database, records: readonly JournalRecord[], journalFile: string): void {
   const rows: RowTuple[] = [];

@@ -1,9 +1,10 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
+import { TapeFileError } from '../../../src/store/errors';
 import { encodeRecord, journalPathOf, readJournal } from '../../../src/store/journal';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { message, tempDir } from './helpers';
+import { fingerprint, message, tempDir } from './helpers';
 
 describe('journal and recovery', () => {
   let dir: string;
@@ -78,13 +79,13 @@ describe('journal and recovery', () => {
     await crashAfter(async (s) => {
       for (let i = 0; i < 3; i++) await s.append('s', message(`m${i}`, `text ${i}`));
     });
-    const oldJournal = journalRecordBytes();
     const s = await TapeStore.open(file);
     await s.append('s', message('m3', 'text 3'));
+    const oldJournal = journalRecordBytes(); // what the journal holds when the snapshot is renamed
     await s.checkpoint();
     await s.append('s', message('m4', 'after checkpoint'));
     fs.writeFileSync(`${file}.lock`, '999999999');
-    // Put back the pre-rotation journal prefix: records the snapshot already contains, then the new one.
+    // Put back the journal as the rotation found it: records the snapshot contains, then the new one.
     const newRecords = journalRecordBytes().subarray(45);
     fs.writeFileSync(journalPathOf(file), Buffer.concat([oldJournal, newRecords]));
     const re = await TapeStore.open(file);
@@ -114,6 +115,55 @@ describe('journal and recovery', () => {
     assert.strictEqual(records.length, 200);
     assert.ok(records.every((r, i) => i === 0 || r.seq === records[i - 1].seq + 1), 'sequence numbers are consecutive');
     await s.close();
+  });
+
+  it('refuses a journal damaged in the middle instead of dropping the records after the damage', async () => {
+    await crashAfter(async (s) => {
+      for (let i = 0; i < 6; i++) await s.append('s', message(`m${i}`, `text ${i}`), { durable: true });
+    });
+    const j = journalPathOf(file);
+    const bytes = fs.readFileSync(j);
+    bytes[45 + 20] ^= 0xff; // inside the first record's body
+    fs.writeFileSync(j, bytes);
+    const before = fingerprint(j);
+    for (const readOnly of [true, false]) {
+      await assert.rejects(TapeStore.open(file, { readOnly }), (e: Error) => e instanceof TapeFileError && e.message.includes(j) && /damaged at byte 45 .*bytes of records after the damage/.test(e.message));
+    }
+    assert.deepStrictEqual(fingerprint(j), before, 'the journal is left exactly as it was');
+  });
+
+  it('refuses a snapshot and journal that do not continue each other (an old snapshot with a newer journal)', async () => {
+    let oldSnapshot = Buffer.alloc(0);
+    await crashAfter(async (s) => {
+      await s.append('s', message('m1', 'one'));
+      await s.checkpoint();
+      oldSnapshot = fs.readFileSync(file);
+      await s.append('s', message('m2', 'two'));
+      await s.checkpoint();
+      await s.append('s', message('m3', 'three')); // only in the rotated journal
+    });
+    fs.writeFileSync(file, oldSnapshot);
+    await assert.rejects(TapeStore.open(file, { readOnly: true }), (e: Error) => e instanceof TapeFileError && /does not continue its snapshot: the snapshot ends at record \d+, the journal goes on from record \d+/.test(e.message));
+  });
+
+  it('a read-only open that meets a checkpoint half done (old snapshot, new journal) reads again', async () => {
+    let oldSnapshot = Buffer.alloc(0);
+    await crashAfter(async (s) => {
+      await s.append('s', message('m1', 'one'));
+      await s.checkpoint();
+      oldSnapshot = fs.readFileSync(file);
+      await s.append('s', message('m2', 'two'));
+      await s.checkpoint();
+      await s.append('s', message('m3', 'three'));
+    });
+    const newSnapshot = fs.readFileSync(file);
+    fs.writeFileSync(file, oldSnapshot);
+    // The writer's rename lands a moment after the reader's first look.
+    fs.writeFileSync(`${file}.next`, newSnapshot);
+    setTimeout(() => fs.renameSync(`${file}.next`, file), 5);
+    const r = await TapeStore.open(file, { readOnly: true });
+    assert.deepStrictEqual(r.entries('s').map((e) => e.payload.content ?? e.name), ['session/start', 'one', 'two', 'three']);
+    await r.close();
   });
 
   it('a snapshot opened with room to grow stays a sound database that checkpoints without the room', async () => {
