@@ -13,14 +13,20 @@ export interface Parsed {
 
 /**
  * Parses `args` against the flags a command accepts: `valued` take a value (`--k v` or `--k=v`),
- * `switches` do not. Unknown flags and a wrong number of positionals are usage errors.
+ * `switches` do not; `--` ends the options. Unknown flags and a wrong number of positionals are
+ * usage errors.
  */
 export function parseArgs(args: readonly string[], spec: { valued?: string[]; switches?: string[]; positional: string[] }): Parsed {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (!a.startsWith('--') || a === '--') {
+    if (a === '--') {
+      // Everything after `--` is positional: a search for "--x" is `search t.tape.sqlite -- --x`.
+      positional.push(...args.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('--')) {
       positional.push(a);
       continue;
     }

@@ -43,6 +43,8 @@ export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size
     if (!marker.length) throw new TapeFileError(file, 'is a SQLite database but not an Agent Tape (no tape_meta table)');
     const meta = readMeta(db);
     if (meta.get('format') !== TAPE_FORMAT) throw new TapeFileError(file, 'is a SQLite database but not an Agent Tape (no tape marker)');
+    // The id ties journals to their snapshot (journal.ts); a tape without a proper one cannot replay.
+    if (!/^[0-9a-f-]{36}$/.test(meta.get('tape_id') ?? '')) throw new TapeFileError(file, 'is an Agent Tape without a valid tape id; it may be damaged');
     const version = Number(meta.get('schema_version'));
     if (version > SCHEMA_VERSION) throw new TapeFileError(file, `was written by a newer Agent Tape (schema ${version}, this one reads ${SCHEMA_VERSION})`);
     configure(db);

@@ -33,7 +33,8 @@ export async function openTapeFile(file: string, options: OpenOptions = {}): Pro
 
 /** `.tape.jsonl` -> new `.tape.sqlite`. Validates every line first; never overwrites `dst`. */
 export async function importJsonl(src: string, dst: string): Promise<{ entries: number }> {
-  formatOf(dst);
+  if (formatOf(src) !== 'jsonl') throw new TapeFileError(src, `import reads *${JSONL_SUFFIX} files`);
+  if (formatOf(dst) !== 'sqlite') throw new TapeFileError(dst, `import writes *${SQLITE_SUFFIX} files`);
   refuseExisting(dst);
   // A journal left by an earlier tape of that name would be refused (or worse) on every open.
   refuseExisting(journalPathOf(dst));

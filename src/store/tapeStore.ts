@@ -193,6 +193,7 @@ export class TapeStore implements FoldSource {
     if (this.failure) throw this.failure;
     if (typeof sessionId !== 'string' || !sessionId) throw new TypeError('append: sessionId must be a non-empty string');
     const valid = entries.map((e, i) => validateNewEntry(e, entries.length > 1 ? `entry ${i}` : 'entry'));
+    if (!valid.length) return Promise.resolve([]); // nothing to append, not even a session's bootstrap
     let head = this.head(sessionId);
     const bootstrap = head === 0 && !(valid[0]?.kind === 'anchor' && valid[0].name === 'session/start');
     const planned = bootstrap ? [sessionStartEntry(sessionId), ...valid] : valid;

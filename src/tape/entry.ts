@@ -147,11 +147,51 @@ const newEntryShape = z.object({
   createdAt: z.number().int().nonnegative().optional(),
 });
 
+/**
+ * Where `value` stops being JSON, or null. The tape stores JSON text, and JSON.stringify would
+ * quietly drop `undefined`, turn NaN into null and a Date into a string (and throw on a BigInt),
+ * so the entry an append returns would differ from the one stored. A plain walk: zod's json()
+ * schema costs several times more on every append.
+ */
+function nonJson(value: unknown, path: string): string | null {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return null;
+    case 'number':
+      return Number.isFinite(value) ? null : `${path}: ${value} is not a JSON number`;
+    case 'object': {
+      if (value === null) return null;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          const bad = nonJson(value[i], `${path}.${i}`);
+          if (bad) return bad;
+        }
+        return null;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return `${path}: a ${value.constructor?.name ?? 'class instance'} is not a JSON value`;
+      for (const k in value) {
+        const bad = nonJson((value as JsonObject)[k], `${path}.${k}`);
+        if (bad) return bad;
+      }
+      return null;
+    }
+    default:
+      return `${path}: ${typeof value} is not a JSON value`;
+  }
+}
+
 /** The entry shape, then the payload against its kind and name: errors say what is wrong and where. */
 function validateWith<T extends NewEntry>(shape: z.ZodType, value: unknown, where: string): T {
   const r = shape.safeParse(value);
   if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
   const e = r.data as T;
+  const bad = nonJson(e.payload, 'payload') ?? (e.meta === undefined ? null : nonJson(e.meta, 'meta'));
+  if (bad) throw new TapeValidationError(`${where}: ${bad}`);
+  if (e.provenanceKey === BOOTSTRAP_KEY && !(e.kind === 'anchor' && e.name === 'session/start')) {
+    throw new TapeValidationError(`${where}: provenance key "${BOOTSTRAP_KEY}" is reserved for the session/start anchor`);
+  }
   check(kindSchemas[e.kind], e.payload, `${where} (${e.kind} ${e.name}) payload`);
   checkName(e, `${where} (${e.kind} ${e.name})`);
   return e;
@@ -179,10 +219,12 @@ export function validateEntry(value: unknown, where = 'entry'): Entry {
   return validateWith<Entry>(storedEntryShape, value, where);
 }
 
+const BOOTSTRAP_KEY = 'session/start';
+
 /** The bootstrap entry every session starts with (SPEC 2.2). */
 export const sessionStartEntry = (sessionId: string): NewEntry => ({
   kind: 'anchor',
   name: 'session/start',
-  provenanceKey: 'session/start',
+  provenanceKey: BOOTSTRAP_KEY,
   payload: { name: 'session/start', state: { sessionId } },
 });

@@ -53,6 +53,8 @@ describe('agent-tape CLI', function () {
       [['search', tape, '"open'], /bad search query: unterminated quote/],
       [['view', tape, '--session', 'nope'], /no session "nope" in this tape; sessions: s1/],
       [['context', tape, '--session', 's1', '--anchor', 'handoff/none'], /no anchor named "handoff\/none"/],
+      [['import', path.join(dir, 'x.tape.jsonl'), path.join(dir, 'y.tape.jsonl')], /y\.tape\.jsonl: import writes \*\.tape\.sqlite files/],
+      [['import', tape, path.join(dir, 'y.tape.sqlite')], /demo\.tape\.sqlite: import reads \*\.tape\.jsonl files/],
     ];
     for (const [argv, pattern] of cases) {
       const r = await cli(...argv);
@@ -102,6 +104,9 @@ describe('agent-tape CLI', function () {
     const hits = JSON.parse((await cli('search', tape, '数据库', '--json')).out);
     assert.deepStrictEqual(hits.map((h: { entryId: number }) => h.entryId), [3]);
     assert.deepStrictEqual(Object.keys(hits[0]), ['sessionId', 'entryId', 'kind', 'name', 'score', 'snippet']);
+    const afterDashes = await cli('search', tape, '--json', '--', '--session');
+    assert.strictEqual(afterDashes.code, 0, 'after --, "--session" is the query, not an option');
+    assert.deepStrictEqual(JSON.parse(afterDashes.out).map((h: { name: string }) => h.name), ['session/start']);
     const limited = JSON.parse((await cli('search', tape, 'config OR db', '--kind', 'tool_call', '--limit', '1', '--json')).out);
     assert.deepStrictEqual(limited.map((h: { kind: string }) => h.kind), ['tool_call']);
   });

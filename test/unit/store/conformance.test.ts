@@ -34,6 +34,14 @@ describe('tape store conformance (SPEC 3)', () => {
     await again.close();
   });
 
+  it('an empty transaction writes nothing, not even a new session\'s bootstrap anchor', async () => {
+    const store = await TapeStore.open(file);
+    assert.deepStrictEqual(await store.appendMany('fresh', []), []);
+    assert.strictEqual(store.head('fresh'), 0);
+    assert.deepStrictEqual(store.sessions(), []);
+    await store.close();
+  });
+
   it('SPEC 3.2: idempotent append with an existing provenance key writes nothing and returns the stored entry', async () => {
     const store = await TapeStore.open(file);
     const first = await store.append('s', message('m1', 'final answer', { key: 'msg:m1:final' }));
@@ -114,6 +122,19 @@ describe('tape store conformance (SPEC 3)', () => {
       fs.writeFileSync(file, db.export());
       db.close();
       await refused(file, /not an Agent Tape/);
+    });
+
+    it('SPEC 3.18: a tape whose id is damaged (its journal could not be matched to it)', async () => {
+      const store = await TapeStore.open(file);
+      await store.append('s', message('m', 'x'));
+      await store.close();
+      fs.rmSync(journalPathOf(file));
+      const { loadSqlJs } = await import('../../../src/store/sqljs');
+      const db = new (await loadSqlJs()).Database(fs.readFileSync(file));
+      db.run("UPDATE tape_meta SET value = '' WHERE key = 'tape_id'");
+      fs.writeFileSync(file, db.export());
+      db.close();
+      await refused(file, /without a valid tape id/);
     });
 
     it('SPEC 3.18: non-SQLite, empty and corrupt files', async () => {

@@ -48,6 +48,19 @@ describe('entry model (SPEC 2.1)', () => {
     refused({ ...msg(), payload: 'text' }, /payload/);
   });
 
+  it('refuses values JSON cannot hold, so what is stored is what the caller appended', () => {
+    refused(msg({ n: Number.NaN }), /payload\.n: NaN is not a JSON number/);
+    refused(msg({ deep: { list: [1, undefined] } }), /payload\.deep\.list\.1: undefined is not a JSON value/);
+    refused(msg({ when: new Date(0) }), /payload\.when: a Date is not a JSON value/);
+    refused(msg({ big: BigInt(1) }), /payload\.big: bigint is not a JSON value/);
+    refused({ ...msg(), meta: { f: () => 1 } }, /meta\.f: function is not a JSON value/);
+  });
+
+  it('reserves the provenance key "session/start" for the bootstrap anchor', () => {
+    refused({ ...msg(), provenanceKey: 'session/start' }, /provenance key "session\/start" is reserved/);
+    assert.doesNotThrow(() => validateNewEntry({ kind: 'anchor', name: 'session/start', provenanceKey: 'session/start', payload: { name: 'session/start', state: {} } }));
+  });
+
   it('validates stored entries (ids, timestamps) as read from a file', () => {
     const stored = { ...msg(), sessionId: 's', entryId: 1, provenanceKey: null, meta: {}, createdAt: 1 };
     assert.strictEqual(validateEntry(stored).entryId, 1);
