@@ -36,18 +36,49 @@ export function acquireLock(file: string): () => void {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw e;
     }
-    let holder = NaN;
+    let content: string;
     try {
-      holder = Number.parseInt(fs.readFileSync(lockFile, 'utf8'), 10);
+      content = fs.readFileSync(lockFile, 'utf8');
     } catch {
       continue; // released between our open and read: try again
     }
+    const holder = Number.parseInt(content, 10);
     if (!Number.isInteger(holder) || holder <= 0) {
       // No pid yet: a writer between create and write holds it, unless that writer died there long ago.
       if (Date.now() - fs.statSync(lockFile).mtimeMs < EMPTY_LOCK_GRACE_MS) throw new TapeLockedError(file, 0);
     } else if (isAlive(holder)) {
       throw new TapeLockedError(file, holder);
     }
-    fs.rmSync(lockFile, { force: true });
+    removeStale(file, lockFile, content);
   }
+}
+
+/**
+ * Removes a dead writer's lock, and only that lock. A plain delete could remove the fresh lock of
+ * another process that took the stale one over since we read it, and both would then write. The
+ * rename is atomic, so we look at exactly what we moved: if it is not the stale lock we read, it
+ * goes back and we give way. (Putting it back races a third opener; that needs three processes
+ * opening the same crashed tape at one instant.)
+ */
+function removeStale(file: string, lockFile: string, stale: string): void {
+  const moved = `${lockFile}.stale-${process.pid}-${Date.now().toString(36)}`;
+  try {
+    fs.renameSync(lockFile, moved);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // someone else removed it: try again
+    throw e;
+  }
+  const content = fs.readFileSync(moved, 'utf8');
+  if (content === stale) {
+    fs.rmSync(moved, { force: true });
+    return;
+  }
+  try {
+    fs.linkSync(moved, lockFile);
+  } catch {
+    // Another opener created a lock meanwhile: it holds the tape, and so did the one we moved.
+  } finally {
+    fs.rmSync(moved, { force: true });
+  }
+  throw new TapeLockedError(file, Number.parseInt(content, 10) || 0);
 }

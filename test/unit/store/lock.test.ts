@@ -3,6 +3,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { TapeLockedError } from '../../../src/store/errors';
+import { acquireLock } from '../../../src/store/lock';
 import { journalPathOf } from '../../../src/store/journal';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { fingerprint, message, tempDir } from './helpers';
@@ -34,6 +35,32 @@ describe('single writer lock and read-only opens', () => {
     assert.strictEqual(fs.readFileSync(`${file}.lock`, 'utf8'), String(process.pid));
     await s.close();
     assert.ok(!fs.existsSync(`${file}.lock`));
+  });
+
+  it('two openers taking over the same stale lock: only one becomes the writer', () => {
+    const lockFile = `${file}.lock`;
+    fs.writeFileSync(lockFile, '999999999'); // a crashed writer's lock
+    const nodeFs = require('fs') as typeof fs;
+    const realRename = nodeFs.renameSync;
+    let other: (() => void) | undefined;
+    let raced = false;
+    // The other opener takes the stale lock over between our check of it and our removal of it.
+    (nodeFs as { renameSync: unknown }).renameSync = (from: fs.PathLike, to: fs.PathLike) => {
+      if (!raced) {
+        raced = true;
+        other = acquireLock(file);
+        fs.writeFileSync(lockFile, 'a live writer'); // mark its lock so we can tell it apart
+      }
+      return realRename(from, to);
+    };
+    try {
+      assert.throws(() => acquireLock(file), TapeLockedError);
+    } finally {
+      (nodeFs as { renameSync: unknown }).renameSync = realRename;
+    }
+    assert.strictEqual(fs.readFileSync(lockFile, 'utf8'), 'a live writer', "the other opener's lock is left in place");
+    assert.deepStrictEqual(fs.readdirSync(dir), [path.basename(lockFile)], 'nothing else is left behind');
+    other?.();
   });
 
   it('a read-only open works while a writer holds the lock and never writes anything', async () => {
