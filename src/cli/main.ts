@@ -27,7 +27,9 @@ usage: agent-tape <command> [options]
                                                ranked full-text search (FTS4 syntax)
   append <tape.sqlite> --session S [--durable] entries (JSON Lines, no entryId) from stdin;
                                                prints {"entryId":N,"deduplicated":B} per entry
-                                               once it is durable; creates the tape if missing
+                                               once it is in the journal (safe if the process
+                                               dies; --durable: fsynced too, safe if the machine
+                                               does); creates the tape if missing
 
 exit status: 0 ok, 1 check failed or internal error, 2 usage error or bad input
 `;

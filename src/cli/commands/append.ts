@@ -8,8 +8,9 @@ import type { Io } from '../output';
 
 /**
  * Appends JSON Lines from stdin. Each line is appended as soon as it is read (so appends that
- * arrive together share a group commit) and its result is printed only once it is durable, in
- * input order: a printed line is a promise that the entry survives a crash.
+ * arrive together share a group commit) and its result is printed, in input order, only once it
+ * is in the journal: a printed entry survives the process dying, and with --durable (fsynced
+ * before printing) the machine going down too.
  */
 export async function appendCommand(args: string[], io: Io, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const p = parseArgs(args, { valued: ['session'], switches: ['durable'], positional: ['tape.sqlite'] });
