@@ -4,7 +4,7 @@ import { sessionStartEntry, validateNewEntry, type Entry, type Kind, type NewEnt
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
 import { TapeFileError, TapeStoreFailedError } from './errors';
-import { writeFileDurably } from './fsutil';
+import { fileSize, writeFileDurably } from './fsutil';
 import { Journal, journalPathOf, readJournal, type JournalRecord } from './journal';
 import { LiveImage } from './liveImage';
 import { acquireLock } from './lock';
@@ -482,8 +482,7 @@ export class TapeStore implements FoldSource {
  * once SQLite writes them, while each regrowth it spares would copy the whole database.
  */
 function roomFor(file: string, journalFile: string): number {
-  const size = (f: string): number => (fs.existsSync(f) ? fs.statSync(f).size : 0);
-  return Math.ceil(size(journalFile) * 1.5 + Math.max(32 << 20, size(file)));
+  return Math.ceil(fileSize(journalFile) * 1.5 + Math.max(32 << 20, fileSize(file)));
 }
 
 function foldRowOfTuple(r: RowTuple): FoldRow {

@@ -1,4 +1,4 @@
-import { isReconstructionAnchor, type Entry } from './entry';
+import { isReconstructionAnchor, textOf, type Entry } from './entry';
 import { foldAll, type EffectiveView, type FoldRow, type ViewAnchor, type ViewMessage, type ViewToolCall, type ViewToolResult } from './fold';
 
 /**
@@ -141,7 +141,6 @@ export function renderCheckpoint(anchor: Entry): string {
   return parts.join('\n\n');
 }
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
 
 export interface ContextInput {
   view: EffectiveView;
@@ -159,7 +158,7 @@ export function buildContext(input: ContextInput, getEntry: GetEntry): ContextRe
   const { view, anchorEntryId, systemPromptEntryId } = input;
   const messages: ContextMessage[] = [];
   if (systemPromptEntryId !== null) {
-    messages.push({ role: 'system', source: 'tape', entryId: systemPromptEntryId, content: text(getEntry(systemPromptEntryId).payload.content) });
+    messages.push({ role: 'system', source: 'tape', entryId: systemPromptEntryId, content: textOf(getEntry(systemPromptEntryId).payload.content) });
   }
   let cursor: Cursor | null = null;
   if (anchorEntryId !== null) {
@@ -178,16 +177,16 @@ export function buildContext(input: ContextInput, getEntry: GetEntry): ContextRe
 
   for (const m of view.messages) {
     if (cursor !== null && !isAfterCursor(m, cursor)) continue;
-    messages.push({ role: m.role as 'user' | 'assistant', source: 'tape', entryId: m.entryId, content: text(getEntry(m.entryId).payload.content) });
+    messages.push({ role: m.role as 'user' | 'assistant', source: 'tape', entryId: m.entryId, content: textOf(getEntry(m.entryId).payload.content) });
     const calls = callsOf.get(m.messageId);
     if (calls === undefined) continue;
     // Calls first, then their results in call order: the shape providers expect for parallel calls.
     for (const c of calls) {
-      messages.push({ role: 'assistant', source: 'tape', entryId: c.entryId, content: text(getEntry(c.entryId).payload.input ?? null), toolCallId: c.toolCallId, toolName: c.name });
+      messages.push({ role: 'assistant', source: 'tape', entryId: c.entryId, content: textOf(getEntry(c.entryId).payload.input ?? null), toolCallId: c.toolCallId, toolName: c.name });
     }
     for (const c of calls) {
       const r = resultOf.get(`${c.messageId}\u0000${c.toolCallId}`);
-      if (r !== undefined) messages.push({ role: 'tool', source: 'tape', entryId: r.entryId, content: text(getEntry(r.entryId).payload.output), toolCallId: r.toolCallId });
+      if (r !== undefined) messages.push({ role: 'tool', source: 'tape', entryId: r.entryId, content: textOf(getEntry(r.entryId).payload.output), toolCallId: r.toolCallId });
     }
   }
   return { anchorEntryId, messages };

@@ -72,9 +72,15 @@ const compactionState = loose({
   usage: z.unknown().optional(),
 });
 
+/** The event that takes a message out of the effective view (until a later revision of it). */
+export const RETRACTED_EVENT = 'message/retracted';
+
 const knownEventData: Record<string, z.ZodType> = {
-  'message/retracted': loose({ messageId: id, reason: z.string().optional() }),
+  [RETRACTED_EVENT]: loose({ messageId: id, reason: z.string().optional() }),
 };
+
+/** A payload value as text for a model or a person: strings as they are, anything else as JSON. */
+export const textOf = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 const kindSchemas: Record<Kind, z.ZodType> = {
   message: messagePayload,

@@ -1,4 +1,4 @@
-import type { Entry, Kind } from './entry';
+import { RETRACTED_EVENT, type Entry, type Kind } from './entry';
 
 /**
  * The effective view (SPEC 2.3): what the conversation currently is, computed from the tape.
@@ -16,8 +16,6 @@ export interface FoldRow {
   orderSeq: number | null;
   role: string | null;
 }
-
-export const RETRACTED_EVENT = 'message/retracted';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

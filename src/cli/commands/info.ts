@@ -1,11 +1,9 @@
-import * as fs from 'fs';
+import { fileSize } from '../../store/fsutil';
 import { journalPathOf } from '../../store/journal';
 import { formatOf } from '../../store/tapeFile';
 import { parseArgs } from '../args';
 import { json, type Io } from '../output';
 import { withTape } from './withTape';
-
-const size = (f: string): number => (fs.existsSync(f) ? fs.statSync(f).size : 0);
 
 export function infoCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { switches: ['json'], positional: ['tape'] });
@@ -15,8 +13,8 @@ export function infoCommand(args: string[], io: Io): Promise<number> {
     const info = {
       file,
       format,
-      bytes: size(file),
-      journalBytes: format === 'sqlite' ? size(journalPathOf(file)) : 0,
+      bytes: fileSize(file),
+      journalBytes: format === 'sqlite' ? fileSize(journalPathOf(file)) : 0,
       sessions: store.sessions().map((s) => ({
         ...s,
         anchors: store.rawEntries(s.sessionId, { kind: 'anchor' }).map((a) => ({ entryId: a.entryId, name: a.name })),

@@ -1,5 +1,5 @@
 import type { TapeStore } from '../../store/tapeStore';
-import type { Entry } from '../../tape/entry';
+import { textOf, type Entry } from '../../tape/entry';
 import { UsageError } from '../args';
 
 export function requireSession(store: TapeStore, sessionId: string): void {
@@ -15,7 +15,5 @@ export function entryOrThrow(store: TapeStore, sessionId: string, entryId: numbe
   return e;
 }
 
-export const contentOf = (store: TapeStore, sessionId: string, entryId: number): string => {
-  const c = entryOrThrow(store, sessionId, entryId).payload.content;
-  return typeof c === 'string' ? c : JSON.stringify(c ?? null);
-};
+export const contentOf = (store: TapeStore, sessionId: string, entryId: number): string =>
+  textOf(entryOrThrow(store, sessionId, entryId).payload.content ?? null);

@@ -1,5 +1,5 @@
 import { cursorOf, isAfterCursor, renderCheckpoint, type Cursor } from '../context';
-import { isReconstructionAnchor, type Entry } from '../entry';
+import { isReconstructionAnchor, RETRACTED_EVENT, textOf, type Entry } from '../entry';
 import { applyRows, foldRowOf, newFoldState, type FoldState } from '../fold';
 import type { Projection } from './projection';
 
@@ -13,7 +13,7 @@ export const CHARS_PER_TOKEN = 4;
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 const estimate = (v: unknown): number => {
-  const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
+  const text = textOf(v);
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 };
 
@@ -60,7 +60,7 @@ export function contextPressureProjection(contextWindow = DEFAULT_CONTEXT_WINDOW
       else if (entry.kind === 'anchor' && isReconstructionAnchor(entry.name)) {
         checkpointTokens = estimate(renderCheckpoint(entry));
         cursor = cursorOf(entry);
-      } else if (!(entry.kind === 'event' && entry.name === 'message/retracted')) return state;
+      } else if (!(entry.kind === 'event' && entry.name === RETRACTED_EVENT)) return state;
       applyRows(state.fold, [foldRowOf(entry)]);
       return { fold: state.fold, tokens: state.tokens, systemTokens, checkpointTokens, cursor };
     },
