@@ -20,6 +20,8 @@ export function renderWebviewHtml(o: WebviewHtmlOptions): string {
     `font-src ${o.cspSource}`,
     `img-src ${o.cspSource} data:`,
     `script-src 'nonce-${o.nonce}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
   ].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">
