@@ -9,7 +9,7 @@ import { GroupCommitWriter, type GroupCommitOptions } from './groupCommit';
  * The journal next to a snapshot (SPEC 2.9). Deliberately not `<file>-journal` or `-wal`: SQLite
  * would take such a file for a hot journal of the snapshot and "roll it back".
  *
- * File:   "TAPELOG1" + tape id (36 ASCII chars) + "\n"   — ties the journal to its snapshot
+ * File:   "TAPELOG2" + tape id (36 ASCII chars) + "\n"   — ties the journal to its snapshot
  * Record: u32 body length | u32 CRC-32 of (seq + body) | f64 seq | body   (little endian)
  * After the last record: zeros up to the preallocated end (a zero length ends the records).
  * Each record is one committed transaction. Sequence numbers increase by one across rotations and
@@ -18,7 +18,8 @@ import { GroupCommitWriter, type GroupCommitOptions } from './groupCommit';
  */
 export const journalPathOf = (file: string): string => `${file}.tapelog`;
 
-const MAGIC = 'TAPELOG1';
+// 2: record bodies are binary rows (rowTuple.ts encodeRows), no longer JSON.
+const MAGIC = 'TAPELOG2';
 const HEADER_BYTES = MAGIC.length + 36 + 1;
 const FRAME_BYTES = 16;
 /** The journal grows by this much zeroed space ahead of its records (see GroupCommitOptions). */

@@ -8,7 +8,7 @@ import { fileSize, writeFileDurably } from './fsutil';
 import { Journal, journalPathOf, readJournal, type JournalRecord } from './journal';
 import { LiveImage } from './liveImage';
 import { acquireLock } from './lock';
-import { INSERT_ROW, insertParams, rowTupleOf, type RowTuple } from './rowTuple';
+import { decodeRows, encodeRows, INSERT_ROW, paramsOf, rowTupleOf, type RowParams, type RowTuple } from './rowTuple';
 import { createTapeDb, readMeta, writeMeta } from './schema';
 import { SearchIndex, type SearchHit, type SearchOptions } from './search';
 import { readSnapshot } from './snapshot';
@@ -165,7 +165,7 @@ export class TapeStore implements FoldSource {
   /** A tape held only in memory (a loaded `.tape.jsonl`, an import being built). */
   static async inMemory(rows: readonly RowTuple[] = [], options: { readOnly?: boolean } = {}): Promise<TapeStore> {
     const db = createTapeDb(await loadSqlJs());
-    insertRows(db, rows);
+    insertRows(db, rows.map(paramsOf));
     return new TapeStore(db, new LiveImage(null), null, options.readOnly ?? false, null, () => undefined, {}, { replayedRecords: 0, droppedBytes: 0 });
   }
 
@@ -199,7 +199,7 @@ export class TapeStore implements FoldSource {
     const planned = bootstrap ? [sessionStartEntry(sessionId), ...valid] : valid;
     const now = Date.now();
     const results: AppendResult[] = [];
-    const rows: RowTuple[] = [];
+    const rows: RowParams[] = [];
     const newRows: FoldRow[] = [];
     const keys = new Map<string, Entry>();
     const { insert, savepoint, release, rollbackTo } = this.statements;
@@ -215,8 +215,9 @@ export class TapeStore implements FoldSource {
         } else {
           const entry: Entry = { sessionId, entryId: ++head, kind: e.kind, name: e.name, provenanceKey: key, payload: e.payload, meta: e.meta ?? {}, createdAt: e.createdAt ?? now };
           const row = rowTupleOf(entry, JSON.stringify(entry.payload), JSON.stringify(entry.meta));
-          insert.run(insertParams(row));
-          rows.push(row);
+          const params = paramsOf(row);
+          insert.run(params);
+          rows.push(params);
           newRows.push(foldRowOfTuple(row));
           if (key !== null) keys.set(key, entry);
           result = { entry, deduplicated: false };
@@ -234,7 +235,7 @@ export class TapeStore implements FoldSource {
     const cached = this.foldRowCache.get(sessionId);
     if (cached) cached.push(...newRows);
     if (!this.journal) return Promise.resolve(results);
-    const written = this.journal.append(Buffer.from(JSON.stringify(rows)), durable).catch((e: unknown) => {
+    const written = this.journal.append(encodeRows(rows), durable).catch((e: unknown) => {
       // The in-memory database is now ahead of the disk: refuse to acknowledge anything more.
       this.failure ??= new TapeStoreFailedError(this.file ?? 'tape', e);
       throw this.failure;
@@ -490,12 +491,12 @@ function foldRowOfTuple(r: RowTuple): FoldRow {
 }
 
 /** Inserts rows in one transaction with one prepared statement (journal replay, imports). */
-function insertRows(db: Database, rows: readonly RowTuple[]): void {
+function insertRows(db: Database, rows: readonly RowParams[]): void {
   if (!rows.length) return;
   const insert = db.prepare(INSERT_ROW);
   db.run('BEGIN');
   try {
-    for (const r of rows) insert.run(insertParams(r));
+    for (const r of rows) insert.run(r);
     db.run('COMMIT');
   } catch (e) {
     db.run('ROLLBACK');
@@ -550,10 +551,8 @@ async function load(SQL: SqlJsStatic, file: string, journalFile: string, readOnl
 const LOAD_ATTEMPTS = 5;
 
 function replay(db: Database, records: readonly JournalRecord[], journalFile: string): void {
-  const rows: RowTuple[] = [];
-  for (const r of records) rows.push(...(JSON.parse(r.body.toString('utf8')) as RowTuple[]));
   try {
-    insertRows(db, rows);
+    insertRows(db, records.flatMap((r) => decodeRows(r.body)));
   } catch (e) {
     throw new TapeFileError(journalFile, `cannot be replayed onto its snapshot: ${e instanceof Error ? e.message : String(e)}`);
   }
