@@ -7,8 +7,8 @@ import { GroupCommitWriter } from '../src/store/groupCommit';
 import { TapeStore } from '../src/store/tapeStore';
 import { median, messageOf, round, targets, tempDir } from './common';
 
-const ROUNDS = 5;
-const DURABLE_N = 300;
+const ROUNDS = 7;
+const DURABLE_N = 600;
 const INFLIGHT_N = 6000;
 const WINDOW = 500; // appends in flight at once
 
