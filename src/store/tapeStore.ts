@@ -106,6 +106,7 @@ export class TapeStore implements FoldSource {
     savepoint: Statement;
     release: Statement;
     rollbackTo: Statement;
+    rollback: Statement;
   };
   /** A SQLite transaction spanning the appends of the current tick (see `openBatch`). */
   private batchOpen = false;
@@ -202,9 +203,10 @@ export class TapeStore implements FoldSource {
     const rows: RowParams[] = [];
     const newRows: FoldRow[] = [];
     const keys = new Map<string, Entry>();
-    const { insert, savepoint, release, rollbackTo } = this.statements;
-    this.openBatch();
-    savepoint.run();
+    const { insert, savepoint, release, rollbackTo, rollback } = this.statements;
+    // The first append of a tick owns the transaction and needs no savepoint of its own.
+    const first = this.openBatch();
+    if (!first) savepoint.run();
     try {
       planned.forEach((e, i) => {
         const key = e.provenanceKey ?? null;
@@ -224,10 +226,15 @@ export class TapeStore implements FoldSource {
         }
         if (!(bootstrap && i === 0)) results.push(result);
       });
-      release.run();
+      if (!first) release.run();
     } catch (e) {
-      rollbackTo.run();
-      release.run();
+      if (first) {
+        rollback.run();
+        this.batchOpen = false;
+      } else {
+        rollbackTo.run();
+        release.run();
+      }
       throw e;
     }
     if (!rows.length) return this.journal ? this.journal.barrier(durable).then(() => results) : Promise.resolve(results);
@@ -252,11 +259,13 @@ export class TapeStore implements FoldSource {
    * file system, which costs more than the inserts. The batch commits in a microtask, before any
    * I/O callback runs, and before anything that needs a committed database (export, search).
    */
-  private openBatch(): void {
-    if (this.batchOpen) return;
+  /** Returns true when this call began the transaction. */
+  private openBatch(): boolean {
+    if (this.batchOpen) return false;
     this.statements.begin.run();
     this.batchOpen = true;
     queueMicrotask(() => this.closeBatch());
+    return true;
   }
 
   private closeBatch(): void {
@@ -464,6 +473,7 @@ export class TapeStore implements FoldSource {
       savepoint: this.db.prepare('SAVEPOINT append'),
       release: this.db.prepare('RELEASE append'),
       rollbackTo: this.db.prepare('ROLLBACK TO append'),
+      rollback: this.db.prepare('ROLLBACK'),
     };
   }
 

@@ -34,6 +34,25 @@ describe('tape store conformance (SPEC 3)', () => {
     await again.close();
   });
 
+  it('an append that fails while writing leaves no trace, alone or sharing its tick with others', async () => {
+    const store = await TapeStore.open(file);
+    await store.append('s', message('m0', 'before'));
+    // Make SQLite itself refuse one entry, after validation has passed.
+    (store as unknown as { db: { run(sql: string): void } }).db.run(
+      "CREATE TEMP TRIGGER refuse BEFORE INSERT ON entries WHEN NEW.message_id = 'bad' BEGIN SELECT RAISE(ABORT, 'refused by test'); END",
+    );
+    await assert.rejects(store.append('s', message('bad', 'alone')), /refused by test/); // first of its tick: the whole transaction rolls back
+    const ok = store.append('s', message('m1', 'kept'));
+    const bad = store.append('s', message('bad', 'second in the tick')); // rolls back to its savepoint only
+    const ok2 = store.append('s', message('m2', 'kept too'));
+    await assert.rejects(bad, /refused by test/);
+    assert.deepStrictEqual([(await ok).entry.entryId, (await ok2).entry.entryId], [3, 4]);
+    await store.close();
+    const re = await TapeStore.open(file, { readOnly: true });
+    assert.deepStrictEqual(re.entries('s').map((e) => e.payload.content ?? e.name), ['session/start', 'before', 'kept', 'kept too']);
+    await re.close();
+  });
+
   it('an empty transaction writes nothing, not even a new session\'s bootstrap anchor', async () => {
     const store = await TapeStore.open(file);
     assert.deepStrictEqual(await store.appendMany('fresh', []), []);
