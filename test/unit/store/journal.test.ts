@@ -150,7 +150,11 @@ describe('journal and recovery', () => {
     assert.deepStrictEqual(fingerprint(j), before, 'the journal is left exactly as it was');
   });
 
-  it('refuses a snapshot and journal that do not continue each other (an old snapshot with a newer journal)', async () => {
+  /**
+   * A crashed tape with three messages, checkpointed twice: returns the snapshot from after the
+   * first checkpoint, which the journal (rotated by the second) no longer continues.
+   */
+  async function checkpointedTwice(): Promise<Buffer> {
     let oldSnapshot = Buffer.alloc(0);
     await crashAfter(async (s) => {
       await s.append('s', message('m1', 'one'));
@@ -160,20 +164,16 @@ describe('journal and recovery', () => {
       await s.checkpoint();
       await s.append('s', message('m3', 'three')); // only in the rotated journal
     });
-    fs.writeFileSync(file, oldSnapshot);
+    return oldSnapshot;
+  }
+
+  it('refuses a snapshot and journal that do not continue each other (an old snapshot with a newer journal)', async () => {
+    fs.writeFileSync(file, await checkpointedTwice());
     await assert.rejects(TapeStore.open(file, { readOnly: true }), (e: Error) => e instanceof TapeFileError && /does not continue its snapshot: the snapshot ends at record \d+, the journal goes on from record \d+/.test(e.message));
   });
 
   it('a read-only open that meets a checkpoint half done (old snapshot, new journal) reads again', async () => {
-    let oldSnapshot = Buffer.alloc(0);
-    await crashAfter(async (s) => {
-      await s.append('s', message('m1', 'one'));
-      await s.checkpoint();
-      oldSnapshot = fs.readFileSync(file);
-      await s.append('s', message('m2', 'two'));
-      await s.checkpoint();
-      await s.append('s', message('m3', 'three'));
-    });
+    const oldSnapshot = await checkpointedTwice();
     const newSnapshot = fs.readFileSync(file);
     fs.writeFileSync(file, oldSnapshot);
     // The writer's rename lands a moment after the reader's first look.
