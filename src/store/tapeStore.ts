@@ -3,6 +3,7 @@ import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { sessionStartEntry, validateNewEntry, type Entry, type Kind, type NewEntry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
+import type { EntrySource } from '../tape/projections/projection';
 import { TapeFileError, TapeStoreFailedError } from './errors';
 import { fileSize, writeFileDurably } from './fsutil';
 import { Journal, journalPathOf, readJournal, type JournalRecord } from './journal';
@@ -95,7 +96,7 @@ export interface RawEntry {
  * only write. Reads are synchronous; an append is visible to reads at once and its promise resolves
  * when it is durable (journal written; fsynced when durable).
  */
-export class TapeStore implements FoldSource {
+export class TapeStore implements FoldSource, EntrySource {
   private statements: {
     insert: Statement;
     byId: Statement;
@@ -308,6 +309,11 @@ export class TapeStore implements FoldSource {
     const e = s.step() ? entryOf(s.get() as EntryColumns) : undefined;
     s.reset();
     return e;
+  }
+
+  /** The projection runner's input (EntrySource): the session's entries after `afterEntryId`. */
+  entriesAfter(sessionId: string, afterEntryId: number): Entry[] {
+    return this.entries(sessionId, { fromEntryId: afterEntryId + 1 });
   }
 
   /** Entries in append order, of one session (or of all when `sessionId` is null). */

@@ -201,3 +201,24 @@ describe('tape store conformance (SPEC 3)', () => {
     assert.strictEqual(fs.readFileSync(handOut, 'utf8'), line);
   });
 });
+
+describe('the store as the source of folds and projections', () => {
+  it('FoldCache and ProjectionRunner over a TapeStore agree with full runs as the tape grows', async () => {
+    const { FoldCache } = await import('../../../src/tape/foldCache');
+    const { foldAll } = await import('../../../src/tape/fold');
+    const { ProjectionRunner, runProjection } = await import('../../../src/tape/projections/projection');
+    const { createProjectionRegistry } = await import('../../../src/tape/projections');
+    const store = await TapeStore.inMemory();
+    const registry = createProjectionRegistry();
+    const folds = new FoldCache(store);
+    const runner = new ProjectionRunner(store, registry);
+    for (let i = 0; i < 5; i++) {
+      await store.append('s', message(`m${i}`, `text ${i}`, { orderSeq: i }));
+      await store.append('s', { kind: 'tool_call', name: 'todo_write', payload: { messageId: `m${i}`, toolCallId: `t${i}`, name: 'todo_write', input: { todos: [{ id: `${i}`, content: `step ${i}`, status: 'pending' }] } } });
+      assert.deepStrictEqual(folds.view('s', { includePending: false }), foldAll(store.foldRows('s', 0), { includePending: false }));
+      const views = runner.views('s');
+      for (const p of registry.list()) assert.deepStrictEqual(views[p.key], p.view ? p.view(runProjection(p, store.entries('s'))) : runProjection(p, store.entries('s')), p.key);
+    }
+    await store.close();
+  });
+});
