@@ -5,8 +5,10 @@ import { TapeFileError } from '../../../src/store/errors';
 import { journalPathOf } from '../../../src/store/journal';
 import { exportJsonl, importJsonl, openTapeFile } from '../../../src/store/tapeFile';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { TapeValidationError } from '../../../src/tape/entry';
-import { fingerprint, message, tempDir } from './helpers';
+import { RETRACTED_EVENT, TapeValidationError, type NewEntry } from '../../../src/tape/entry';
+import { foldAll, foldRowOf } from '../../../src/tape/fold';
+import { FoldCache } from '../../../src/tape/foldCache';
+import { fingerprint, journalRecords, message, tempDir } from './helpers';
 
 describe('tape store conformance (SPEC 3)', () => {
   let dir: string;
@@ -65,11 +67,12 @@ describe('tape store conformance (SPEC 3)', () => {
     const store = await TapeStore.open(file);
     const first = await store.append('s', message('m1', 'final answer', { key: 'msg:m1:final' }));
     assert.strictEqual(first.deduplicated, false);
-    const journalBefore = fs.statSync(journalPathOf(file)).size;
+    const journalBefore = journalRecords(file, store.tapeId);
+    assert.strictEqual(journalBefore.length, 1, 'the first append is one record (with its bootstrap anchor)');
     const again = await store.append('s', message('m1', 'a different text', { key: 'msg:m1:final' }));
     assert.strictEqual(again.deduplicated, true);
     assert.deepStrictEqual(again.entry, first.entry);
-    assert.strictEqual(fs.statSync(journalPathOf(file)).size, journalBefore, 'nothing reached the journal');
+    assert.deepStrictEqual(journalRecords(file, store.tapeId), journalBefore, 'nothing reached the journal');
     assert.strictEqual(store.head('s'), 2);
     const inOneTxn = await store.appendMany('s', [message('m2', 'x', { key: 'k2' }), message('m2', 'y', { key: 'k2' })]);
     assert.deepStrictEqual(inOneTxn.map((r) => r.deduplicated), [false, true]);
@@ -87,12 +90,14 @@ describe('tape store conformance (SPEC 3)', () => {
     await store.close();
     const before = [fingerprint(file), fingerprint(journalPathOf(file))];
     const again = await TapeStore.open(file);
+    const recordsBefore = journalRecords(file, again.tapeId);
     const bad = { kind: 'message', name: 'message/user', payload: { messageId: 'm2', role: 'assistant', status: 'sent', orderSeq: 2, content: 'x' } };
     await assert.rejects(again.append('s', bad as never), (e: Error) => e instanceof TapeValidationError && /payload\.role must be "user"/.test(e.message));
     await assert.rejects(again.appendMany('s', [message('ok', 'fine'), { kind: 'nope' } as never]), (e: Error) => e instanceof TapeValidationError && /entry 1.*unknown kind "nope"/.test(e.message));
     await assert.rejects(again.append('new-session', { kind: 'tool_call', name: 'read', payload: {} } as never), /messageId/);
     assert.strictEqual(again.head('s'), 2, 'the valid entry of the refused transaction did not land either');
     assert.strictEqual(again.head('new-session'), 0, 'not even the bootstrap anchor was written');
+    assert.deepStrictEqual(journalRecords(file, again.tapeId), recordsBefore, 'nothing reached the journal');
     await again.close();
     // close() checkpoints only when there is something new: the files are byte-identical.
     assert.deepStrictEqual([fingerprint(file), fingerprint(journalPathOf(file))], before);
@@ -203,9 +208,61 @@ describe('tape store conformance (SPEC 3)', () => {
 });
 
 describe('the store as the source of folds and projections', () => {
+  const call = (messageId: string, toolCallId: string): NewEntry => ({ kind: 'tool_call', name: 'read_file', payload: { messageId, toolCallId, name: 'read_file', input: { path: 'a.ts' } } });
+  const result = (messageId: string, toolCallId: string, status: 'ok' | 'error'): NewEntry => ({ kind: 'tool_result', name: 'read_file', payload: { messageId, toolCallId, status, output: 'text' } });
+  const retract = (messageId: string): NewEntry => ({ kind: 'event', name: RETRACTED_EVENT, payload: { name: RETRACTED_EVENT, data: { messageId } } });
+
+  /** The store's fold rows (cached or read from SQLite) against rows derived from its entries. */
+  function assertFoldRows(store: TapeStore, sessionId: string, afterEntryId: number): void {
+    const expected = store.entries(sessionId).map(foldRowOf);
+    assert.deepStrictEqual(store.foldRows(sessionId, afterEntryId), expected.slice(afterEntryId), `rows after ${afterEntryId}`);
+  }
+
+  it('fold rows match the entries before the cache exists, as appends extend it, and after reopening', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'f.tape.sqlite');
+    try {
+      const store = await TapeStore.open(file);
+      await store.appendMany('s', [
+        message('m1', 'question', { orderSeq: 1 }),
+        message('m2', 'draft', { role: 'assistant', status: 'pending', orderSeq: 2 }),
+        call('m2', 't1'),
+        result('m2', 't1', 'ok'),
+        message('m2', 'final', { role: 'assistant', orderSeq: 2 }),
+        message('m3', 'second thoughts', { role: 'assistant', status: 'pending', orderSeq: 2.5 }),
+        retract('m3'),
+      ]);
+      await store.append('other', message('o1', 'another session'));
+      assertFoldRows(store, 's', 3); // no cache yet: read from SQLite after entry 3
+      assertFoldRows(store, 's', 0); // builds the cache
+      const rows = store.foldRows('s', 0);
+      assert.ok(rows.some((r) => r.status === 'pending') && rows.some((r) => r.kind === 'event' && r.messageId === 'm3'), 'the tape has pending and retracted messages');
+
+      // Appends after the cache exists extend it: a third version of m2, a failed tool call, a retraction, a duplicate.
+      await store.append('s', message('m2', 'revised again', { role: 'assistant', status: 'error', orderSeq: 2 }));
+      await store.appendMany('s', [call('m2', 't2'), result('m2', 't2', 'error'), retract('m1')]);
+      await store.append('other', message('o2', 'not in s'));
+      await store.append('s', message('m4', 'kept once', { key: 'k4', orderSeq: 4 }));
+      assert.strictEqual((await store.append('s', message('m4', 'duplicate', { key: 'k4', orderSeq: 4 }))).deduplicated, true);
+      await store.append('s', { kind: 'anchor', name: 'handoff/review', payload: { name: 'handoff/review', state: {} } });
+      assert.strictEqual(store.head('s'), 14);
+      for (const after of [0, 8, 13, 14]) assertFoldRows(store, 's', after);
+      assertFoldRows(store, 'other', 0);
+      const folds = new FoldCache(store);
+      for (const includePending of [false, true]) {
+        assert.deepStrictEqual(folds.view('s', { includePending }), foldAll(store.entries('s').map(foldRowOf), { includePending }));
+      }
+      await store.close();
+
+      const reopened = await TapeStore.open(file, { readOnly: true });
+      for (const after of [5, 0, 14]) assertFoldRows(reopened, 's', after);
+      await reopened.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('FoldCache and ProjectionRunner over a TapeStore agree with full runs as the tape grows', async () => {
-    const { FoldCache } = await import('../../../src/tape/foldCache');
-    const { foldAll } = await import('../../../src/tape/fold');
     const { ProjectionRunner, runProjection } = await import('../../../src/tape/projections/projection');
     const { createProjectionRegistry } = await import('../../../src/tape/projections');
     const store = await TapeStore.inMemory();
@@ -215,7 +272,7 @@ describe('the store as the source of folds and projections', () => {
     for (let i = 0; i < 5; i++) {
       await store.append('s', message(`m${i}`, `text ${i}`, { orderSeq: i }));
       await store.append('s', { kind: 'tool_call', name: 'todo_write', payload: { messageId: `m${i}`, toolCallId: `t${i}`, name: 'todo_write', input: { todos: [{ id: `${i}`, content: `step ${i}`, status: 'pending' }] } } });
-      assert.deepStrictEqual(folds.view('s', { includePending: false }), foldAll(store.foldRows('s', 0), { includePending: false }));
+      assert.deepStrictEqual(folds.view('s', { includePending: false }), foldAll(store.entries('s').map(foldRowOf), { includePending: false }));
       const views = runner.views('s');
       for (const p of registry.list()) assert.deepStrictEqual(views[p.key], p.view ? p.view(runProjection(p, store.entries('s'))) : runProjection(p, store.entries('s')), p.key);
     }

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { journalPathOf, readJournal, type JournalRecord } from '../../../src/store/journal';
 import type { NewEntry } from '../../../src/tape/entry';
 
 export function tempDir(): string {
@@ -20,4 +21,12 @@ export const message = (messageId: string, content: string, opts: { status?: 'pe
 /** Bytes and mtime of a file, to prove it was left untouched. */
 export function fingerprint(file: string): { bytes: Buffer; mtimeMs: number } {
   return { bytes: fs.readFileSync(file), mtimeMs: fs.statSync(file).mtimeMs };
+}
+
+/**
+ * The records in a tape's journal (sequence numbers and bodies): what an append wrote there. The
+ * file's size cannot tell, as the journal is preallocated in whole MiB of zeros.
+ */
+export function journalRecords(file: string, tapeId: string): JournalRecord[] {
+  return readJournal(journalPathOf(file), tapeId).records;
 }
