@@ -1,5 +1,7 @@
 import { isReconstructionAnchor, textOf, type Entry } from './entry';
-import { foldAll, type EffectiveView, type FoldRow, type ViewAnchor, type ViewMessage, type ViewToolCall, type ViewToolResult } from './fold';
+import { applyRows, newFoldState, viewOf, type EffectiveView, type FoldOptions, type FoldRow, type ViewAnchor, type ViewMessage, type ViewToolCall, type ViewToolResult } from './fold';
+import type { FoldCache } from './foldCache';
+import { INTERRUPTED_OUTPUT, pairKey, unpairedToolCalls } from './toolPairs';
 
 /**
  * Context selection (SPEC 2.5): which part of the effective view a model request sees. Only
@@ -10,7 +12,10 @@ export type ContextSelector =
   | { kind: 'last' }
   | { kind: 'full' }
   | { kind: 'named'; name: string }
-  /** Anchor names or entry ids: context from `from`, ignoring every entry after `to`. */
+  /**
+   * Anchor names or entry ids: context from `from`, ignoring every entry after `to` except the
+   * results of calls made up to `to`, which keep their pairs whole.
+   */
   | { kind: 'between'; from: string | number; to: string | number };
 
 export type ContextRole = 'user' | 'assistant' | 'tool' | 'system';
@@ -21,7 +26,7 @@ export interface ContextMessage {
   entryId: number | null;
   content: string;
   toolCallId?: string;
-  /** On tool calls: the tool's name, which a provider needs next to the id and the input (the content). */
+  /** On tool calls and results: the tool's name, which providers need next to the id. */
   toolName?: string;
 }
 
@@ -141,31 +146,20 @@ export function renderCheckpoint(anchor: Entry): string {
   return parts.join('\n\n');
 }
 
-
-export interface ContextInput {
-  view: EffectiveView;
-  anchorEntryId: number | null;
-  /** The last `system/prompt` entry the context may see. */
-  systemPromptEntryId: number | null;
-}
+/** One item of a context before any content is loaded: what buildContext renders and the pressure gauge counts. */
+export type ContextItem =
+  | { kind: 'message'; message: ViewMessage }
+  | { kind: 'call'; call: ViewToolCall }
+  | { kind: 'result'; call: ViewToolCall; result: ViewToolResult }
+  /** A call whose result was never recorded (crash, cancel): providers reject a call left unanswered. */
+  | { kind: 'interrupted'; call: ViewToolCall };
 
 /**
- * Builds the model's context from a view: system prompt, checkpoint, then each effective message
- * after the cursor followed by its tool calls and their results. A result whose call is not shown
- * is dropped, so a call/result pair is never split (a call may stand alone while its result is pending).
+ * The effective messages after the cursor, each followed by its tool calls and then their results
+ * in call order, the shape providers expect for parallel calls. A result whose call is not shown is
+ * dropped and a call without a result gets an interrupted placeholder, so no pair is ever split.
  */
-export function buildContext(input: ContextInput, getEntry: GetEntry): ContextResult {
-  const { view, anchorEntryId, systemPromptEntryId } = input;
-  const messages: ContextMessage[] = [];
-  if (systemPromptEntryId !== null) {
-    messages.push({ role: 'system', source: 'tape', entryId: systemPromptEntryId, content: textOf(getEntry(systemPromptEntryId).payload.content) });
-  }
-  let cursor: Cursor | null = null;
-  if (anchorEntryId !== null) {
-    const anchor = getEntry(anchorEntryId);
-    messages.push({ role: 'user', source: 'synthetic', entryId: null, content: renderCheckpoint(anchor) });
-    cursor = cursorOf(anchor);
-  }
+export function contextItems(view: EffectiveView, cursor: Cursor | null): ContextItem[] {
   const callsOf = new Map<string, ViewToolCall[]>();
   for (const c of view.toolCalls) {
     const list = callsOf.get(c.messageId);
@@ -173,35 +167,96 @@ export function buildContext(input: ContextInput, getEntry: GetEntry): ContextRe
     else list.push(c);
   }
   const resultOf = new Map<string, ViewToolResult>();
-  for (const r of view.toolResults) resultOf.set(`${r.messageId}\u0000${r.toolCallId}`, r);
+  for (const r of view.toolResults) resultOf.set(pairKey(r.messageId, r.toolCallId), r);
 
+  const items: ContextItem[] = [];
   for (const m of view.messages) {
     if (cursor !== null && !isAfterCursor(m, cursor)) continue;
-    messages.push({ role: m.role as 'user' | 'assistant', source: 'tape', entryId: m.entryId, content: textOf(getEntry(m.entryId).payload.content) });
+    items.push({ kind: 'message', message: m });
     const calls = callsOf.get(m.messageId);
     if (calls === undefined) continue;
-    // Calls first, then their results in call order: the shape providers expect for parallel calls.
+    for (const c of calls) items.push({ kind: 'call', call: c });
     for (const c of calls) {
-      messages.push({ role: 'assistant', source: 'tape', entryId: c.entryId, content: textOf(getEntry(c.entryId).payload.input ?? null), toolCallId: c.toolCallId, toolName: c.name });
+      const r = resultOf.get(pairKey(c.messageId, c.toolCallId));
+      items.push(r === undefined ? { kind: 'interrupted', call: c } : { kind: 'result', call: c, result: r });
     }
-    for (const c of calls) {
-      const r = resultOf.get(`${c.messageId}\u0000${c.toolCallId}`);
-      if (r !== undefined) messages.push({ role: 'tool', source: 'tape', entryId: r.entryId, content: textOf(getEntry(r.entryId).payload.output), toolCallId: r.toolCallId });
+  }
+  return items;
+}
+
+export interface ContextInput {
+  /** A view folded without pending messages: the model never sees a message still streaming. */
+  view: EffectiveView;
+  anchorEntryId: number | null;
+}
+
+/**
+ * Builds the model's context from a view: its system prompt, the checkpoint of the anchor in force,
+ * then the context items after the anchor's cursor. An interrupted call is answered in the context
+ * only: building a context never writes to the tape (the store's crash repair does that).
+ */
+export function buildContext(input: ContextInput, getEntry: GetEntry): ContextResult {
+  const { view, anchorEntryId } = input;
+  const messages: ContextMessage[] = [];
+  if (view.systemPromptEntryId !== null) {
+    messages.push({ role: 'system', source: 'tape', entryId: view.systemPromptEntryId, content: textOf(getEntry(view.systemPromptEntryId).payload.content) });
+  }
+  let cursor: Cursor | null = null;
+  if (anchorEntryId !== null) {
+    const anchor = getEntry(anchorEntryId);
+    messages.push({ role: 'user', source: 'synthetic', entryId: null, content: renderCheckpoint(anchor) });
+    cursor = cursorOf(anchor);
+  }
+  for (const item of contextItems(view, cursor)) {
+    switch (item.kind) {
+      case 'message': {
+        const m = item.message;
+        messages.push({ role: m.role as 'user' | 'assistant', source: 'tape', entryId: m.entryId, content: textOf(getEntry(m.entryId).payload.content) });
+        break;
+      }
+      case 'call': {
+        const c = item.call;
+        messages.push({ role: 'assistant', source: 'tape', entryId: c.entryId, content: textOf(getEntry(c.entryId).payload.input ?? null), toolCallId: c.toolCallId, toolName: c.name });
+        break;
+      }
+      case 'result': {
+        const { call, result } = item;
+        messages.push({ role: 'tool', source: 'tape', entryId: result.entryId, content: textOf(getEntry(result.entryId).payload.output), toolCallId: call.toolCallId, toolName: call.name });
+        break;
+      }
+      case 'interrupted':
+        messages.push({ role: 'tool', source: 'synthetic', entryId: null, content: INTERRUPTED_OUTPUT, toolCallId: item.call.toolCallId, toolName: item.call.name });
+        break;
     }
   }
   return { anchorEntryId, messages };
 }
 
+const FINAL: FoldOptions = { includePending: false };
+
 /**
- * The context a selector picks from a tape's rows. The model never sees streaming (pending)
- * messages, so the fold excludes them.
+ * The view at entry `to`, plus the results appended after it for the calls it left unanswered: a
+ * range that ends while a tool runs still shows the call with its outcome, and nothing else later.
  */
-export function selectContext(rows: readonly FoldRow[], selector: ContextSelector, getEntry: GetEntry): ContextResult {
-  const anchors: ViewAnchor[] = [];
-  for (const r of rows) if (r.kind === 'anchor') anchors.push({ entryId: r.entryId, name: r.name });
-  const { anchorEntryId, toEntryId } = resolveSelector(anchors, selector);
-  const seen = toEntryId === null ? rows : rows.filter((r) => r.entryId <= toEntryId);
-  let systemPromptEntryId: number | null = null;
-  for (const r of seen) if (r.kind === 'system' && r.name === 'system/prompt') systemPromptEntryId = r.entryId;
-  return buildContext({ view: foldAll(seen, { includePending: false }), anchorEntryId, systemPromptEntryId }, getEntry);
+function viewUntil(rows: readonly FoldRow[], to: number): EffectiveView {
+  let end = 0;
+  while (end < rows.length && rows[end].entryId <= to) end++;
+  const state = newFoldState(FINAL);
+  applyRows(state, rows.slice(0, end));
+  const open = new Set(unpairedToolCalls(viewOf(state)).map((c) => pairKey(c.messageId, c.toolCallId)));
+  if (open.size === 0) return viewOf(state);
+  const results = rows.slice(end).filter((r) => r.kind === 'tool_result' && r.messageId !== null && r.toolCallId !== null && open.has(pairKey(r.messageId, r.toolCallId)));
+  return applyRows(state, results);
+}
+
+/**
+ * The context a selector picks, from the session's cached fold: a caller that keeps its FoldCache
+ * pays for the entries appended since its last request, not for the whole session. A `between`
+ * range ends before the head, so it folds its prefix.
+ */
+export function contextFrom(cache: FoldCache, sessionId: string, selector: ContextSelector, getEntry: GetEntry): ContextResult {
+  const view = cache.view(sessionId, FINAL);
+  const { anchorEntryId, toEntryId } = resolveSelector(view.anchors, selector);
+  const seen = toEntryId === null ? view : viewUntil(cache.source.foldRows(sessionId, 0), toEntryId);
+  return buildContext({ view: seen, anchorEntryId }, getEntry);
 }

@@ -17,6 +17,9 @@ export interface FoldRow {
   role: string | null;
 }
 
+/** The entry name of the system prompt; the last one on the tape is the one in force. */
+export const SYSTEM_PROMPT = 'system/prompt';
+
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -98,6 +101,8 @@ export interface EffectiveView {
   /** Ordered by `entryId`. */
   readonly toolResults: readonly ViewToolResult[];
   readonly anchors: readonly ViewAnchor[];
+  /** The last `system/prompt` entry, kept here so a context can be built from the view alone. */
+  readonly systemPromptEntryId: number | null;
 }
 
 export interface FoldOptions {
@@ -122,6 +127,7 @@ export interface FoldState {
   readonly toolCalls: ViewToolCall[];
   readonly toolResults: ViewToolResult[];
   readonly anchors: ViewAnchor[];
+  systemPromptEntryId: number | null;
 }
 
 export function newFoldState(options: FoldOptions): FoldState {
@@ -133,6 +139,7 @@ export function newFoldState(options: FoldOptions): FoldState {
     toolCalls: [],
     toolResults: [],
     anchors: [],
+    systemPromptEntryId: null,
   };
 }
 
@@ -143,6 +150,7 @@ export function viewOf(state: FoldState): EffectiveView {
     toolCalls: state.toolCalls,
     toolResults: state.toolResults,
     anchors: state.anchors,
+    systemPromptEntryId: state.systemPromptEntryId,
   };
 }
 
@@ -312,6 +320,9 @@ export function applyRows(state: FoldState, rows: readonly FoldRow[]): Effective
         break;
       case 'anchor':
         state.anchors.push({ entryId: row.entryId, name: row.name });
+        break;
+      case 'system':
+        if (row.name === SYSTEM_PROMPT) state.systemPromptEntryId = row.entryId;
         break;
       case 'event':
         if (row.name === RETRACTED_EVENT && row.messageId !== null) applyRetraction(state, row.messageId);

@@ -25,7 +25,8 @@ export class FoldCache {
 
   /** `maxSessions` bounds memory: a fold state is proportional to its session's size. */
   constructor(
-    private readonly source: FoldSource,
+    /** Public for the folds the cache does not keep, such as a context's prefix up to an anchor. */
+    readonly source: FoldSource,
     private readonly maxSessions = 32,
   ) {}
 

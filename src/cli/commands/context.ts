@@ -1,4 +1,5 @@
-import { selectContext, type ContextSelector } from '../../tape/context';
+import { contextFrom, type ContextMessage, type ContextSelector } from '../../tape/context';
+import { FoldCache } from '../../tape/foldCache';
 import { parseArgs, required, str } from '../args';
 import { json, type Io } from '../output';
 import { entryOrThrow, requireSession } from './session';
@@ -10,19 +11,25 @@ function selectorOf(anchor: string | undefined): ContextSelector {
   return { kind: 'named', name: anchor };
 }
 
+/** `[role #entry]`, with the tool and call id on tool messages: parallel calls are told apart by id. */
+function label(m: ContextMessage): string {
+  const origin = m.source === 'synthetic' ? ', synthetic' : ` #${m.entryId}`;
+  const tool = m.toolCallId === undefined ? '' : ` ${m.toolName ?? '?'} ${m.toolCallId}`;
+  return `[${m.role}${origin}${tool}]`;
+}
+
 export function contextCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['session', 'anchor'], switches: ['json'], positional: ['tape'] });
   const sessionId = required(p, 'session');
   return withTape(p.positional[0], (store) => {
     requireSession(store, sessionId);
-    const ctx = selectContext(store.foldRows(sessionId, 0), selectorOf(str(p, 'anchor')), (id) => entryOrThrow(store, sessionId, id));
-    const messages = ctx.messages.map((m) => ({ role: m.role, source: m.source, entryId: m.entryId, content: m.content }));
+    const ctx = contextFrom(new FoldCache(store), sessionId, selectorOf(str(p, 'anchor')), (id) => entryOrThrow(store, sessionId, id));
     if (p.flags.has('json')) {
-      json(io, { sessionId, anchorEntryId: ctx.anchorEntryId, messages });
+      json(io, { sessionId, anchorEntryId: ctx.anchorEntryId, messages: ctx.messages });
       return 0;
     }
-    io.out(`${sessionId}: context from ${ctx.anchorEntryId === null ? 'the start' : `anchor #${ctx.anchorEntryId}`}, ${messages.length} messages\n`);
-    for (const m of messages) io.out(`[${m.role}${m.source === 'synthetic' ? ', synthetic' : ` #${m.entryId}`}] ${m.content}\n`);
+    io.out(`${sessionId}: context from ${ctx.anchorEntryId === null ? 'the start' : `anchor #${ctx.anchorEntryId}`}, ${ctx.messages.length} messages\n`);
+    for (const m of ctx.messages) io.out(`${label(m)} ${m.content}\n`);
     return 0;
   });
 }

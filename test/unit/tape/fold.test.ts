@@ -32,6 +32,7 @@ function referenceFold(rows: readonly FoldRow[], includePending: boolean): Effec
     toolCalls: shown.filter((f) => f.kind === 'tool_call').map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, name: f.name, entryId: f.entryId })),
     toolResults: shown.filter((f) => f.kind === 'tool_result').map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, status: f.status!, entryId: f.entryId })),
     anchors: rows.filter((r) => r.kind === 'anchor').map((r) => ({ entryId: r.entryId, name: r.name })),
+    systemPromptEntryId: rows.filter((r) => r.kind === 'system' && r.name === 'system/prompt').pop()?.entryId ?? null,
   };
 }
 
@@ -167,6 +168,18 @@ describe('tape fold (effective view)', () => {
     assert.deepStrictEqual(applyRows(state, t.rows()).anchors, [{ entryId: 1, name: 'session/start' }, { entryId: 2, name: 'memory/x' }]);
     assert.throws(() => applyRows(state, t.rows().slice(1)), /row 2 is not after the fold head 2/);
     assert.strictEqual(viewOf(state).headEntryId, 2);
+  });
+
+  it('keeps the last system/prompt entry, folded row by row like the rest; other system names do not replace it', () => {
+    const t = new TapeBuilder();
+    const state = newFoldState(final);
+    assert.strictEqual(viewOf(state).systemPromptEntryId, null);
+    t.system('first');
+    t.user('u1', 'hi', { orderSeq: 1 });
+    assert.strictEqual(applyRows(state, t.rows()).systemPromptEntryId, 1);
+    const second = t.system('second');
+    t.add('system', 'system/note', { content: 'not a prompt' });
+    assert.strictEqual(applyRows(state, t.rows().slice(2)).systemPromptEntryId, second.entryId);
   });
 
   it('SPEC 3.7: incremental fold equals full fold on every prefix of random tapes (random split points, pending on and off)', () => {

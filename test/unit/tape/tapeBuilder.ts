@@ -1,8 +1,9 @@
 import { validateEntry, type Entry, type JsonObject, type Kind } from '../../../src/tape/entry';
 import { foldRowOf, type FoldRow } from '../../../src/tape/fold';
+import type { FoldSource } from '../../../src/tape/foldCache';
 
 /** Builds a session's entries the way the store would (validated, dense ids), for domain tests. */
-export class TapeBuilder {
+export class TapeBuilder implements FoldSource {
   readonly entries: Entry[] = [];
   private seq = 0;
 
@@ -63,6 +64,11 @@ export class TapeBuilder {
   rows(): FoldRow[] {
     return this.entries.map(foldRowOf);
   }
+
+  // FoldSource, so a FoldCache can read the builder as it reads a store.
+  generation = (): number => 1;
+  headEntryId = (): number => this.entries.length;
+  foldRows = (_sessionId: string, afterEntryId: number): FoldRow[] => this.rows().slice(afterEntryId);
 
   get = (entryId: number): Entry => {
     const e = this.entries[entryId - 1];
