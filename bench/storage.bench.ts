@@ -16,7 +16,7 @@ async function child(file: string): Promise<void> {
   const t0 = performance.now();
   const store = await TapeStore.open(file, { readOnly: true });
   const openMs = performance.now() - t0;
-  process.stdout.write(JSON.stringify({ openMs, sinceProcessStartMs: performance.now(), head: store.head('s'), replayed: store.openReport.replayedRecords }));
+  process.stdout.write(JSON.stringify({ openMs, sinceProcessStartMs: performance.now(), head: store.headEntryId('s'), replayed: store.openReport.replayedRecords }));
 }
 
 async function main(): Promise<void> {

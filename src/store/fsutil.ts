@@ -27,8 +27,10 @@ export function refuseExisting(dst: string): void {
  * Writes bytes durably under `dst`: a temp file beside it, fsync, rename, fsync the directory.
  * A crash leaves either the old file or the new one, never a mix. With `exclusive`, an existing
  * `dst` is refused instead of replaced (the check runs again just before the rename).
+ * `beforeCommit` runs once the bytes are synced, before they replace `dst`; throwing there leaves
+ * `dst` as it was.
  */
-export async function writeFileDurably(dst: string, chunks: readonly Uint8Array[], exclusive: boolean): Promise<void> {
+export async function writeFileDurably(dst: string, chunks: readonly Uint8Array[], exclusive: boolean, beforeCommit?: () => void): Promise<void> {
   if (exclusive) refuseExisting(dst);
   const tmp = `${dst}.tmp-${process.pid}-${Date.now().toString(36)}`;
   const h = await fs.promises.open(tmp, 'wx');
@@ -42,6 +44,7 @@ export async function writeFileDurably(dst: string, chunks: readonly Uint8Array[
   }
   await h.close();
   try {
+    beforeCommit?.();
     if (exclusive) {
       // link() fails when dst exists, unlike rename(): the refusal holds even against a racing writer.
       await fs.promises.link(tmp, dst).catch((e: NodeJS.ErrnoException) => {
@@ -56,4 +59,21 @@ export async function writeFileDurably(dst: string, chunks: readonly Uint8Array[
     throw e;
   }
   await fsyncDir(path.dirname(path.resolve(dst)));
+}
+
+/**
+ * Removes the temp files a killed writeFileDurably or journal rotation left beside `file`
+ * (`<file>.tmp-*`, `<file>.tapelog.tmp-*`). Only for the lock holder: nobody else writes them.
+ */
+export function removeTempFiles(file: string): string[] {
+  const dir = path.dirname(path.resolve(file));
+  const base = path.basename(file);
+  const removed: string[] = [];
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith(`${base}.tmp-`) || name.startsWith(`${base}.tapelog.tmp-`)) {
+      fs.rmSync(path.join(dir, name), { force: true });
+      removed.push(name);
+    }
+  }
+  return removed;
 }

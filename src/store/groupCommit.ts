@@ -78,13 +78,23 @@ export class GroupCommitWriter {
 
   /**
    * Runs `fn` with writes held back (they queue, unacknowledged) once everything before is on disk;
-   * `fn` may replace the file (journal rotation) and returns the new fd and end position.
+   * `fn` may replace the file (journal rotation) and returns the new fd and end position. When `fn`
+   * fails the writer fails for good: every queued and later write is rejected.
    */
   async exclusive(fn: (fd: number, end: number) => Promise<{ fd: number; end: number }>): Promise<void> {
     this.paused++;
     try {
       await this.drain();
-      const next = await fn(this.fd, this.position);
+      let next: { fd: number; end: number };
+      try {
+        next = await fn(this.fd, this.position);
+      } catch (e) {
+        // `fn` may have replaced the file before it failed (a rotation's rename went through, then
+        // opening the new journal did not): records written to our fd now could be lost on reopen,
+        // so nothing more is written or acknowledged.
+        this.fail(e, []);
+        throw e;
+      }
       this.fd = next.fd;
       this.position = next.end;
       this.allocated = fs.fstatSync(next.fd).size;

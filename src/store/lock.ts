@@ -82,3 +82,15 @@ function removeStale(file: string, lockFile: string, stale: string): void {
   }
   throw new TapeLockedError(file, Number.parseInt(content, 10) || 0);
 }
+
+/** The pid of the live process holding the tape's lock, or null when no live process holds it. */
+export function lockHolder(file: string): number | null {
+  let content: string;
+  try {
+    content = fs.readFileSync(lockPathOf(file), 'utf8');
+  } catch {
+    return null;
+  }
+  const pid = Number.parseInt(content, 10);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+}

@@ -3,11 +3,12 @@ import type { Database, SqlJsStatic } from 'sql.js';
 
 /** The marker that tells a tape from any other SQLite file. */
 export const TAPE_FORMAT = 'agent-tape';
-export const SCHEMA_VERSION = 1;
+/** Bumped with each migration in migrations.ts. */
+export const SCHEMA_VERSION = 2;
 
-// Fold columns (message_id … role) are filled from the payload at insert time, so folds and
-// journal replay never parse payload JSON. The FTS table is contentless and filled lazily by
-// search (see search.ts): appends and replay pay nothing for it.
+// Fold columns (message_id … role) are filled from the payload at insert time, so folds never
+// parse payload JSON. The FTS table is contentless and filled by the write path with each row
+// (rowWriter.ts).
 const DDL = `
 CREATE TABLE tape_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE entries (
@@ -53,13 +54,12 @@ export function createTapeDb(SQL: SqlJsStatic): Database {
     ['schema_version', String(SCHEMA_VERSION)],
     ['tape_id', randomUUID()],
     ['last_seq', '0'],
-    ['fts_upto', '0'],
   ]) put.run([k, v]);
   put.free();
   return db;
 }
 
-export type MetaKey = 'format' | 'schema_version' | 'tape_id' | 'last_seq' | 'fts_upto' | 'image_nonce';
+export type MetaKey = 'format' | 'schema_version' | 'tape_id' | 'last_seq' | 'image_nonce';
 
 export function readMeta(db: Database): Map<string, string> {
   const r = db.exec('SELECT key, value FROM tape_meta');
@@ -68,4 +68,8 @@ export function readMeta(db: Database): Map<string, string> {
 
 export function writeMeta(db: Database, key: MetaKey, value: string | number): void {
   db.run('INSERT INTO tape_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, String(value)]);
+}
+
+export function deleteMeta(db: Database, key: string): void {
+  db.run('DELETE FROM tape_meta WHERE key = ?', [key]);
 }

@@ -1,9 +1,8 @@
 import type { Database, SqlValue } from 'sql.js';
-import type { Kind } from '../tape/entry';
+import type { JsonObject, Kind } from '../tape/entry';
 import { spaceOut, unspace } from './cjk';
 import { entryText } from './entryText';
 import { TapeQueryError } from './errors';
-import { readMeta, writeMeta } from './schema';
 
 export interface SearchOptions {
   sessionId?: string;
@@ -119,42 +118,22 @@ export function snippetOf(text: string, terms: readonly string[], width = 120): 
   return `${start > 0 ? '…' : ''}${shown.slice(start, at)}«${shown.slice(at, at + hit.length)}»${shown.slice(at + hit.length, end)}${end < shown.length ? '…' : ''}`;
 }
 
-/** Full-text search over a tape database; the index catches up with new entries on each search. */
+/** The index statement the write path runs right after each row's insert (see rowWriter.ts). */
+export const INDEX_ROW = 'INSERT INTO entries_fts (docid, text) VALUES (last_insert_rowid(), ?)';
+
+/** What the index holds for an entry: its text with CJK characters spaced out into tokens. */
+export const indexText = (kind: Kind, name: string, payload: JsonObject): string => spaceOut(entryText(kind, name, payload));
+
+/** Full-text search over a tape database; rows are indexed as they are written (rowWriter.ts). */
 export class SearchIndex {
   private registered = false;
 
   constructor(private readonly db: Database) {}
 
-  /** Indexes the entries appended since the last search, in one transaction. */
-  catchUp(): void {
-    const upto = Number(readMeta(this.db).get('fts_upto') ?? 0);
-    const select = this.db.prepare('SELECT id, kind, name, payload FROM entries WHERE id > ? ORDER BY id');
-    const insert = this.db.prepare('INSERT INTO entries_fts (docid, text) VALUES (?, ?)');
-    let last = upto;
-    this.db.run('BEGIN');
-    try {
-      select.bind([upto]);
-      while (select.step()) {
-        const [id, kind, name, payload] = select.get() as [number, Kind, string, string];
-        insert.run([id, spaceOut(entryText(kind, name, JSON.parse(payload)))]);
-        last = id;
-      }
-      if (last !== upto) writeMeta(this.db, 'fts_upto', last);
-      this.db.run('COMMIT');
-    } catch (e) {
-      this.db.run('ROLLBACK');
-      throw e;
-    } finally {
-      select.free();
-      insert.free();
-    }
-  }
-
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const { match, terms } = parseQuery(query);
     const limit = opts.limit ?? 20;
     if (!Number.isInteger(limit) || limit < 1) throw new TapeQueryError(`limit must be a positive integer, got ${limit}`);
-    this.catchUp();
     if (!this.registered) {
       this.db.create_function('tape_bm25', (m: SqlValue) => bm25(m as Uint8Array));
       this.registered = true;

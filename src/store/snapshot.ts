@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { TapeFileError } from './errors';
+import { migrate } from './migrations';
 import { configure, readMeta, SCHEMA_VERSION, TAPE_FORMAT } from './schema';
 
 const MAGIC = 'SQLite format 3\0';
@@ -28,13 +29,14 @@ export function checkSqliteHeader(bytes: Uint8Array, file: string): void {
 }
 
 /**
- * Opens snapshot bytes as a tape database, or explains why they are not one. `bytes` may run past
+ * Opens snapshot bytes as a tape database migrated to the current schema (`migratedFrom` is the
+ * schema it had when older), or explains why they are not one. `bytes` may run past
  * `size` with zeros: sql.js's in-memory file takes a Node Buffer without copying, and SQLite keeps
  * to the page count in the header, so the zeros are room the database grows into. Without it the
  * first append copies the whole database to grow the file by 12.5%, which on a 100 MB tape costs
  * more than reading it.
  */
-export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size = bytes.length): Database {
+export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size = bytes.length): { db: Database; migratedFrom: number | null } {
   checkSqliteHeader(bytes.subarray(0, size), file);
   let db: Database | undefined;
   try {
@@ -45,10 +47,9 @@ export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size
     if (meta.get('format') !== TAPE_FORMAT) throw new TapeFileError(file, 'is a SQLite database but not an Agent Tape (no tape marker)');
     // The id ties journals to their snapshot (journal.ts); a tape without a proper one cannot replay.
     if (!/^[0-9a-f-]{36}$/.test(meta.get('tape_id') ?? '')) throw new TapeFileError(file, 'is an Agent Tape without a valid tape id; it may be damaged');
-    const version = Number(meta.get('schema_version'));
-    if (version > SCHEMA_VERSION) throw new TapeFileError(file, `was written by a newer Agent Tape (schema ${version}, this one reads ${SCHEMA_VERSION})`);
     configure(db);
-    return db;
+    const from = migrate(db, file);
+    return { db, migratedFrom: from === SCHEMA_VERSION ? null : from };
   } catch (e) {
     db?.close();
     if (e instanceof TapeFileError) throw e;
@@ -60,7 +61,7 @@ export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size
  * Reads a snapshot into a buffer with `roomBytes` of zeros after it (see openSnapshot) and opens
  * it. Returns the buffer too: it is the database's in-memory file (see LiveImage).
  */
-export async function readSnapshot(SQL: SqlJsStatic, file: string, roomBytes = 0): Promise<{ db: Database; image: Buffer }> {
+export async function readSnapshot(SQL: SqlJsStatic, file: string, roomBytes = 0): Promise<{ db: Database; image: Buffer; migratedFrom: number | null }> {
   let bytes: Buffer;
   let size: number;
   try {
@@ -76,7 +77,7 @@ export async function readSnapshot(SQL: SqlJsStatic, file: string, roomBytes = 0
   } catch (e) {
     throw new TapeFileError(file, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read: ${(e as Error).message}`);
   }
-  return { db: openSnapshot(SQL, bytes, file, size), image: bytes };
+  return { ...openSnapshot(SQL, bytes, file, size), image: bytes };
 }
 
 const READ_SLICES = 4;

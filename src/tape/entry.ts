@@ -73,6 +73,12 @@ const compactionState = loose({
 });
 
 /** The event that takes a message out of the effective view (until a later revision of it). */
+/** The anchor every session starts with (SPEC 2.2); src/tape/append.ts writes it. */
+export const SESSION_START = 'session/start';
+/** Provenance key of the session/start anchor, reserved for it so it is written once. */
+export const BOOTSTRAP_KEY = SESSION_START;
+export const isSessionStart = (e: { kind: Kind; name: string }): boolean => e.kind === 'anchor' && e.name === SESSION_START;
+
 export const RETRACTED_EVENT = 'message/retracted';
 
 const knownEventData: Record<string, z.ZodType> = {
@@ -195,7 +201,7 @@ function validateWith<T extends NewEntry>(shape: z.ZodType, value: unknown, wher
   const e = r.data as T;
   const bad = nonJson(e.payload, 'payload') ?? (e.meta === undefined ? null : nonJson(e.meta, 'meta'));
   if (bad) throw new TapeValidationError(`${where}: ${bad}`);
-  if (e.provenanceKey === BOOTSTRAP_KEY && !(e.kind === 'anchor' && e.name === 'session/start')) {
+  if (e.provenanceKey === BOOTSTRAP_KEY && !isSessionStart(e)) {
     throw new TapeValidationError(`${where}: provenance key "${BOOTSTRAP_KEY}" is reserved for the session/start anchor`);
   }
   check(kindSchemas[e.kind], e.payload, `${where} (${e.kind} ${e.name}) payload`);
@@ -224,13 +230,3 @@ const storedEntryShape = newEntryShape.extend({
 export function validateEntry(value: unknown, where = 'entry'): Entry {
   return validateWith<Entry>(storedEntryShape, value, where);
 }
-
-const BOOTSTRAP_KEY = 'session/start';
-
-/** The bootstrap entry every session starts with (SPEC 2.2). */
-export const sessionStartEntry = (sessionId: string): NewEntry => ({
-  kind: 'anchor',
-  name: 'session/start',
-  provenanceKey: BOOTSTRAP_KEY,
-  payload: { name: 'session/start', state: { sessionId } },
-});

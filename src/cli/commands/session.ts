@@ -3,7 +3,7 @@ import { textOf, type Entry } from '../../tape/entry';
 import { UsageError } from '../args';
 
 export function requireSession(store: TapeStore, sessionId: string): void {
-  if (store.head(sessionId) === 0) {
+  if (store.headEntryId(sessionId) === 0) {
     const known = store.sessions().map((s) => s.sessionId);
     throw new UsageError(`no session ${JSON.stringify(sessionId)} in this tape; sessions: ${known.join(', ') || 'none'}`);
   }

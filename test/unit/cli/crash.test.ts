@@ -84,7 +84,7 @@ describe('crash safety through the CLI', function () {
     let totalAcked = 0;
     for (let trial = lane; trial < TRIALS; trial += 2) {
       const probe = fs.existsSync(file) ? await TapeStore.open(file, { readOnly: true }) : null;
-      const head = probe?.head('s') ?? 0;
+      const head = probe?.headEntryId('s') ?? 0;
       await probe?.close();
       const { acked } = await runTrial(file, trial, head === 0 ? 2 : head + 1);
       totalAcked += acked.size;

@@ -31,7 +31,7 @@ describe('tape store conformance (SPEC 3)', () => {
     assert.strictEqual(store.entries('a')[0].name, 'session/start', 'the bootstrap anchor comes first');
     await store.close();
     const again = await TapeStore.open(file);
-    assert.strictEqual(again.head('a'), 8);
+    assert.strictEqual(again.headEntryId('a'), 8);
     assert.strictEqual((await again.append('a', message('z', 'z'))).entry.entryId, 9);
     await again.close();
   });
@@ -40,7 +40,7 @@ describe('tape store conformance (SPEC 3)', () => {
     const store = await TapeStore.open(file);
     await store.append('s', message('m0', 'before'));
     // Make SQLite itself refuse one entry, after validation has passed.
-    (store as unknown as { db: { run(sql: string): void } }).db.run(
+    (store as unknown as { c: { db: { run(sql: string): void } } }).c.db.run(
       "CREATE TEMP TRIGGER refuse BEFORE INSERT ON entries WHEN NEW.message_id = 'bad' BEGIN SELECT RAISE(ABORT, 'refused by test'); END",
     );
     await assert.rejects(store.append('s', message('bad', 'alone')), /refused by test/); // first of its tick: the whole transaction rolls back
@@ -58,7 +58,7 @@ describe('tape store conformance (SPEC 3)', () => {
   it('an empty transaction writes nothing, not even a new session\'s bootstrap anchor', async () => {
     const store = await TapeStore.open(file);
     assert.deepStrictEqual(await store.appendMany('fresh', []), []);
-    assert.strictEqual(store.head('fresh'), 0);
+    assert.strictEqual(store.headEntryId('fresh'), 0);
     assert.deepStrictEqual(store.sessions(), []);
     await store.close();
   });
@@ -73,14 +73,14 @@ describe('tape store conformance (SPEC 3)', () => {
     assert.strictEqual(again.deduplicated, true);
     assert.deepStrictEqual(again.entry, first.entry);
     assert.deepStrictEqual(journalRecords(file, store.tapeId), journalBefore, 'nothing reached the journal');
-    assert.strictEqual(store.head('s'), 2);
+    assert.strictEqual(store.headEntryId('s'), 2);
     const inOneTxn = await store.appendMany('s', [message('m2', 'x', { key: 'k2' }), message('m2', 'y', { key: 'k2' })]);
     assert.deepStrictEqual(inOneTxn.map((r) => r.deduplicated), [false, true]);
     assert.strictEqual(inOneTxn[1].entry.entryId, inOneTxn[0].entry.entryId);
     await store.close();
     const reopened = await TapeStore.open(file);
     assert.strictEqual((await reopened.append('s', message('m1', 'z', { key: 'msg:m1:final' }))).deduplicated, true);
-    assert.strictEqual(reopened.head('s'), 3);
+    assert.strictEqual(reopened.headEntryId('s'), 3);
     await reopened.close();
   });
 
@@ -95,8 +95,8 @@ describe('tape store conformance (SPEC 3)', () => {
     await assert.rejects(again.append('s', bad as never), (e: Error) => e instanceof TapeValidationError && /payload\.role must be "user"/.test(e.message));
     await assert.rejects(again.appendMany('s', [message('ok', 'fine'), { kind: 'nope' } as never]), (e: Error) => e instanceof TapeValidationError && /entry 1.*unknown kind "nope"/.test(e.message));
     await assert.rejects(again.append('new-session', { kind: 'tool_call', name: 'read', payload: {} } as never), /messageId/);
-    assert.strictEqual(again.head('s'), 2, 'the valid entry of the refused transaction did not land either');
-    assert.strictEqual(again.head('new-session'), 0, 'not even the bootstrap anchor was written');
+    assert.strictEqual(again.headEntryId('s'), 2, 'the valid entry of the refused transaction did not land either');
+    assert.strictEqual(again.headEntryId('new-session'), 0, 'not even the bootstrap anchor was written');
     assert.deepStrictEqual(journalRecords(file, again.tapeId), recordsBefore, 'nothing reached the journal');
     await again.close();
     // close() checkpoints only when there is something new: the files are byte-identical.
@@ -245,7 +245,7 @@ describe('the store as the source of folds and projections', () => {
       await store.append('s', message('m4', 'kept once', { key: 'k4', orderSeq: 4 }));
       assert.strictEqual((await store.append('s', message('m4', 'duplicate', { key: 'k4', orderSeq: 4 }))).deduplicated, true);
       await store.append('s', { kind: 'anchor', name: 'handoff/review', payload: { name: 'handoff/review', state: {} } });
-      assert.strictEqual(store.head('s'), 14);
+      assert.strictEqual(store.headEntryId('s'), 14);
       for (const after of [0, 8, 13, 14]) assertFoldRows(store, 's', after);
       assertFoldRows(store, 'other', 0);
       const folds = new FoldCache(store);

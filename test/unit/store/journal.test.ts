@@ -35,7 +35,7 @@ describe('journal and recovery', () => {
       for (let i = 0; i < 20; i++) await s.append('s', message(`m${i}`, `text ${i}`));
     });
     const s = await TapeStore.open(file);
-    assert.strictEqual(s.head('s'), 21);
+    assert.strictEqual(s.headEntryId('s'), 21);
     assert.strictEqual(s.openReport.replayedRecords, 21 - 1, 'the bootstrap anchor shares the first record');
     assert.strictEqual(s.openReport.droppedBytes, 0, 'the preallocated zeros after the records are not a torn tail');
     await s.close();
@@ -59,7 +59,7 @@ describe('journal and recovery', () => {
     fs.writeFileSync(j, Buffer.concat([good, encodeRecord(999, Buffer.from('[]')).subarray(0, 15)]));
     const torn = fingerprint(j);
     let s = await TapeStore.open(file, { readOnly: true });
-    assert.strictEqual(s.head('s'), 6);
+    assert.strictEqual(s.headEntryId('s'), 6);
     assert.strictEqual(s.openReport.droppedBytes, 15);
     await s.close();
     assert.deepStrictEqual(fingerprint(j), torn, 'a read-only open leaves the torn tail alone');
@@ -68,7 +68,7 @@ describe('journal and recovery', () => {
     flipped[flipped.length - 3] ^= 0xff;
     fs.writeFileSync(j, flipped);
     s = await TapeStore.open(file);
-    assert.strictEqual(s.head('s'), 5);
+    assert.strictEqual(s.headEntryId('s'), 5);
     await s.append('s', message('after', 'after the repair'));
     await s.close();
     s = await TapeStore.open(file);
@@ -103,7 +103,7 @@ describe('journal and recovery', () => {
     }
     fs.writeFileSync(`${file}.lock`, '999999999'); // crash: no close(), so no checkpoint on close
     const re = await TapeStore.open(file, { readOnly: true });
-    assert.strictEqual(re.head('s'), 61, 'every append is there after the crash');
+    assert.strictEqual(re.headEntryId('s'), 61, 'every append is there after the crash');
     assert.ok(re.openReport.replayedRecords < 60, `the snapshot took records over (${re.openReport.replayedRecords} of 60 replayed)`);
     await re.close();
   });

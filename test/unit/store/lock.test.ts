@@ -68,7 +68,7 @@ describe('single writer lock and read-only opens', () => {
     await w.append('s', message('m1', 'hello'));
     const before = [fingerprint(file), fingerprint(journalPathOf(file)), fingerprint(`${file}.lock`)];
     const r = await TapeStore.open(file, { readOnly: true });
-    assert.strictEqual(r.head('s'), 2);
+    assert.strictEqual(r.headEntryId('s'), 2);
     assert.strictEqual(r.search('hello').length, 1);
     await assert.rejects(r.append('s', message('m2', 'nope')), /read-only/);
     await r.close();
@@ -78,7 +78,7 @@ describe('single writer lock and read-only opens', () => {
     const gen = r2.generation();
     await w.append('s', message('m3', 'even later'));
     await r2.reload();
-    assert.strictEqual(r2.head('s'), 4);
+    assert.strictEqual(r2.headEntryId('s'), 4);
     assert.ok(r2.generation() > gen);
     await r2.close();
     await w.close();

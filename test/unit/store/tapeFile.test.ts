@@ -51,7 +51,7 @@ describe('tape files: JSONL import/export refusals', () => {
     const src = path.join(dir, 'in.tape.jsonl');
     fs.writeFileSync(src, line({}));
     const t = await openTapeFile(src, { readOnly: true });
-    assert.strictEqual(t.head('s'), 1);
+    assert.strictEqual(t.headEntryId('s'), 1);
     await assert.rejects(t.append('s', message('m', 'x')), /read-only/);
     await t.close();
     await assert.rejects(openTapeFile(src), /read-only/);

@@ -1,0 +1,94 @@
+import { TapeStoreFailedError } from './errors';
+import { writeFileDurably } from './fsutil';
+import type { Journal } from './journal';
+
+export interface DurabilityOptions {
+  /** Journal size that triggers an automatic checkpoint. */
+  checkpointBytes: number;
+}
+
+/** Takes the database's image for a checkpoint, stamped with the last journal record it contains. */
+export type CaptureImage = (lastSeq: number) => Uint8Array;
+
+/**
+ * What makes a writable file tape durable (SPEC 2.9): each committed transaction's journal record,
+ * checkpoints of the whole database to the snapshot with journal rotation, and the failed state.
+ * Once the journal cannot be written, or a rotation leaves it in doubt, the in-memory database is
+ * ahead of the disk: the store fails for good, acknowledging no append and checkpointing nothing,
+ * so rows of rejected appends never reach the snapshot. Reopening recovers every acknowledged one.
+ */
+export class Durability {
+  private failure: TapeStoreFailedError | undefined;
+  private checkpointing: Promise<void> | undefined;
+  private backgroundError: unknown;
+
+  constructor(
+    private readonly file: string,
+    private readonly journal: Journal,
+    private readonly capture: CaptureImage,
+    private readonly options: DurabilityOptions,
+  ) {}
+
+  /** Throws the failure that stopped the store, if any. */
+  assertHealthy(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** Journals one committed transaction; resolves when written (durable: and fsynced). */
+  persist(body: Uint8Array, durable: boolean): Promise<void> {
+    const written = this.journal.append(body, durable).catch((e: unknown) => this.fail(e));
+    if (this.journal.recordBytes > this.options.checkpointBytes && !this.checkpointing) {
+      this.checkpoint().catch((e: unknown) => (this.backgroundError ??= e));
+    }
+    return written;
+  }
+
+  /** Resolves when everything journaled so far is as durable as asked. */
+  barrier(durable: boolean): Promise<void> {
+    return this.journal.barrier(durable).catch((e: unknown) => this.fail(e));
+  }
+
+  /**
+   * Writes the image over the snapshot and rotates the journal. Only taking the image blocks; the
+   * bytes are written while appends continue into the journal, and the rotation keeps exactly the
+   * records the snapshot does not contain. Checkpoints never overlap, so the image is not reused
+   * while being written.
+   */
+  checkpoint(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    this.checkpointing ??= (async () => {
+      const end = this.journal.end;
+      const bytes = this.capture(this.journal.seq);
+      // Records queued before the capture are written by now; if one failed, its rows are in the
+      // image and must not replace the snapshot.
+      await writeFileDurably(this.file, [bytes], false, () => this.assertHealthy());
+      await this.journal.rotate(end).catch((e: unknown) => this.fail(e));
+    })().finally(() => (this.checkpointing = undefined));
+    return this.checkpointing;
+  }
+
+  /**
+   * Waits for pending records and checkpoints, then checkpoints once more when the journal holds
+   * records (or `force`: a migrated schema), and closes the journal. A failed store closes without
+   * touching the snapshot. Rethrows a failed background checkpoint.
+   */
+  async close(force: boolean): Promise<void> {
+    try {
+      await this.checkpointing?.catch(() => undefined);
+      if (!this.failure) {
+        await this.barrier(true);
+        if (force || this.journal.recordBytes > 0) await this.checkpoint();
+      }
+    } finally {
+      await this.journal.close().catch((e: unknown) => {
+        if (!this.failure) throw e;
+      });
+    }
+    if (this.backgroundError) throw this.backgroundError;
+  }
+
+  private fail(cause: unknown): never {
+    this.failure ??= new TapeStoreFailedError(this.file, cause);
+    throw this.failure;
+  }
+}

@@ -1,0 +1,54 @@
+import type { Database } from 'sql.js';
+import type { JsonObject, Kind } from '../tape/entry';
+import { TapeFileError } from './errors';
+import { INDEX_ROW, indexText } from './search';
+import { deleteMeta, readMeta, SCHEMA_VERSION, writeMeta } from './schema';
+
+/**
+ * Schema migrations, in order: `migrations[n]` takes a tape from schema n + 1 to n + 2. They run
+ * on the in-memory database when a tape is opened; a writable store's next checkpoint writes the
+ * migrated snapshot, a read-only open never writes and migrates again next time. A tape from a
+ * newer Agent Tape is refused, never opened as if it were understood.
+ */
+const migrations: readonly ((db: Database) => void)[] = [
+  // 1 -> 2: the search index is written with each row instead of lazily by the first search, which
+  // indexed every row after `fts_upto`: on a large tape a first search waited seconds, every time
+  // for a read-only open.
+  (db) => {
+    const upto = Number(readMeta(db).get('fts_upto') ?? 0);
+    const select = db.prepare('SELECT id, kind, name, payload FROM entries WHERE id > ? ORDER BY id', [upto]);
+    const index = db.prepare(INDEX_ROW.replace('last_insert_rowid()', '?'));
+    try {
+      while (select.step()) {
+        const [id, kind, name, payload] = select.get() as [number, Kind, string, string];
+        index.run([id, indexText(kind, name, JSON.parse(payload) as JsonObject)]);
+      }
+    } finally {
+      select.free();
+      index.free();
+    }
+    deleteMeta(db, 'fts_upto');
+  },
+];
+
+if (migrations.length !== SCHEMA_VERSION - 1) throw new Error(`schema ${SCHEMA_VERSION} needs ${SCHEMA_VERSION - 1} migrations, found ${migrations.length}`);
+
+/** Brings an opened tape database to SCHEMA_VERSION; returns the schema version it had. */
+export function migrate(db: Database, file: string): number {
+  const from = Number(readMeta(db).get('schema_version'));
+  if (!Number.isInteger(from) || from < 1) throw new TapeFileError(file, `has no valid schema version (${readMeta(db).get('schema_version') ?? 'none'}); it may be damaged`);
+  if (from > SCHEMA_VERSION) {
+    throw new TapeFileError(file, `was written by a newer Agent Tape (schema ${from}; this version reads schemas 1 to ${SCHEMA_VERSION}); update Agent Tape to open it`);
+  }
+  if (from === SCHEMA_VERSION) return from;
+  db.run('BEGIN');
+  try {
+    for (let v = from; v < SCHEMA_VERSION; v++) migrations[v - 1](db);
+    writeMeta(db, 'schema_version', SCHEMA_VERSION);
+    db.run('COMMIT');
+  } catch (e) {
+    db.run('ROLLBACK');
+    throw new TapeFileError(file, `could not be migrated from schema ${from} to ${SCHEMA_VERSION}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return from;
+}

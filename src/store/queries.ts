@@ -1,0 +1,168 @@
+import type { Database, SqlValue, Statement } from 'sql.js';
+import { SESSION_START, type Entry, type Kind } from '../tape/entry';
+import type { FoldRow } from '../tape/fold';
+
+export interface EntryFilter {
+  kind?: Kind;
+  name?: string;
+  /** Inclusive entry id bounds. */
+  fromEntryId?: number;
+  toEntryId?: number;
+  /** Inclusive `createdAt` bounds (ms since epoch). */
+  fromTime?: number;
+  toTime?: number;
+  limit?: number;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  headEntryId: number;
+  entryCount: number;
+  anchorCount: number;
+  firstCreatedAt: number;
+  lastCreatedAt: number;
+}
+
+/** One row of `entries` with payload and meta as stored JSON text (for lossless export). */
+export interface RawEntry {
+  sessionId: string;
+  entryId: number;
+  kind: Kind;
+  name: string;
+  provenanceKey: string | null;
+  payload: string;
+  meta: string;
+  createdAt: number;
+}
+
+const ENTRY_COLUMNS = 'session_id, entry_id, kind, name, provenance_key, payload, meta, created_at';
+const FOLD_COLUMNS = 'entry_id, kind, name, message_id, tool_call_id, status, order_seq, role';
+
+type EntryColumns = [string, number, Kind, string, string | null, string, string, number];
+
+const entryOf = ([sessionId, entryId, kind, name, provenanceKey, payload, meta, createdAt]: EntryColumns): Entry => ({
+  sessionId, entryId, kind, name, provenanceKey, payload: JSON.parse(payload), meta: JSON.parse(meta), createdAt,
+});
+
+/**
+ * The reads of a tape database. Heads are cached per session because every append needs its
+ * session's head; the write path advances them (`advanceHead`) and nothing else changes them.
+ */
+export class TapeQueries {
+  private readonly heads = new Map<string, number>();
+  private readonly statements: Record<'byId' | 'byProvenance' | 'head' | 'sessionStart', Statement>;
+
+  constructor(private readonly db: Database) {
+    this.statements = {
+      byId: db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND entry_id = ?`),
+      byProvenance: db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND provenance_key = ?`),
+      head: db.prepare('SELECT max(entry_id) FROM entries WHERE session_id = ?'),
+      sessionStart: db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND kind = 'anchor' AND name = '${SESSION_START}' ORDER BY entry_id LIMIT 1`),
+    };
+  }
+
+  headEntryId(sessionId: string): number {
+    let h = this.heads.get(sessionId);
+    if (h === undefined) {
+      const s = this.statements.head;
+      s.bind([sessionId]);
+      h = s.step() ? ((s.get()[0] as number | null) ?? 0) : 0;
+      s.reset();
+      this.heads.set(sessionId, h);
+    }
+    return h;
+  }
+
+  advanceHead(sessionId: string, head: number): void {
+    this.heads.set(sessionId, head);
+  }
+
+  getEntry(sessionId: string, entryId: number): Entry | undefined {
+    return this.one(this.statements.byId, [sessionId, entryId]);
+  }
+
+  byProvenance(sessionId: string, key: string): Entry | undefined {
+    return this.one(this.statements.byProvenance, [sessionId, key]);
+  }
+
+  /** The session's first session/start anchor. */
+  sessionStart(sessionId: string): Entry | undefined {
+    return this.one(this.statements.sessionStart, [sessionId]);
+  }
+
+  /** Entries in append order, of one session (or of all when `sessionId` is null). */
+  entries(sessionId: string | null, filter: EntryFilter = {}): Entry[] {
+    return this.rawEntries(sessionId, filter).map((r) =>
+      entryOf([r.sessionId, r.entryId, r.kind, r.name, r.provenanceKey, r.payload, r.meta, r.createdAt]),
+    );
+  }
+
+  rawEntries(sessionId: string | null, filter: EntryFilter = {}): RawEntry[] {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    const add = (cond: string, v: SqlValue | undefined): void => {
+      if (v !== undefined && v !== null) (where.push(cond), params.push(v));
+    };
+    add('session_id = ?', sessionId);
+    add('kind = ?', filter.kind);
+    add('name = ?', filter.name);
+    add('entry_id >= ?', filter.fromEntryId);
+    add('entry_id <= ?', filter.toEntryId);
+    add('created_at >= ?', filter.fromTime);
+    add('created_at <= ?', filter.toTime);
+    const order = sessionId === null ? 'id' : 'entry_id';
+    const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
+    const sql = `SELECT ${ENTRY_COLUMNS} FROM entries${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}${limit}`;
+    const out: RawEntry[] = [];
+    const s = this.db.prepare(sql, params);
+    try {
+      while (s.step()) {
+        const [sid, entryId, kind, name, provenanceKey, payload, meta, createdAt] = s.get() as EntryColumns;
+        out.push({ sessionId: sid, entryId, kind, name, provenanceKey, payload, meta, createdAt });
+      }
+    } finally {
+      s.free();
+    }
+    return out;
+  }
+
+  sessions(): SessionSummary[] {
+    const r = this.db.exec(`SELECT session_id, max(entry_id), count(*), sum(kind = 'anchor'), min(created_at), max(created_at)
+      FROM entries GROUP BY session_id ORDER BY min(id)`);
+    return (r[0]?.values ?? []).map(([sessionId, head, count, anchors, first, last]) => ({
+      sessionId: sessionId as string,
+      headEntryId: head as number,
+      entryCount: count as number,
+      anchorCount: anchors as number,
+      firstCreatedAt: first as number,
+      lastCreatedAt: last as number,
+    }));
+  }
+
+  /** Fold rows after `afterEntryId`, read from columns, never from payload JSON. */
+  foldRows(sessionId: string, afterEntryId: number): FoldRow[] {
+    const s = this.db.prepare(`SELECT ${FOLD_COLUMNS} FROM entries WHERE session_id = ? AND entry_id > ? ORDER BY entry_id`, [sessionId, afterEntryId]);
+    const rows: FoldRow[] = [];
+    try {
+      while (s.step()) {
+        const [entryId, kind, name, messageId, toolCallId, status, orderSeq, role] = s.get();
+        rows.push({ entryId, kind, name, messageId, toolCallId, status, orderSeq, role } as FoldRow);
+      }
+    } finally {
+      s.free();
+    }
+    return rows;
+  }
+
+  /** Frees the prepared statements (the database is being closed or replaced). */
+  free(): void {
+    for (const s of Object.values(this.statements)) s.free();
+  }
+
+  private one(s: Statement, params: SqlValue[]): Entry | undefined {
+    s.bind(params);
+    const e = s.step() ? entryOf(s.get() as EntryColumns) : undefined;
+    s.reset();
+    return e;
+  }
+}

@@ -1,0 +1,91 @@
+import type { Database, SqlJsStatic } from 'sql.js';
+import { TapeFileError } from './errors';
+import { fileSize } from './fsutil';
+import { readJournal, type JournalRecord } from './journal';
+import { lockHolder } from './lock';
+import { decodeRows } from './rowTuple';
+import { insertRows } from './rowWriter';
+import { readMeta } from './schema';
+import { readSnapshot } from './snapshot';
+
+export interface Recovered {
+  db: Database;
+  /** The database's in-memory file (see LiveImage). */
+  image: Buffer;
+  tapeId: string;
+  /** Sequence number of the last record the database contains. */
+  lastSeq: number;
+  /** Journal records replayed onto the snapshot. */
+  replayed: number;
+  /** Length of the journal's good prefix, where a writer appends next. */
+  validEnd: number;
+  /** Bytes of a torn journal tail that were not replayed. */
+  droppedBytes: number;
+  /** The schema the snapshot had when it was older than this version's (migrated in memory). */
+  migratedFrom: number | null;
+}
+
+/**
+ * A read-only open retries this many times when a writer's checkpoint replaced the snapshot and
+ * the journal between its two reads, waiting 10 ms more each time (about 1.9 s in all).
+ */
+export const READ_ATTEMPTS = 20;
+const UNLOCKED_READ_ATTEMPTS = 3;
+
+/**
+ * Room to leave after the snapshot in memory (see openSnapshot): what the journal will add on
+ * replay (rows take about their JSON size again in SQLite, indexes included) plus as much again as
+ * the tape holds, at least 32 MiB, for the appends to come. It is calloc'd: pages cost memory only
+ * once SQLite writes them, while each regrowth it spares would copy the whole database.
+ */
+function roomFor(file: string, journalFile: string): number {
+  return Math.ceil(fileSize(journalFile) * 1.5 + Math.max(32 << 20, fileSize(file)));
+}
+
+/**
+ * The snapshot with the journal replayed onto it. A live writer's checkpoint can replace both
+ * between the two reads, leaving an old snapshot and a new journal; the sequence numbers show the
+ * gap, and a reader (the writer holds the lock) reads both again.
+ */
+export async function recover(SQL: SqlJsStatic, file: string, journalFile: string, readOnly: boolean): Promise<Recovered> {
+  for (let attempt = 1; ; attempt++) {
+    const { db, image, migratedFrom } = await readSnapshot(SQL, file, roomFor(file, journalFile));
+    try {
+      const meta = readMeta(db);
+      const tapeId = meta.get('tape_id') ?? '';
+      const snapshotSeq = Number(meta.get('last_seq') ?? 0);
+      const contents = readJournal(journalFile, tapeId);
+      const records = contents.records.filter((r) => r.seq > snapshotSeq);
+      if (records.length && records[0].seq !== snapshotSeq + 1) {
+        // Without a live writer a gap is damage, unless the writer checkpointed and closed just
+        // now: a few quick retries tell the two apart.
+        const writer = readOnly ? lockHolder(file) : null;
+        if (readOnly && attempt < (writer === null ? UNLOCKED_READ_ATTEMPTS : READ_ATTEMPTS)) {
+          db.close();
+          await new Promise((r) => setTimeout(r, 10 * attempt));
+          continue;
+        }
+        const gap = `the snapshot ends at record ${snapshotSeq}, the journal goes on from record ${records[0].seq}`;
+        throw new TapeFileError(journalFile, writer !== null
+          ? `kept changing while being read: the writer (pid ${writer}) checkpointed during each of ${READ_ATTEMPTS} attempts (${gap}); try again`
+          : `does not continue its snapshot: ${gap}`);
+      }
+      replay(db, records, journalFile);
+      const lastSeq = records.length ? records[records.length - 1].seq : snapshotSeq;
+      return { db, image, tapeId, lastSeq, replayed: records.length, validEnd: contents.validEnd, droppedBytes: contents.droppedBytes, migratedFrom };
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+}
+
+/** Inserts the rows of journal records, in one transaction. */
+export function replay(db: Database, records: readonly JournalRecord[], journalFile: string): void {
+  try {
+    insertRows(db, records.flatMap((r) => decodeRows(r.body)));
+  } catch (e) {
+    throw new TapeFileError(journalFile, `cannot be replayed onto its snapshot: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
