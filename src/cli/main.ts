@@ -9,7 +9,8 @@ import { logCommand } from './commands/log';
 import { searchCommand } from './commands/search';
 import { exportCommand, importCommand } from './commands/transfer';
 import { viewCommand } from './commands/view';
-import { processIo, type Io } from './output';
+import { repairCommand } from './commands/repair';
+import { ioOf, processSink, type Io, type Sink } from './output';
 
 const HELP = `agent-tape: inspect and convert Agent Tape files (*.tape.sqlite, *.tape.jsonl)
 
@@ -17,7 +18,10 @@ usage: agent-tape <command> [options]
 
   import <src.tape.jsonl> <dst.tape.sqlite>    JSONL -> new SQLite tape (never overwrites)
   export <src.tape.sqlite> <dst.tape.jsonl>    SQLite -> new JSONL tape (never overwrites)
-  info <tape> [--json]                         sessions, entry counts, heads, anchors, size
+  info <tape> [--json]                         sessions, entry counts, heads, anchors, sizes:
+                                               the snapshot's bytes and the journal's record
+                                               bytes (journalBytes: intact records after its
+                                               header, not its preallocated file size)
   log <tape> [--session S] [--kind K] [--name N] [--from ID] [--to ID] [--json]
                                                raw entries (--json: the JSONL entry format)
   view <tape> --session S [--pending] [--json] the folded effective view
@@ -29,7 +33,15 @@ usage: agent-tape <command> [options]
                                                prints {"entryId":N,"deduplicated":B} per entry
                                                once it is in the journal (safe if the process
                                                dies; --durable: fsynced too, safe if the machine
-                                               does); creates the tape if missing
+                                               does); creates the tape if missing; stops at
+                                               the first refused line, appending none after it
+  repair <tape.sqlite> [--json]                a journal damaged in the middle (which open
+                                               refuses): keeps its intact records before the
+                                               damage, moves the rest to
+                                               <tape>.tapelog.damaged-<time>; changes nothing
+                                               when there is no such damage
+
+human output has terminal control characters removed from tape text; --json output is exact
 
 exit status: 0 ok, 1 check failed or internal error, 2 usage error or bad input
 `;
@@ -43,11 +55,13 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   context: contextCommand,
   search: searchCommand,
   append: appendCommand,
+  repair: repairCommand,
 };
 
 const BAD_INPUT = [UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];
 
-export async function run(argv: string[], io: Io = processIo): Promise<number> {
+export async function run(argv: string[], sink: Sink = processSink): Promise<number> {
+  const io = ioOf(sink);
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help' || args.includes('--help')) {
     io.out(HELP);

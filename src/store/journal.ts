@@ -20,7 +20,8 @@ export const journalPathOf = (file: string): string => `${file}.tapelog`;
 
 // 2: record bodies are binary rows (rowTuple.ts encodeRows), no longer JSON.
 const MAGIC = 'TAPELOG2';
-const HEADER_BYTES = MAGIC.length + 36 + 1;
+/** The header's length: a journal of records starts here. */
+export const HEADER_BYTES = MAGIC.length + 36 + 1;
 const FRAME_BYTES = 16;
 /** The journal grows by this much zeroed space ahead of its records (see GroupCommitOptions). */
 const PREALLOCATE_BYTES = 1 << 20;
@@ -49,16 +50,32 @@ export interface JournalContents {
   droppedBytes: number;
 }
 
-/** Reads a journal; a missing file or an incomplete header (crash while creating it) reads as empty. */
-export function readJournal(journalFile: string, tapeId: string): JournalContents {
+export interface JournalScan extends JournalContents {
+  /** End of the bytes in use: the preallocated zeros after the records are not counted. */
+  usedEnd: number;
+  /**
+   * What is wrong and where, when the bytes after the good prefix are not a torn last record:
+   * damage in the middle, with records after it that dropping the tail would lose.
+   */
+  damage?: string;
+}
+
+const DAMAGE_HINT = "nothing was changed. Run 'agent-tape repair' on its tape to keep the records before the damage and set the rest aside, or move the journal away to open the snapshot without any of its records";
+
+/**
+ * Reads a journal as far as it is intact and says what follows: nothing, a torn tail, or damage.
+ * A missing file or an incomplete header (crash while creating it) reads as empty; a foreign
+ * journal throws.
+ */
+export function scanJournal(journalFile: string, tapeId: string): JournalScan {
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(journalFile);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], validEnd: 0, droppedBytes: 0 };
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], validEnd: 0, droppedBytes: 0, usedEnd: 0 };
     throw e;
   }
-  if (bytes.length < HEADER_BYTES) return { records: [], validEnd: 0, droppedBytes: bytes.length };
+  if (bytes.length < HEADER_BYTES) return { records: [], validEnd: 0, droppedBytes: bytes.length, usedEnd: bytes.length };
   const head = bytes.toString('latin1', 0, HEADER_BYTES);
   if (!head.startsWith(MAGIC)) throw new TapeFileError(journalFile, 'is not an Agent Tape journal (bad magic)');
   if (head !== header(tapeId).toString('latin1')) {
@@ -67,6 +84,7 @@ export function readJournal(journalFile: string, tapeId: string): JournalContent
   const records: JournalRecord[] = [];
   let off = HEADER_BYTES;
   let prevSeq: number | null = null;
+  let damage: string | undefined;
   while (off + FRAME_BYTES <= bytes.length) {
     const len = bytes.readUInt32LE(off);
     if (len === 0) break; // the preallocated zeros after the last record (a body is never empty)
@@ -74,7 +92,8 @@ export function readJournal(journalFile: string, tapeId: string): JournalContent
     if (end > bytes.length || crc32(bytes, off + 8, end) !== bytes.readUInt32LE(off + 4)) break;
     const seq = bytes.readDoubleLE(off + 8);
     if (prevSeq !== null && seq !== prevSeq + 1) {
-      throw new TapeFileError(journalFile, `is damaged at byte ${off}: record ${seq} follows record ${prevSeq}; nothing was changed. Move the journal away to open the snapshot without any of its records`);
+      damage = `is damaged at byte ${off}: record ${seq} follows record ${prevSeq}`;
+      break;
     }
     prevSeq = seq;
     records.push({ seq, body: bytes.subarray(off + FRAME_BYTES, end) });
@@ -86,10 +105,17 @@ export function readJournal(journalFile: string, tapeId: string): JournalContent
   // only zeros. Data past a bad record means damage in the middle, and dropping it as a torn tail
   // would silently drop the acknowledged records after it.
   const badEnd = off + 4 <= used ? off + FRAME_BYTES + bytes.readUInt32LE(off) : Infinity;
-  if (used > off && badEnd < used) {
-    throw new TapeFileError(journalFile, `is damaged at byte ${off} (after record ${prevSeq ?? 'none'}), with ${used - badEnd} bytes of records after the damage; nothing was changed. Move the journal away to open the snapshot without any of its records`);
+  if (!damage && used > off && badEnd < used) {
+    damage = `is damaged at byte ${off} (after record ${prevSeq ?? 'none'}), with ${used - badEnd} bytes of records after the damage`;
   }
-  return { records, validEnd: off, droppedBytes: used - off };
+  return { records, validEnd: off, droppedBytes: used - off, usedEnd: used, damage };
+}
+
+/** Reads a journal for replay: a torn tail is dropped, damage in the middle is refused. */
+export function readJournal(journalFile: string, tapeId: string): JournalContents {
+  const { records, validEnd, droppedBytes, damage } = scanJournal(journalFile, tapeId);
+  if (damage) throw new TapeFileError(journalFile, `${damage}; ${DAMAGE_HINT}`);
+  return { records, validEnd, droppedBytes };
 }
 
 async function createJournalFile(journalFile: string, tapeId: string, tail: Uint8Array): Promise<{ fd: number; end: number }> {

@@ -1,16 +1,36 @@
-import * as readline from 'readline';
+import { StringDecoder } from 'string_decoder';
 import { TapeValidationError, validateNewEntry, type NewEntry } from '../../tape/entry';
 import { TapeFileError } from '../../store/errors';
 import { formatOf } from '../../store/tapeFile';
-import { TapeStore } from '../../store/tapeStore';
+import { TapeStore, type AppendResult } from '../../store/tapeStore';
 import { parseArgs, required, UsageError } from '../args';
 import type { Io } from '../output';
 
 /**
- * Appends JSON Lines from stdin. Each line is appended as soon as it is read (so appends that
- * arrive together share a group commit) and its result is printed, in input order, only once it
- * is in the journal: a printed entry survives the process dying, and with --durable (fsynced
- * before printing) the machine going down too.
+ * The complete lines of each chunk of `input` as it arrives, split on "\n" (a "\r" before it is
+ * JSON whitespace, so CRLF input parses too); a last line without "\n" comes at the end.
+ */
+async function* lineBatches(input: NodeJS.ReadableStream): AsyncGenerator<string[]> {
+  const decoder = new StringDecoder('utf8');
+  let partial = '';
+  for await (const chunk of input) {
+    const lines = (partial + (typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer))).split('\n');
+    partial = lines.pop() ?? '';
+    if (lines.length) yield lines;
+  }
+  partial += decoder.end();
+  if (partial) yield [partial];
+}
+
+const ack = (r: AppendResult): string => `{"entryId":${r.entry.entryId},"deduplicated":${r.deduplicated}}\n`;
+
+/**
+ * Appends JSON Lines from stdin. The lines of each chunk read are appended together as one batch
+ * (one transaction, one journal record) as soon as they arrive, so batches arriving together share
+ * a group commit; their results are printed, in input order and one write per batch, only once
+ * the batch is in the journal: a printed entry survives the process dying, and with --durable
+ * (fsynced before printing) the machine going down too. A refused line stops the stream: the lines
+ * before it are appended, none after it.
  */
 export async function appendCommand(args: string[], io: Io, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const p = parseArgs(args, { valued: ['session'], switches: ['durable'], positional: ['tape.sqlite'] });
@@ -20,33 +40,65 @@ export async function appendCommand(args: string[], io: Io, input: NodeJS.Readab
   const store = await TapeStore.open(file, { durable: p.flags.has('durable') });
   let failure: unknown;
   let printed = Promise.resolve();
+
+  /**
+   * Appends parsed lines (`lineNos` are their line numbers); `then` is the error to stop with once
+   * they are in (a bad line after them).
+   */
+  const submit = (entries: unknown[], lineNos: number[], then: Error | undefined): void => {
+    // Only the store validates (once per entry). It refuses a batch whole and synchronously, so the
+    // promise is already rejected here and this handler runs before the loop reads on (promise
+    // jobs run in order): it finds the refused line, appends the lines before it, and stops the loop.
+    const appended = store.appendMany(sessionId, entries as NewEntry[]).then(
+      (results) => {
+        failure ??= then;
+        return results;
+      },
+      (e: unknown) => {
+        if (!(e instanceof TapeValidationError)) throw e;
+        let bad = 0;
+        let reason = e;
+        for (; bad < entries.length; bad++) {
+          try {
+            validateNewEntry(entries[bad]);
+          } catch (invalid) {
+            if (invalid instanceof TapeValidationError) reason = invalid;
+            break;
+          }
+        }
+        if (bad === entries.length) bad = 0; // no line is bad alone: refuse from the batch's first
+        failure ??= new TapeFileError('<stdin>', reason.message, lineNos[bad]);
+        return store.appendMany(sessionId, entries.slice(0, bad) as NewEntry[]);
+      },
+    );
+    appended.catch((e: unknown) => (failure ??= e));
+    printed = printed.then(() =>
+      appended.then((results) => {
+        if (results.length) io.data(results.map(ack).join(''));
+      }, () => undefined),
+    );
+  };
+
   let lineNo = 0;
   try {
-    for await (const line of readline.createInterface({ input, crlfDelay: Infinity })) {
-      // Stop at the first refused line instead of appending the entries after it.
+    for await (const lines of lineBatches(input)) {
       if (failure) break;
-      lineNo++;
-      if (!line.trim()) continue;
-      let entry: unknown;
-      try {
-        entry = JSON.parse(line);
-      } catch (e) {
-        failure = new TapeFileError('<stdin>', `not a JSON line (${(e as Error).message})`, lineNo);
-        break;
+      const entries: unknown[] = [];
+      const lineNos: number[] = [];
+      let badLine: Error | undefined;
+      for (const line of lines) {
+        lineNo++;
+        if (!line.trim()) continue;
+        try {
+          entries.push(JSON.parse(line));
+          lineNos.push(lineNo);
+        } catch (e) {
+          badLine = new TapeFileError('<stdin>', `not a JSON line (${(e as Error).message})`, lineNo);
+          break;
+        }
       }
-      // Validated here as well as in the store so that a refused line stops the stream synchronously,
-      // before any line after it is appended.
-      try {
-        entry = validateNewEntry(entry);
-      } catch (e) {
-        failure = e instanceof TapeValidationError ? new TapeFileError('<stdin>', e.message, lineNo) : e;
-        break;
-      }
-      const appended = store.append(sessionId, entry as NewEntry);
-      appended.catch((e: unknown) => (failure ??= e));
-      printed = printed.then(() =>
-        appended.then((r) => io.out(`${JSON.stringify({ entryId: r.entry.entryId, deduplicated: r.deduplicated })}\n`), () => undefined),
-      );
+      submit(entries, lineNos, badLine);
+      if (badLine) break;
     }
     await printed;
   } finally {

@@ -1,5 +1,5 @@
 import { fileSize } from '../../store/fsutil';
-import { journalPathOf } from '../../store/journal';
+import { HEADER_BYTES, journalPathOf, scanJournal } from '../../store/journal';
 import { formatOf } from '../../store/tapeFile';
 import { parseArgs } from '../args';
 import { json, type Io } from '../output';
@@ -14,14 +14,15 @@ export function infoCommand(args: string[], io: Io): Promise<number> {
       file,
       format,
       bytes: fileSize(file),
-      journalBytes: format === 'sqlite' ? fileSize(journalPathOf(file)) : 0,
+      // The journal file is preallocated in chunks of zeros: its size says little about its records.
+      journalBytes: format === 'sqlite' ? Math.max(0, scanJournal(journalPathOf(file), store.tapeId).validEnd - HEADER_BYTES) : 0,
       sessions: store.sessions().map((s) => ({
         ...s,
         anchors: store.rawEntries(s.sessionId, { kind: 'anchor' }).map((a) => ({ entryId: a.entryId, name: a.name })),
       })),
     };
     if (p.flags.has('json')) return json(io, info), 0;
-    io.out(`${file} (${format}, ${info.bytes} bytes${info.journalBytes ? ` + journal ${info.journalBytes}` : ''}), ${info.sessions.length} sessions\n`);
+    io.out(`${file} (${format}, ${info.bytes} bytes${info.journalBytes ? ` + ${info.journalBytes} bytes of journal records` : ''}), ${info.sessions.length} sessions\n`);
     for (const s of info.sessions) {
       io.out(`  ${s.sessionId}: head ${s.headEntryId}, ${s.entryCount} entries, ${s.anchorCount} anchors\n`);
       for (const a of s.anchors) io.out(`    #${a.entryId} ${a.name}\n`);

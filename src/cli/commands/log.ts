@@ -19,7 +19,8 @@ export function logCommand(args: string[], io: Io): Promise<number> {
   const filter = { kind: kindOf(str(p, 'kind')), name: str(p, 'name'), fromEntryId: int(p, 'from'), toEntryId: int(p, 'to') };
   return withTape(p.positional[0], (store) => {
     for (const e of store.rawEntries(str(p, 'session') ?? null, filter)) {
-      io.out(p.flags.has('json') ? jsonlLine(e) : `${e.sessionId} #${e.entryId} ${e.kind} ${e.name} ${oneLine(e.payload)}\n`);
+      if (p.flags.has('json')) io.data(jsonlLine(e));
+      else io.out(`${e.sessionId} #${e.entryId} ${e.kind} ${e.name} ${oneLine(e.payload)}\n`);
     }
     return 0;
   });
