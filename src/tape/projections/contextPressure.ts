@@ -1,39 +1,48 @@
-import { cursorOf, isAfterCursor, renderCheckpoint, type Cursor } from '../context';
-import { isReconstructionAnchor, RETRACTED_EVENT, textOf, type Entry } from '../entry';
-import { applyRows, foldRowOf, newFoldState, type FoldState } from '../fold';
+import { contextItems, cursorOf, renderCheckpoint, type Cursor } from '../context';
+import { isReconstructionAnchor, textOf, type Entry } from '../entry';
+import { SYSTEM_PROMPT, viewOf } from '../fold';
+import { INTERRUPTED_OUTPUT } from '../toolPairs';
+import { decidesEffectiveness, factOf, foldReduction, type FactLog } from './foldedLog';
 import type { Projection } from './projection';
+import { appendLog, emptyLog } from './sharedLog';
 
 /**
  * How full the next request's context would be under the default selector (last reconstruction
- * anchor): estimated tokens of the system prompt, the checkpoint and the effective content after
- * the cursor, against the model's window. An estimate (about four characters a token) is enough
- * for a gauge, and it needs no tokenizer in the domain layer.
+ * anchor): estimated tokens of the system prompt, the checkpoint and the context items after the
+ * cursor. An estimate (about four characters a token) is enough for a gauge, and it needs no
+ * tokenizer in the domain layer. The window is the caller's: one state serves every model.
  */
 export const CHARS_PER_TOKEN = 4;
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
-const estimate = (v: unknown): number => {
-  const text = textOf(v);
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
-};
+const estimate = (v: unknown): number => Math.ceil(textOf(v).length / CHARS_PER_TOKEN);
 
 export interface ContextPressureState {
-  readonly fold: FoldState;
-  /** Estimated tokens per message/tool entry; the fold decides which of them count. */
-  readonly tokens: Map<number, number>;
+  /** Message and tool rows with their estimated tokens, and retractions: the fold decides which count. */
+  readonly facts: FactLog<number>;
   readonly systemTokens: number;
   readonly checkpointTokens: number;
   readonly cursor: Cursor | null;
 }
 
-export interface ContextPressure {
-  estimatedTokens: number;
-  contextWindow: number;
-  /** estimatedTokens / contextWindow; above 1 the next request will not fit without compaction. */
-  ratio: number;
+export interface ContextEstimate {
+  readonly estimatedTokens: number;
 }
 
-function tokensOf(entry: Entry): number | null {
+export interface ContextPressure extends ContextEstimate {
+  readonly contextWindow: number;
+  /** estimatedTokens / contextWindow; above 1 the next request will not fit without compaction. */
+  readonly ratio: number;
+}
+
+/** The pressure of an estimate on a model's window. */
+export const pressureOf = (view: ContextEstimate, contextWindow = DEFAULT_CONTEXT_WINDOW): ContextPressure => ({
+  estimatedTokens: view.estimatedTokens,
+  contextWindow,
+  ratio: view.estimatedTokens / contextWindow,
+});
+
+function tokensOf(entry: Entry): number | undefined {
   switch (entry.kind) {
     case 'message':
       return estimate(entry.payload.content);
@@ -42,40 +51,34 @@ function tokensOf(entry: Entry): number | null {
     case 'tool_result':
       return estimate(entry.payload.output);
     default:
-      return null;
+      return undefined;
   }
 }
 
-/** Applying is O(1) per entry; the view walks the folded arrays, which is fine for a gauge read on demand. */
-export function contextPressureProjection(contextWindow = DEFAULT_CONTEXT_WINDOW): Projection<ContextPressureState, ContextPressure> {
-  return {
-    key: 'contextPressure',
-    version: 1,
-    init: () => ({ fold: newFoldState({ includePending: false }), tokens: new Map(), systemTokens: 0, checkpointTokens: 0, cursor: null }),
-    apply(state: ContextPressureState, entry: Entry): ContextPressureState {
-      let { systemTokens, checkpointTokens, cursor } = state;
-      const t = tokensOf(entry);
-      if (t !== null) state.tokens.set(entry.entryId, t);
-      else if (entry.kind === 'system' && entry.name === 'system/prompt') systemTokens = estimate(entry.payload.content);
-      else if (entry.kind === 'anchor' && isReconstructionAnchor(entry.name)) {
-        checkpointTokens = estimate(renderCheckpoint(entry));
-        cursor = cursorOf(entry);
-      } else if (!(entry.kind === 'event' && entry.name === RETRACTED_EVENT)) return state;
-      applyRows(state.fold, [foldRowOf(entry)]);
-      return { fold: state.fold, tokens: state.tokens, systemTokens, checkpointTokens, cursor };
-    },
-    view(state: ContextPressureState): ContextPressure {
-      const { fold, tokens, cursor } = state;
-      let total = state.systemTokens + state.checkpointTokens;
-      const shown = new Set<string>();
-      for (const m of fold.messages) {
-        if (cursor !== null && !isAfterCursor(m, cursor)) continue;
-        total += tokens.get(m.entryId) ?? 0;
-        shown.add(m.messageId);
-      }
-      for (const c of fold.toolCalls) if (shown.has(c.messageId)) total += tokens.get(c.entryId) ?? 0;
-      for (const r of fold.toolResults) if (shown.has(r.messageId)) total += tokens.get(r.entryId) ?? 0;
-      return { estimatedTokens: total, contextWindow, ratio: total / contextWindow };
-    },
-  };
-}
+const INTERRUPTED_TOKENS = estimate(INTERRUPTED_OUTPUT);
+const folded = foldReduction<number>();
+
+/** Applying is O(1) per entry; the view walks the effective view, which is fine for a gauge read on demand. */
+export const contextPressureProjection: Projection<ContextPressureState, ContextEstimate> = {
+  key: 'contextPressure',
+  version: 2,
+  init: () => ({ facts: emptyLog(), systemTokens: 0, checkpointTokens: 0, cursor: null }),
+  apply(state: ContextPressureState, entry: Entry): ContextPressureState {
+    const tokens = tokensOf(entry);
+    if (tokens !== undefined || decidesEffectiveness(entry)) return { ...state, facts: appendLog(state.facts, factOf(entry, tokens)) };
+    if (entry.kind === 'system' && entry.name === SYSTEM_PROMPT) return { ...state, systemTokens: estimate(entry.payload.content) };
+    if (entry.kind === 'anchor' && isReconstructionAnchor(entry.name)) {
+      return { ...state, checkpointTokens: estimate(renderCheckpoint(entry)), cursor: cursorOf(entry) };
+    }
+    return state;
+  },
+  view(state: ContextPressureState): ContextEstimate {
+    const { fold, values } = folded.of(state.facts);
+    let total = state.systemTokens + state.checkpointTokens;
+    for (const item of contextItems(viewOf(fold), state.cursor)) {
+      if (item.kind === 'interrupted') total += INTERRUPTED_TOKENS;
+      else total += values.get(item.kind === 'message' ? item.message.entryId : item.kind === 'call' ? item.call.entryId : item.result.entryId) ?? 0;
+    }
+    return { estimatedTokens: total };
+  },
+};

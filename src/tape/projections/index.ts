@@ -11,7 +11,7 @@ export const builtinProjections = (): AnyProjection[] => [
   todosProjection,
   toolStatsProjection,
   tokenUsageProjection,
-  contextPressureProjection(),
+  contextPressureProjection,
 ];
 
 /** A registry holding the built-ins, for a host to extend with its own. */

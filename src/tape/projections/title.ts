@@ -1,14 +1,17 @@
 import type { Entry } from '../entry';
+import { decidesEffectiveness, factOf, foldReduction, type FactLog } from './foldedLog';
 import type { Projection } from './projection';
+import { appendLog, emptyLog } from './sharedLog';
 
 /** Titles are shown in lists and tab labels; longer ones are cut at a word-agnostic character count. */
 export const TITLE_MAX_CHARS = 80;
 export const TITLE_EVENT = 'session/title';
 
 export interface TitleState {
-  readonly title: string | null;
   /** An explicit title (a `session/title` event) is never replaced by the first-message guess. */
-  readonly explicit: boolean;
+  readonly explicit: string | null;
+  /** Message rows (with their first line) and retractions: the guess follows the effective view. */
+  readonly messages: FactLog<string | null>;
 }
 
 function clip(line: string): string {
@@ -17,7 +20,8 @@ function clip(line: string): string {
 }
 
 /** The first non-blank line: a message that starts with an empty line still names the session. */
-function firstLine(content: string): string | null {
+function firstLine(content: unknown): string | null {
+  if (typeof content !== 'string') return null;
   for (const line of content.split('\n')) {
     const t = line.trim();
     if (t !== '') return t;
@@ -25,19 +29,34 @@ function firstLine(content: string): string | null {
   return null;
 }
 
+const folded = foldReduction<string | null>();
+
+/**
+ * The explicit title, or else the first line of the first effective user message that has one: a
+ * retracted message does not name the session, and a revised one names it with its new text.
+ */
 export const titleProjection: Projection<TitleState, string | null> = {
   key: 'title',
-  version: 1,
-  init: () => ({ title: null, explicit: false }),
+  version: 2,
+  init: () => ({ explicit: null, messages: emptyLog() }),
   apply(state: TitleState, entry: Entry): TitleState {
     if (entry.kind === 'event' && entry.name === TITLE_EVENT) {
       const data = entry.payload.data as { title?: unknown } | null | undefined;
       const title = typeof data?.title === 'string' ? data.title.trim() : '';
-      return title === '' ? state : { title, explicit: true };
+      return title === '' ? state : { explicit: title, messages: state.messages };
     }
-    if (state.title !== null || entry.kind !== 'message' || entry.payload.role !== 'user') return state;
-    const line = typeof entry.payload.content === 'string' ? firstLine(entry.payload.content) : null;
-    return line === null ? state : { title: clip(line), explicit: false };
+    // Once named explicitly, messages can no longer change the title.
+    if (state.explicit !== null || !decidesEffectiveness(entry)) return state;
+    const line = entry.kind === 'message' ? firstLine(entry.payload.content) : undefined;
+    return { explicit: null, messages: appendLog(state.messages, factOf(entry, line)) };
   },
-  view: (state) => state.title,
+  view(state: TitleState): string | null {
+    if (state.explicit !== null) return state.explicit;
+    const { fold, values } = folded.of(state.messages);
+    for (const m of fold.messages) {
+      const line = m.role === 'user' ? values.get(m.entryId) : null;
+      if (line) return clip(line);
+    }
+    return null;
+  },
 };
