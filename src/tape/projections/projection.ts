@@ -4,10 +4,11 @@ import type { Entry } from '../entry';
  * A projection (SPEC 2.4): a pure, synchronous reduction of the tape to something worth showing.
  *
  * `apply` returns the very same state object when the entry does not concern it, so a caller can
- * tell "changed" by identity. A projection that needs an index to stay O(1) per entry (a Map of
- * open tool calls, a fold state) may update it inside the state it returns a new wrapper for:
- * `apply` consumes its input, and only the returned state may be used afterwards. Copying such
- * indexes per entry would make a full run quadratic.
+ * tell "changed" by identity, and it never changes the state it is given: any earlier state stays
+ * valid and can be applied to again (a replay cursor stepping back, a fork). A projection that
+ * needs an index (open tool calls, a fold) must not copy it per entry, which would make a full run
+ * quadratic: it keeps a SharedLog of the facts it needs, and its view reduces the log through a
+ * LogReduction, which caches the reduction and catches up on the new facts only (see sharedLog.ts).
  */
 export interface Projection<S, V = S> {
   readonly key: string;
