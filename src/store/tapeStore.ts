@@ -6,6 +6,7 @@ import type { FoldSource } from '../tape/foldCache';
 import type { EntrySource } from '../tape/projections/projection';
 import { Appender, type AppendResult } from './appender';
 import { AppendEvents, type AppendListener, type Disposable } from './appendEvents';
+import { interruptedCallRepairs } from './crashRepair';
 import { Durability } from './durability';
 import { TapeFileError } from './errors';
 import { removeTempFiles, writeFileDurably } from './fsutil';
@@ -53,6 +54,8 @@ export interface OpenReport {
   migratedFrom: number | null;
   /** Temp files of an interrupted checkpoint that a writable open removed. */
   removedTempFiles: string[];
+  /** Tool calls left without a result (crash, cancel) that a writable open closed with an error result. */
+  repairedToolCalls: number;
 }
 
 /** The parts of a store that read or write its database; a read-only store's reload replaces them. */
@@ -119,6 +122,7 @@ export class TapeStore implements FoldSource, EntrySource {
     if ((readOnly || options.create === false) && !fs.existsSync(file)) throw new TapeFileError(file, 'does not exist');
     const release = readOnly ? () => undefined : acquireLock(file);
     let db: Database | undefined;
+    let store: TapeStore;
     try {
       const removedTempFiles = readOnly ? [] : removeTempFiles(file);
       if (!fs.existsSync(file)) {
@@ -129,21 +133,30 @@ export class TapeStore implements FoldSource, EntrySource {
       }
       const r = await recover(SQL, file, journalFile, readOnly);
       db = r.db;
-      const report: OpenReport = { replayedRecords: r.replayed, droppedBytes: r.droppedBytes, migratedFrom: r.migratedFrom, removedTempFiles };
+      const report: OpenReport = { replayedRecords: r.replayed, droppedBytes: r.droppedBytes, migratedFrom: r.migratedFrom, removedTempFiles, repairedToolCalls: 0 };
       const journal = readOnly ? null : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, { groupCommitMs: options.groupCommitMs ?? 5 });
-      return new TapeStore(new Connection(db), new LiveImage(r.image), file, readOnly, journal, release, options, report);
+      store = new TapeStore(new Connection(db), new LiveImage(r.image), file, readOnly, journal, release, options, report);
     } catch (e) {
       db?.close();
       release();
       throw e;
     }
+    if (!readOnly) {
+      try {
+        store.openReport.repairedToolCalls = await store.repairInterruptedCalls();
+      } catch (e) {
+        await store.close().catch(() => undefined);
+        throw e;
+      }
+    }
+    return store;
   }
 
   /** A tape held only in memory (a loaded `.tape.jsonl`, an import being built). */
   static async inMemory(rows: readonly RowTuple[] = [], options: { readOnly?: boolean } = {}): Promise<TapeStore> {
     const db = createTapeDb(await loadSqlJs());
     insertRows(db, rows.map(paramsOf));
-    const report: OpenReport = { replayedRecords: 0, droppedBytes: 0, migratedFrom: null, removedTempFiles: [] };
+    const report: OpenReport = { replayedRecords: 0, droppedBytes: 0, migratedFrom: null, removedTempFiles: [], repairedToolCalls: 0 };
     return new TapeStore(new Connection(db), new LiveImage(null), null, options.readOnly ?? false, null, () => undefined, {}, report);
   }
 
@@ -275,6 +288,16 @@ export class TapeStore implements FoldSource, EntrySource {
       this.c.close();
       this.releaseLock();
     }
+  }
+
+  /** Closes the tool calls a crash left unanswered (crashRepair.ts), durably; returns how many. */
+  private async repairInterruptedCalls(): Promise<number> {
+    let repaired = 0;
+    for (const [sessionId, entries] of interruptedCallRepairs(this.c.db, (s) => this.foldRows(s, 0))) {
+      const results = await this.appendMany(sessionId, entries, { durable: true });
+      repaired += results.filter((r) => !r.deduplicated).length;
+    }
+    return repaired;
   }
 
   private captureImage(lastSeq: number): Uint8Array {

@@ -1,0 +1,141 @@
+import * as assert from 'assert';
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { TapeFileError, TapeStoreFailedError } from '../../../src/store/errors';
+import { journalPathOf } from '../../../src/store/journal';
+import { TapeStore } from '../../../src/store/tapeStore';
+import { fingerprint, message, tempDir } from './helpers';
+import nodeFs = require('fs');
+
+/** Replaces one function of the fs module (the store sees it too) until the returned restore is called. */
+function patchFs<K extends 'openSync' | 'writeSync'>(name: K, impl: (original: (typeof fs)[K]) => (typeof fs)[K]): () => void {
+  const original = nodeFs[name];
+  nodeFs[name] = impl(original);
+  return () => (nodeFs[name] = original);
+}
+
+const contents = (s: TapeStore): unknown[] => s.entries('s').map((e) => e.payload.content ?? e.name);
+
+describe('store durability after failures', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(() => {
+    dir = tempDir();
+    file = path.join(dir, 'd.tape.sqlite');
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('a journal rotation that fails after its rename fails the store: no later append is acknowledged', async () => {
+    const store = await TapeStore.open(file, { groupCommitMs: 1 });
+    await store.append('s', message('m1', 'one'));
+    await store.append('s', message('m2', 'two'));
+    // The new journal is in place; opening it for writing fails (EMFILE, say).
+    const restore = patchFs('openSync', (open) => ((...args: Parameters<typeof fs.openSync>) => {
+      if (args[0] === journalPathOf(file) && args[1] === 'r+') throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+      return open(...args);
+    }) as typeof fs.openSync);
+    try {
+      await assert.rejects(store.checkpoint(), /EMFILE/);
+    } finally {
+      restore();
+    }
+    await assert.rejects(store.append('s', message('m3', 'three')), (e: Error) => e instanceof TapeStoreFailedError);
+    await assert.rejects(store.checkpoint(), (e: Error) => e instanceof TapeStoreFailedError, 'no checkpoint once failed');
+    await store.close();
+    const re = await TapeStore.open(file, { readOnly: true });
+    assert.deepStrictEqual(contents(re), ['session/start', 'one', 'two']);
+    await re.close();
+  });
+
+  it('a failed store never checkpoints: rows of a rejected append do not reach the snapshot', async () => {
+    const store = await TapeStore.open(file, { groupCommitMs: 1 });
+    await store.append('s', message('m1', 'kept'));
+    await store.checkpoint();
+    const snapshotBefore = fingerprint(file);
+    const restore = patchFs('writeSync', (write) => ((...args: Parameters<typeof fs.writeSync>) => {
+      if (args[0] !== 1 && args[0] !== 2) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      return (write as (...a: unknown[]) => number)(...args);
+    }) as typeof fs.writeSync);
+    try {
+      await assert.rejects(store.append('s', message('m2', 'rejected')), (e: Error) => e instanceof TapeStoreFailedError && /ENOSPC/.test(e.message));
+    } finally {
+      restore();
+    }
+    await assert.rejects(store.checkpoint(), (e: Error) => e instanceof TapeStoreFailedError);
+    await store.close();
+    assert.deepStrictEqual(fingerprint(file), snapshotBefore, 'the snapshot was not rewritten');
+    const re = await TapeStore.open(file, { readOnly: true });
+    assert.deepStrictEqual(contents(re), ['session/start', 'kept']);
+    await re.close();
+  });
+
+  it('a checkpoint does not replace the snapshot when a record queued before its image failed', async () => {
+    const store = await TapeStore.open(file, { groupCommitMs: 1 });
+    await store.append('s', message('m1', 'kept'));
+    await store.checkpoint();
+    const snapshotBefore = fingerprint(file);
+    const restore = patchFs('writeSync', (write) => ((...args: Parameters<typeof fs.writeSync>) => {
+      if (args[0] !== 1 && args[0] !== 2) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+      return (write as (...a: unknown[]) => number)(...args);
+    }) as typeof fs.writeSync);
+    // The append's record is queued (written in a microtask); the checkpoint takes its image first.
+    const rejected = store.append('s', message('m2', 'rejected'));
+    const checkpoint = store.checkpoint();
+    try {
+      await assert.rejects(rejected, /EIO/);
+    } finally {
+      restore();
+    }
+    await assert.rejects(checkpoint, (e: Error) => e instanceof TapeStoreFailedError);
+    await store.close();
+    assert.deepStrictEqual(fingerprint(file).bytes, snapshotBefore.bytes);
+    const re = await TapeStore.open(file, { readOnly: true });
+    assert.deepStrictEqual(contents(re), ['session/start', 'kept']);
+    await re.close();
+  });
+
+  it('a writable open removes the temp files of a killed checkpoint; a read-only open leaves them', async () => {
+    const s = await TapeStore.open(file);
+    await s.append('s', message('m1', 'one'));
+    await s.close();
+    const leftovers = [`${file}.tmp-4242-abc`, `${journalPathOf(file)}.tmp-4242`];
+    for (const f of leftovers) fs.writeFileSync(f, 'half a checkpoint');
+    const other = path.join(dir, 'other.tape.sqlite.tmp-1');
+    fs.writeFileSync(other, 'not ours');
+    const ro = await TapeStore.open(file, { readOnly: true });
+    await ro.close();
+    assert.ok(leftovers.every((f) => fs.existsSync(f)));
+    const rw = await TapeStore.open(file);
+    assert.deepStrictEqual(rw.openReport.removedTempFiles.sort(), leftovers.map((f) => path.basename(f)).sort());
+    await rw.close();
+    assert.ok(leftovers.every((f) => !fs.existsSync(f)));
+    assert.ok(fs.existsSync(other), "another tape's files are left alone");
+  });
+
+  it('a read-only open that keeps meeting checkpoints fails naming the writer pid; without a writer it reports damage', async function () {
+    this.timeout(15_000);
+    const s = await TapeStore.open(file, { groupCommitMs: 1 });
+    await s.append('s', message('m1', 'one'));
+    await s.checkpoint();
+    const oldSnapshot = fs.readFileSync(file);
+    await s.append('s', message('m2', 'two'));
+    await s.checkpoint();
+    await s.append('s', message('m3', 'three'));
+    // Freeze the state a reader sees between a writer's snapshot rename and journal rotation.
+    const journal = fs.readFileSync(journalPathOf(file));
+    await s.close();
+    const writer = spawn('sleep', ['30']);
+    try {
+      fs.writeFileSync(file, oldSnapshot);
+      fs.writeFileSync(journalPathOf(file), journal);
+      fs.writeFileSync(`${file}.lock`, String(writer.pid));
+      await assert.rejects(TapeStore.open(file, { readOnly: true }), (e: Error) =>
+        e instanceof TapeFileError && new RegExp(`the writer \\(pid ${writer.pid}\\) checkpointed during each of 20 attempts`).test(e.message));
+    } finally {
+      writer.kill();
+    }
+    fs.rmSync(`${file}.lock`);
+    await assert.rejects(TapeStore.open(file, { readOnly: true }), /does not continue its snapshot/);
+  });
+});
