@@ -36,6 +36,7 @@ export type RepairOutcome =
  * repaired one, and the set-aside file is either complete or absent.
  */
 export async function repairTape(file: string): Promise<RepairOutcome> {
+  if (!fs.existsSync(file)) throw new TapeFileError(file, 'does not exist');
   const release = acquireLock(file);
   try {
     const tapeId = await tapeIdOf(file);
@@ -47,7 +48,9 @@ export async function repairTape(file: string): Promise<RepairOutcome> {
     const setAside = Buffer.allocUnsafe(scan.usedEnd - scan.validEnd);
     const fd = fs.openSync(journal, 'r+');
     try {
-      fs.readSync(fd, setAside, 0, setAside.length, scan.validEnd);
+      if (fs.readSync(fd, setAside, 0, setAside.length, scan.validEnd) !== setAside.length) {
+        throw new TapeFileError(journal, 'changed while being repaired; nothing was changed');
+      }
       const setAsideFile = `${journal}.damaged-${new Date().toISOString().replace(/[-:.]/g, '')}`;
       await writeFileDurably(setAsideFile, [setAside], true);
       fs.ftruncateSync(fd, scan.validEnd);
@@ -66,7 +69,6 @@ export async function repairTape(file: string): Promise<RepairOutcome> {
 }
 
 async function tapeIdOf(file: string): Promise<string> {
-  if (!fs.existsSync(file)) throw new TapeFileError(file, 'does not exist');
   const { db } = await readSnapshot(await loadSqlJs(), file);
   try {
     return readMeta(db).get('tape_id') ?? '';

@@ -3,9 +3,18 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { Readable } from 'stream';
+import { appendCommand } from '../../../src/cli/commands/append';
 import { run } from '../../../src/cli/main';
+import { ioOf } from '../../../src/cli/output';
+import { HEADER_BYTES, journalPathOf } from '../../../src/store/journal';
 import { TapeStore } from '../../../src/store/tapeStore';
+import * as entryModule from '../../../src/tape/entry';
 import { buildCli, CLI } from './build';
+import { recordStarts } from './journalFrames';
+
+/** Terminal control characters: C0 but tab and newline, DEL, C1. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -144,5 +153,134 @@ describe('agent-tape CLI', function () {
     assert.match(broken.stderr, /<stdin>:1: not a JSON line/);
     const info = JSON.parse(spawnSync(process.execPath, [CLI, 'info', t, '--json'], { encoding: 'utf8' }).stdout);
     assert.strictEqual(info.sessions[0].headEntryId, 4, 'nothing after the refused line was appended');
+  });
+
+  describe('terminal control characters in tape text', () => {
+    const session = 'evil\u001b]0;owned\u0007-session';
+    const content = 'clear\u001b[2J\u001b[Hscreen \u009b31mred\u001b[0m\rover\u007f\ttab\nnext line';
+    let evil: string;
+    before(async () => {
+      evil = path.join(dir, 'evil.tape.sqlite');
+      const s = await TapeStore.open(evil);
+      await s.append(session, { kind: 'message', name: 'message/user', payload: { messageId: 'u1', role: 'user', status: 'sent', orderSeq: 1, content } });
+      await s.append(session, { kind: 'tool_call', name: 'run\u001b[8m', payload: { messageId: 'u1', toolCallId: 't1', name: 'run\u001b[8m', input: {} } });
+      await s.append(session, { kind: 'anchor', name: 'handoff/\u009b2J', payload: { name: 'handoff/\u009b2J', state: { summary: 'x' } } });
+      await s.close();
+    });
+
+    it('are stripped from every human output (tab and newline kept) and kept exactly in --json', async () => {
+      const human: [string[], RegExp][] = [
+        // log prints the payload as JSON text, where C0 controls are escapes already; C1 are not.
+        [['log', evil], /evil\]0;owned-session #2 message message\/user .*clear\\u001b\[2J\\u001b\[Hscreen[^]*#4 anchor handoff\/2J /],
+        [['view', evil, '--session', session], /#2 user: clear\[2J\[Hscreen 31mred\[0mover\ttab\nnext line/],
+        [['context', evil, '--session', session, '--anchor', 'none'], /clear\[2J\[Hscreen 31mred\[0mover\ttab\nnext line/],
+        [['search', evil, 'over'], /evil\]0;owned-session #2 message message\/user .*31mred\[0m.*over/],
+        [['info', evil], /evil\]0;owned-session: head 4[^]*#4 handoff\/2J/],
+      ];
+      for (const [argv, expected] of human) {
+        const r = await cli(...argv);
+        assert.strictEqual(r.code, 0, `${argv.join(' ')}: ${r.err}`);
+        assert.doesNotMatch(r.out, CONTROL, argv[0]);
+        assert.match(r.out, expected, argv[0]);
+      }
+      const log = (await cli('log', evil, '--json')).out.trim().split('\n').map((l) => JSON.parse(l));
+      assert.deepStrictEqual(log.map((e) => [e.sessionId, e.name]), [[session, 'session/start'], [session, 'message/user'], [session, 'run\u001b[8m'], [session, 'handoff/\u009b2J']]);
+      assert.strictEqual(log[1].payload.content, content);
+      assert.strictEqual(JSON.parse((await cli('view', evil, '--session', session, '--json')).out).messages[0].content, content);
+      assert.strictEqual(JSON.parse((await cli('search', evil, 'over', '--json')).out)[0].sessionId, session);
+      assert.strictEqual(JSON.parse((await cli('info', evil, '--json')).out).sessions[0].anchors[1].name, 'handoff/\u009b2J');
+    });
+
+    it('are stripped from error messages that echo input', async () => {
+      const r = await cli('view', evil, '--session', 'no\u009b2Jsuch');
+      assert.strictEqual(r.code, 2);
+      assert.doesNotMatch(r.err, CONTROL);
+      assert.match(r.err, /no session "no2Jsuch" in this tape; sessions: evil\]0;owned-session/);
+    });
+  });
+
+  it("info reports the journal's record bytes, not its preallocated file size", async () => {
+    const t = path.join(dir, 'journaled.tape.sqlite');
+    const s = await TapeStore.open(t);
+    for (let i = 0; i < 3; i++) await s.append('s', { kind: 'system', name: 'system/prompt', payload: { content: `prompt ${i}` } }, { durable: true });
+    fs.writeFileSync(`${t}.lock`, '999999999'); // dropped without close (a crash): the records stay in the journal
+    const journal = fs.readFileSync(journalPathOf(t));
+    const { starts, end } = recordStarts(journal);
+    assert.strictEqual(starts.length, 3);
+    assert.ok(journal.length >= 1 << 20, 'the journal file is preallocated');
+    const info = JSON.parse((await cli('info', t, '--json')).out);
+    assert.strictEqual(info.journalBytes, end - HEADER_BYTES);
+    assert.match((await cli('info', t)).out, new RegExp(`\\+ ${end - HEADER_BYTES} bytes of journal records`));
+    assert.strictEqual(JSON.parse((await cli('info', tape, '--json')).out).journalBytes, 0, 'a closed tape: its journal holds no records');
+  });
+
+  describe('append from a stream', () => {
+    const line = (id: string, key?: string): string =>
+      JSON.stringify({ kind: 'message', name: 'message/user', provenanceKey: key, payload: { messageId: id, role: 'user', status: 'sent', orderSeq: 1, content: `${id} ✓ ünïcödé` } });
+
+    /** Runs `append` on `chunks` as stdin; returns its exit, the writes to stdout and to stderr. */
+    async function append(file: string, chunks: string[]): Promise<{ code: number; writes: string[]; err: string }> {
+      const writes: string[] = [];
+      let err = '';
+      const io = ioOf({ out: (t) => writes.push(t), err: (t) => (err += t) });
+      // Split inside multi-byte characters too: the stream hands over bytes, not characters.
+      const input = Readable.from(chunks.map((c) => Buffer.from(c)).flatMap((b) => [b.subarray(0, 7), b.subarray(7)]));
+      try {
+        return { code: await appendCommand([file, '--session', 'x'], io, input), writes, err };
+      } catch (e) {
+        return { code: 2, writes, err: (e as Error).message };
+      }
+    }
+
+    it('acknowledges each batch read together with one write, in order, with dedup flags', async () => {
+      const t = path.join(dir, 'batched.tape.sqlite');
+      const lines = Array.from({ length: 300 }, (_, i) => line(`m${i}`, i % 50 === 49 ? `k${i - 10}` : `k${i}`));
+      const text = `${lines.join('\n')}\n`;
+      const cut = text.indexOf('\n', text.length / 2) + 5; // the second chunk starts inside a line
+      const r = await append(t, [text.slice(0, cut), text.slice(cut)]);
+      assert.strictEqual(r.code, 0, r.err);
+      assert.ok(r.writes.length <= 4, `${r.writes.length} writes for 300 acknowledgements`);
+      const acks = r.writes.join('').trim().split('\n').map((l) => JSON.parse(l));
+      let next = 2;
+      assert.deepStrictEqual(acks, lines.map((_, i) => (i % 50 === 49 ? { entryId: i - 10 + 2 - Math.floor((i - 10) / 50), deduplicated: true } : { entryId: next++, deduplicated: false })));
+      const s = await TapeStore.open(t, { readOnly: true });
+      try {
+        assert.strictEqual(s.headEntryId('x'), 1 + 300 - 6);
+        assert.strictEqual(s.getEntry('x', 2)?.payload.content, 'm0 ✓ ünïcödé');
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('validates each entry once', async () => {
+      const real = entryModule.validateNewEntry;
+      let calls = 0;
+      Object.assign(entryModule, { validateNewEntry: (...a: Parameters<typeof real>) => (calls++, real(...a)) });
+      try {
+        const r = await append(path.join(dir, 'once.tape.sqlite'), [`${Array.from({ length: 40 }, (_, i) => line(`v${i}`)).join('\n')}\n`]);
+        assert.strictEqual(r.code, 0, r.err);
+      } finally {
+        Object.assign(entryModule, { validateNewEntry: real });
+      }
+      assert.strictEqual(calls, 40);
+    });
+
+    it('stops at a refused line in the middle of a batch: the lines before it are in, none after', async () => {
+      const t = path.join(dir, 'refused.tape.sqlite');
+      const invalid = await append(t, [`${line('a')}\n\n${line('b')}\n{"kind":"message","name":"message/user","payload":{}}\n${line('c')}\n`, `${line('d')}\n`]);
+      assert.strictEqual(invalid.code, 2);
+      assert.match(invalid.err, /<stdin>:4: entry .*payload/);
+      assert.deepStrictEqual(invalid.writes.join('').trim().split('\n').map((l) => JSON.parse(l).entryId), [2, 3]);
+      const broken = await append(t, [`${line('e')}\n${line('f')}\nnot json\n${line('g')}\n`]);
+      assert.strictEqual(broken.code, 2);
+      assert.match(broken.err, /<stdin>:3: not a JSON line/);
+      assert.deepStrictEqual(broken.writes.join('').trim().split('\n').map((l) => JSON.parse(l).entryId), [4, 5]);
+      const s = await TapeStore.open(t, { readOnly: true });
+      try {
+        assert.deepStrictEqual(s.entries('x').map((e) => e.payload.messageId ?? null), [null, 'a', 'b', 'e', 'f']);
+      } finally {
+        await s.close();
+      }
+    });
   });
 });
