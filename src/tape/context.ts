@@ -160,21 +160,19 @@ export type ContextItem =
  * dropped and a call without a result gets an interrupted placeholder, so no pair is ever split.
  */
 export function contextItems(view: EffectiveView, cursor: Cursor | null): ContextItem[] {
+  const shown = cursor === null ? view.messages : view.messages.filter((m) => isAfterCursor(m, cursor));
+  // Only the shown messages' tool facts are indexed: after a compaction that is a small part of the
+  // session, and a gauge reads this on every request.
   const callsOf = new Map<string, ViewToolCall[]>();
-  for (const c of view.toolCalls) {
-    const list = callsOf.get(c.messageId);
-    if (list === undefined) callsOf.set(c.messageId, [c]);
-    else list.push(c);
-  }
+  for (const m of shown) callsOf.set(m.messageId, []);
+  for (const c of view.toolCalls) callsOf.get(c.messageId)?.push(c);
   const resultOf = new Map<string, ViewToolResult>();
-  for (const r of view.toolResults) resultOf.set(pairKey(r.messageId, r.toolCallId), r);
+  for (const r of view.toolResults) if (callsOf.has(r.messageId)) resultOf.set(pairKey(r.messageId, r.toolCallId), r);
 
   const items: ContextItem[] = [];
-  for (const m of view.messages) {
-    if (cursor !== null && !isAfterCursor(m, cursor)) continue;
+  for (const m of shown) {
     items.push({ kind: 'message', message: m });
-    const calls = callsOf.get(m.messageId);
-    if (calls === undefined) continue;
+    const calls = callsOf.get(m.messageId) as ViewToolCall[];
     for (const c of calls) items.push({ kind: 'call', call: c });
     for (const c of calls) {
       const r = resultOf.get(pairKey(c.messageId, c.toolCallId));
