@@ -3,7 +3,7 @@ import { isSessionStart, type Entry, type NewEntry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { TapeQueries } from './queries';
 import type { RowWriter } from './rowWriter';
-import { paramsOf, rowTupleOf, type RowParams, type RowTuple } from './rowTuple';
+import { foldRowOfRow, paramsOf, rowTupleOf, type RowParams } from './rowTuple';
 import type { TickTransaction } from './tickTransaction';
 
 export interface AppendResult {
@@ -20,9 +20,6 @@ export interface Written {
   rows: RowParams[];
   foldRows: FoldRow[];
 }
-
-const foldRowOfTuple = (r: RowTuple): FoldRow =>
-  ({ entryId: r[1], kind: r[2], name: r[3], messageId: r[6], toolCallId: r[7], status: r[8], orderSeq: r[9], role: r[10] });
 
 /**
  * The write path of one append: the append rule (src/tape/append.ts), provenance-key idempotency,
@@ -56,7 +53,7 @@ export class Appender {
         this.rowWriter.write(params, entry.payload);
         head++;
         rows.push(params);
-        foldRows.push(foldRowOfTuple(row));
+        foldRows.push(foldRowOfRow(row));
         if (key !== null) byKey.set(key, entry);
         return { entry, deduplicated: false };
       });

@@ -57,12 +57,12 @@ export class Durability {
   checkpoint(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     this.checkpointing ??= (async () => {
-      const end = this.journal.end;
-      const bytes = this.capture(this.journal.seq);
+      const mark = this.journal.mark();
+      const bytes = this.capture(mark.seq);
       // Records queued before the capture are written by now; if one failed, its rows are in the
       // image and must not replace the snapshot.
       await writeFileDurably(this.file, [bytes], false, () => this.assertHealthy());
-      await this.journal.rotate(end).catch((e: unknown) => this.fail(e));
+      await this.journal.rotate(mark).catch((e: unknown) => this.fail(e));
     })().finally(() => (this.checkpointing = undefined));
     return this.checkpointing;
   }

@@ -19,6 +19,15 @@ export async function fsyncDir(dir: string): Promise<void> {
 /** A file's size, 0 when it does not exist (a tape without a journal yet). */
 export const fileSize = (file: string): number => (fs.existsSync(file) ? fs.statSync(file).size : 0);
 
+/** A file's inode, null when it does not exist: tells a file from the one renamed over it. */
+export function inodeOf(file: string): number | null {
+  try {
+    return fs.statSync(file).ino;
+  } catch {
+    return null;
+  }
+}
+
 export function refuseExisting(dst: string): void {
   if (fs.existsSync(dst)) throw new TapeFileError(dst, 'already exists; refusing to overwrite it (choose another destination or delete it first)');
 }

@@ -26,7 +26,7 @@ const FRAME_BYTES = 16;
 /** The journal grows by this much zeroed space ahead of its records (see GroupCommitOptions). */
 const PREALLOCATE_BYTES = 1 << 20;
 
-const header = (tapeId: string): Buffer => Buffer.from(`${MAGIC}${tapeId}\n`, 'latin1');
+export const journalHeader = (tapeId: string): Buffer => Buffer.from(`${MAGIC}${tapeId}\n`, 'latin1');
 
 export function encodeRecord(seq: number, body: Uint8Array): Buffer {
   const buf = Buffer.allocUnsafe(FRAME_BYTES + body.length);
@@ -40,6 +40,21 @@ export function encodeRecord(seq: number, body: Uint8Array): Buffer {
 export interface JournalRecord {
   seq: number;
   body: Buffer;
+  /** Where the record starts and ends in its file. */
+  start: number;
+  end: number;
+}
+
+/**
+ * The intact record starting at byte `off` of `bytes`, or null: the preallocated zeros after the
+ * last record (a body is never empty), a record cut short, or one whose checksum fails.
+ */
+export function recordAt(bytes: Buffer, off: number): JournalRecord | null {
+  if (off + FRAME_BYTES > bytes.length) return null;
+  const len = bytes.readUInt32LE(off);
+  const end = off + FRAME_BYTES + len;
+  if (len === 0 || end > bytes.length || crc32(bytes, off + 8, end) !== bytes.readUInt32LE(off + 4)) return null;
+  return { seq: bytes.readDoubleLE(off + 8), body: bytes.subarray(off + FRAME_BYTES, end), start: off, end };
 }
 
 export interface JournalContents {
@@ -78,26 +93,21 @@ export function scanJournal(journalFile: string, tapeId: string): JournalScan {
   if (bytes.length < HEADER_BYTES) return { records: [], validEnd: 0, droppedBytes: bytes.length, usedEnd: bytes.length };
   const head = bytes.toString('latin1', 0, HEADER_BYTES);
   if (!head.startsWith(MAGIC)) throw new TapeFileError(journalFile, 'is not an Agent Tape journal (bad magic)');
-  if (head !== header(tapeId).toString('latin1')) {
+  if (head !== journalHeader(tapeId).toString('latin1')) {
     throw new TapeFileError(journalFile, `belongs to another tape (id ${head.slice(MAGIC.length, -1)}, the snapshot is ${tapeId}); move it away to open the snapshot alone`);
   }
   const records: JournalRecord[] = [];
   let off = HEADER_BYTES;
   let prevSeq: number | null = null;
   let damage: string | undefined;
-  while (off + FRAME_BYTES <= bytes.length) {
-    const len = bytes.readUInt32LE(off);
-    if (len === 0) break; // the preallocated zeros after the last record (a body is never empty)
-    const end = off + FRAME_BYTES + len;
-    if (end > bytes.length || crc32(bytes, off + 8, end) !== bytes.readUInt32LE(off + 4)) break;
-    const seq = bytes.readDoubleLE(off + 8);
-    if (prevSeq !== null && seq !== prevSeq + 1) {
-      damage = `is damaged at byte ${off}: record ${seq} follows record ${prevSeq}`;
+  for (let r = recordAt(bytes, off); r !== null; r = recordAt(bytes, off)) {
+    if (prevSeq !== null && r.seq !== prevSeq + 1) {
+      damage = `is damaged at byte ${off}: record ${r.seq} follows record ${prevSeq}`;
       break;
     }
-    prevSeq = seq;
-    records.push({ seq, body: bytes.subarray(off + FRAME_BYTES, end) });
-    off = end;
+    prevSeq = r.seq;
+    records.push(r);
+    off = r.end;
   }
   let used = bytes.length;
   while (used > off && bytes[used - 1] === 0) used--;
@@ -122,7 +132,7 @@ async function createJournalFile(journalFile: string, tapeId: string, tail: Uint
   const tmp = `${journalFile}.tmp-${process.pid}`;
   const h = await fs.promises.open(tmp, 'w');
   try {
-    await h.write(header(tapeId));
+    await h.write(journalHeader(tapeId));
     if (tail.length) await h.write(tail);
     await h.datasync();
   } finally {
@@ -133,6 +143,31 @@ async function createJournalFile(journalFile: string, tapeId: string, tail: Uint
   return { fd: fs.openSync(journalFile, 'r+'), end: HEADER_BYTES + tail.length };
 }
 
+/** Where a writer stands in its journal, for a checkpoint (see Journal.rotate). */
+export interface JournalMark {
+  /** Byte offset after the last record. */
+  end: number;
+  /** Sequence number of the last record. */
+  seq: number;
+  /** Where the last record starts; null when the journal has none. */
+  lastRecordAt: number | null;
+}
+
+/** What the snapshot already holds of a journal being opened for appending. */
+export interface JournalLayout {
+  /** Where the journal's last intact record starts; null when it has none. */
+  lastRecordAt: number | null;
+  /** Records before this offset are in the snapshot. */
+  checkpointedEnd: number;
+}
+
+/** The layout of a journal's records after `snapshotSeq`, the last one its snapshot holds. */
+export function layoutOf(records: readonly JournalRecord[], snapshotSeq: number): JournalLayout {
+  let checkpointedEnd = HEADER_BYTES;
+  for (const r of records) if (r.seq <= snapshotSeq) checkpointedEnd = r.end;
+  return { lastRecordAt: records.length ? records[records.length - 1].start : null, checkpointedEnd };
+}
+
 /** The writable journal of an open store. */
 export class Journal {
   private constructor(
@@ -140,17 +175,19 @@ export class Journal {
     private readonly tapeId: string,
     private writer: GroupCommitWriter,
     private lastSeq: number,
+    private layout: JournalLayout,
   ) {}
 
   /**
    * Opens for appending after `lastSeq`. A torn tail found by `readJournal` is cut off first, so new
    * records never follow garbage; a missing or headerless journal is created.
    */
-  static async open(file: string, tapeId: string, lastSeq: number, validEnd: number, options: GroupCommitOptions): Promise<Journal> {
+  static async open(file: string, tapeId: string, lastSeq: number, validEnd: number, layout: JournalLayout, options: GroupCommitOptions): Promise<Journal> {
     let fd: number;
     let end: number;
     if (validEnd < HEADER_BYTES) {
       ({ fd, end } = await createJournalFile(file, tapeId, new Uint8Array(0)));
+      layout = { lastRecordAt: null, checkpointedEnd: HEADER_BYTES };
     } else {
       fd = fs.openSync(file, 'r+');
       end = validEnd;
@@ -159,25 +196,21 @@ export class Journal {
         fs.fdatasyncSync(fd);
       }
     }
-    return new Journal(file, tapeId, new GroupCommitWriter(fd, end, { preallocateBytes: PREALLOCATE_BYTES, ...options }), lastSeq);
+    return new Journal(file, tapeId, new GroupCommitWriter(fd, end, { preallocateBytes: PREALLOCATE_BYTES, ...options }), lastSeq, layout);
   }
 
   get seq(): number {
     return this.lastSeq;
   }
 
-  /** Byte offset where the next record starts. */
-  get end(): number {
-    return this.writer.end;
-  }
-
-  /** Bytes of records since the last rotation: what an automatic checkpoint is measured against. */
+  /** Bytes of records the snapshot does not hold yet: what an automatic checkpoint is measured against. */
   get recordBytes(): number {
-    return this.writer.end - HEADER_BYTES;
+    return this.writer.end - this.layout.checkpointedEnd;
   }
 
   /** Appends one transaction's record; resolves when it is written (durable: and fsynced). */
   append(body: Uint8Array, durable: boolean): Promise<void> {
+    this.layout.lastRecordAt = this.writer.end;
     return this.writer.write(encodeRecord(++this.lastSeq, body), durable);
   }
 
@@ -186,16 +219,30 @@ export class Journal {
     return this.writer.write(new Uint8Array(0), durable);
   }
 
+  /** Where the journal stands now: a checkpoint's image holds every record up to here. */
+  mark(): JournalMark {
+    return { end: this.writer.end, seq: this.lastSeq, lastRecordAt: this.layout.lastRecordAt };
+  }
+
   /**
-   * Drops the records before byte `from` (they are in the snapshot now): writes a new journal of
-   * header + the rest, fsyncs it and renames it over the old one. Appends wait meanwhile.
+   * Drops the records a checkpoint's snapshot holds (those before `mark`) but its last one: writes
+   * a new journal of header + that record + the records after it, fsyncs it and renames it over
+   * the old one. Appends wait meanwhile. Replay skips the kept record (the snapshot has it); it is
+   * there so a reader following the journal from another process can tell, from the first
+   * sequence number of the new file, whether it missed records that went into the snapshot.
    */
-  rotate(from: number): Promise<void> {
+  rotate(mark: JournalMark): Promise<void> {
     return this.writer.exclusive(async (fd, end) => {
-      const tail = Buffer.allocUnsafe(end - from);
-      if (tail.length) fs.readSync(fd, tail, 0, tail.length, from);
+      const keepFrom = mark.lastRecordAt ?? mark.end;
+      const tail = Buffer.allocUnsafe(end - keepFrom);
+      if (tail.length) fs.readSync(fd, tail, 0, tail.length, keepFrom);
       const next = await createJournalFile(this.file, this.tapeId, tail);
       fs.closeSync(fd);
+      const shift = keepFrom - HEADER_BYTES;
+      this.layout = {
+        lastRecordAt: this.layout.lastRecordAt === null ? null : this.layout.lastRecordAt - shift,
+        checkpointedEnd: mark.end - shift,
+      };
       return next;
     });
   }

@@ -1,7 +1,7 @@
 import type { Database, SqlJsStatic } from 'sql.js';
 import { TapeFileError } from './errors';
-import { fileSize } from './fsutil';
-import { readJournal, type JournalRecord } from './journal';
+import { fileSize, inodeOf } from './fsutil';
+import { layoutOf, readJournal, type JournalLayout, type JournalRecord } from './journal';
 import { lockHolder } from './lock';
 import { decodeRows } from './rowTuple';
 import { insertRows } from './rowWriter';
@@ -19,8 +19,12 @@ export interface Recovered {
   replayed: number;
   /** Length of the journal's good prefix, where a writer appends next. */
   validEnd: number;
+  /** What of the journal the snapshot holds. */
+  layout: JournalLayout;
   /** Bytes of a torn journal tail that were not replayed. */
   droppedBytes: number;
+  /** The inode of the journal that was read (null: none), so a reader can follow on from it. */
+  journalIno: number | null;
   /** The schema the snapshot had when it was older than this version's (migrated in memory). */
   migratedFrom: number | null;
 }
@@ -54,7 +58,13 @@ export async function recover(SQL: SqlJsStatic, file: string, journalFile: strin
       const meta = readMeta(db);
       const tapeId = meta.get('tape_id') ?? '';
       const snapshotSeq = Number(meta.get('last_seq') ?? 0);
+      const journalIno = inodeOf(journalFile);
       const contents = readJournal(journalFile, tapeId);
+      // Replaced while being read: read the one now in place.
+      if (inodeOf(journalFile) !== journalIno) {
+        db.close();
+        continue;
+      }
       const records = contents.records.filter((r) => r.seq > snapshotSeq);
       if (records.length && records[0].seq !== snapshotSeq + 1) {
         // Without a live writer a gap is damage, unless the writer checkpointed and closed just
@@ -72,7 +82,7 @@ export async function recover(SQL: SqlJsStatic, file: string, journalFile: strin
       }
       replay(db, records, journalFile);
       const lastSeq = records.length ? records[records.length - 1].seq : snapshotSeq;
-      return { db, image, tapeId, lastSeq, replayed: records.length, validEnd: contents.validEnd, droppedBytes: contents.droppedBytes, migratedFrom };
+      return { db, image, tapeId, lastSeq, replayed: records.length, validEnd: contents.validEnd, layout: layoutOf(contents.records, snapshotSeq), droppedBytes: contents.droppedBytes, journalIno, migratedFrom };
     } catch (e) {
       db.close();
       throw e;
@@ -88,4 +98,3 @@ export function replay(db: Database, records: readonly JournalRecord[], journalF
     throw new TapeFileError(journalFile, `cannot be replayed onto its snapshot: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
-

@@ -1,6 +1,6 @@
 import type { SqlValue } from 'sql.js';
 import type { Entry, Kind } from '../tape/entry';
-import { foldRowOf } from '../tape/fold';
+import { foldRowOf, type FoldRow } from '../tape/fold';
 
 /**
  * One entries row as positional values, in the order of `INSERT_ROW`'s parameters. Payload and
@@ -42,6 +42,10 @@ export function rowTupleOf(entry: Entry, payloadText: string, metaText: string):
   return [entry.sessionId, entry.entryId, entry.kind, entry.name, entry.provenanceKey, entry.createdAt,
     f.messageId, f.toolCallId, f.status, f.orderSeq, f.role, payloadText, metaText];
 }
+
+/** The fold's view of a row (its first columns are the same in a RowTuple and in RowParams). */
+export const foldRowOfRow = (r: RowTuple | RowParams): FoldRow =>
+  ({ entryId: r[1], kind: r[2], name: r[3], messageId: r[6], toolCallId: r[7], status: r[8], orderSeq: r[9], role: r[10] }) as FoldRow;
 
 export function paramsOf(r: RowTuple): RowParams {
   const p: RowParams = r.slice(0, HEAD);

@@ -10,13 +10,15 @@ import { interruptedCallRepairs } from './crashRepair';
 import { Durability } from './durability';
 import { TapeFileError } from './errors';
 import { removeTempFiles, writeFileDurably } from './fsutil';
+import { watchFile } from './fileWatch';
 import { Journal, journalPathOf } from './journal';
+import { JournalTail, type TailStart } from './journalTail';
 import { LiveImage } from './liveImage';
 import { acquireLock } from './lock';
 import { FoldRowCache } from './foldRowCache';
 import { TapeQueries, type EntryFilter, type RawEntry, type SessionSummary } from './queries';
 import { recover } from './recovery';
-import { encodeRows, paramsOf, type RowTuple } from './rowTuple';
+import { decodeRows, encodeRows, foldRowOfRow, paramsOf, type RowTuple } from './rowTuple';
 import { insertRows, RowWriter } from './rowWriter';
 import { createTapeDb, readMeta, writeMeta } from './schema';
 import { SearchIndex, type SearchHit, type SearchOptions } from './search';
@@ -97,6 +99,7 @@ export class TapeStore implements FoldSource, EntrySource {
   private readonly durability: Durability | null;
   private gen = 1;
   private closed = false;
+  private following: { tail: JournalTail; watch: Disposable; onError: (e: unknown) => void } | undefined;
 
   private constructor(
     private c: Connection,
@@ -108,6 +111,8 @@ export class TapeStore implements FoldSource, EntrySource {
     private readonly releaseLock: () => void,
     private readonly options: OpenOptions,
     readonly openReport: OpenReport,
+    /** Where the database ends in the journal (what following a writer continues from). */
+    private loadedAt: TailStart,
   ) {
     this.durability = journal && file
       ? new Durability(file, journal, (lastSeq) => this.captureImage(lastSeq), { checkpointBytes: options.checkpointBytes ?? 32 << 20 })
@@ -134,8 +139,8 @@ export class TapeStore implements FoldSource, EntrySource {
       const r = await recover(SQL, file, journalFile, readOnly);
       db = r.db;
       const report: OpenReport = { replayedRecords: r.replayed, droppedBytes: r.droppedBytes, migratedFrom: r.migratedFrom, removedTempFiles, repairedToolCalls: 0 };
-      const journal = readOnly ? null : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, { groupCommitMs: options.groupCommitMs ?? 5 });
-      store = new TapeStore(new Connection(db), new LiveImage(r.image), file, readOnly, journal, release, options, report);
+      const journal = readOnly ? null : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, r.layout, { groupCommitMs: options.groupCommitMs ?? 5 });
+      store = new TapeStore(new Connection(db), new LiveImage(r.image), file, readOnly, journal, release, options, report, { ino: r.journalIno, offset: r.validEnd, lastSeq: r.lastSeq });
     } catch (e) {
       db?.close();
       release();
@@ -157,7 +162,7 @@ export class TapeStore implements FoldSource, EntrySource {
     const db = createTapeDb(await loadSqlJs());
     insertRows(db, rows.map(paramsOf));
     const report: OpenReport = { replayedRecords: 0, droppedBytes: 0, migratedFrom: null, removedTempFiles: [], repairedToolCalls: 0 };
-    return new TapeStore(new Connection(db), new LiveImage(null), null, options.readOnly ?? false, null, () => undefined, {}, report);
+    return new TapeStore(new Connection(db), new LiveImage(null), null, options.readOnly ?? false, null, () => undefined, {}, report, { ino: null, offset: 0, lastSeq: 0 });
   }
 
   // ---- appending ----
@@ -266,21 +271,83 @@ export class TapeStore implements FoldSource, EntrySource {
     return this.durability?.checkpoint() ?? Promise.resolve();
   }
 
-  /** Re-reads a read-only tape from disk (another process writes it) and bumps the generation. */
+  /**
+   * Follows a tape that another process writes (read-only file stores): each record the writer
+   * journals is applied here as it lands, with the same change notifications as a local append,
+   * and no reload. Only records that a checkpoint took into the snapshot before they could be read
+   * (two checkpoints between two looks) force a full reload. Stopped by dispose or close.
+   */
+  follow(onError: (e: unknown) => void = (e) => console.error('agent-tape: following the tape failed:', e)): Disposable {
+    if (!this.readOnly || !this.file) throw new Error('follow: only read-only file tapes follow a writer');
+    if (!this.following) {
+      const journalFile = journalPathOf(this.file);
+      const tail = new JournalTail(journalFile, this.tapeId, this.loadedAt);
+      this.following = { tail, watch: watchFile(journalFile, () => this.catchUp()), onError };
+      this.catchUp();
+    }
+    return { dispose: () => this.unfollow() };
+  }
+
+  /** Re-reads a read-only tape from disk, bumps the generation and announces what grew. */
   async reload(): Promise<void> {
     if (!this.readOnly || !this.file) throw new Error('reload: only read-only file tapes reload; a writable store is the source of truth');
+    const heads = new Map(this.sessions().map((s) => [s.sessionId, s.headEntryId]));
     const next = await TapeStore.open(this.file, { readOnly: true });
+    if (this.closed) return void (await next.close());
     this.c.close();
     this.c = next.c;
     this.image = next.image;
+    this.loadedAt = next.loadedAt;
     this.foldRowCache.clear();
     this.gen++;
+    if (this.following) {
+      this.following.tail.close();
+      this.following.tail = new JournalTail(journalPathOf(this.file), this.tapeId, this.loadedAt);
+    }
+    for (const s of this.sessions()) {
+      const before = heads.get(s.sessionId) ?? 0;
+      if (s.headEntryId > before) this.events.fire({ sessionId: s.sessionId, firstEntryId: before + 1, lastEntryId: s.headEntryId });
+    }
+  }
+
+  /** Applies the records the followed writer journaled since the last look. */
+  private catchUp(): void {
+    const f = this.following;
+    if (!f || this.closed) return;
+    try {
+      const read = f.tail.read();
+      if ('gap' in read) {
+        this.reload().catch(f.onError);
+        return;
+      }
+      if (!read.records.length) return;
+      const perRecord = read.records.map((r) => decodeRows(r.body));
+      insertRows(this.c.db, perRecord.flat());
+      for (const rows of perRecord) {
+        // A record is one append transaction, which writes one session.
+        const sessionId = rows[0][0] as string;
+        const first = rows[0][1] as number;
+        const last = rows[rows.length - 1][1] as number;
+        this.c.queries.advanceHead(sessionId, last);
+        this.foldRowCache.extend(sessionId, rows.map(foldRowOfRow));
+        this.events.fire({ sessionId, firstEntryId: first, lastEntryId: last });
+      }
+    } catch (e) {
+      f.onError(e);
+    }
+  }
+
+  private unfollow(): void {
+    this.following?.watch.dispose();
+    this.following?.tail.close();
+    this.following = undefined;
   }
 
   /** Waits for pending appends, checkpoints (writable file tapes), releases the lock. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unfollow();
     this.c.transaction.commit();
     try {
       await this.durability?.close(this.openReport.migratedFrom !== null);

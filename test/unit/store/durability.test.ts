@@ -122,6 +122,8 @@ describe('store durability after failures', () => {
     await s.append('s', message('m2', 'two'));
     await s.checkpoint();
     await s.append('s', message('m3', 'three'));
+    await s.checkpoint();
+    await s.append('s', message('m4', 'four'));
     // Freeze the state a reader sees between a writer's snapshot rename and journal rotation.
     const journal = fs.readFileSync(journalPathOf(file));
     await s.close();

@@ -86,8 +86,11 @@ describe('journal and recovery', () => {
     await s.checkpoint();
     await s.append('s', message('m4', 'after checkpoint'));
     fs.writeFileSync(`${file}.lock`, '999999999');
-    // Put back the journal as the rotation found it: records the snapshot contains, then the new one.
-    const newRecords = journalRecordBytes().subarray(45);
+    // Put back the journal as the rotation found it: records the snapshot contains, then the new one
+    // (the rotated journal starts with the snapshot's last record, kept for followers: skip it).
+    const rotated = journalRecords(file, s.tapeId);
+    assert.deepStrictEqual(rotated.map((r) => r.seq), [4, 5]);
+    const newRecords = journalRecordBytes().subarray(rotated[1].start);
     fs.writeFileSync(journalPathOf(file), Buffer.concat([oldJournal, newRecords]));
     const re = await TapeStore.open(file);
     assert.deepStrictEqual(re.entries('s').map((e) => e.entryId), [1, 2, 3, 4, 5, 6]);
@@ -155,6 +158,10 @@ describe('journal and recovery', () => {
    * A crashed tape with three messages, checkpointed twice: returns the snapshot from after the
    * first checkpoint, which the journal (rotated by the second) no longer continues.
    */
+  /**
+   * A snapshot two checkpoints old: the journal now starts with the record of the last checkpoint
+   * (kept by rotation), so record 2 is neither in it nor in the old snapshot.
+   */
   async function checkpointedTwice(): Promise<Buffer> {
     let oldSnapshot = Buffer.alloc(0);
     await crashAfter(async (s) => {
@@ -163,7 +170,9 @@ describe('journal and recovery', () => {
       oldSnapshot = fs.readFileSync(file);
       await s.append('s', message('m2', 'two'));
       await s.checkpoint();
-      await s.append('s', message('m3', 'three')); // only in the rotated journal
+      await s.append('s', message('m3', 'three'));
+      await s.checkpoint();
+      await s.append('s', message('m4', 'four')); // only in the rotated journal
     });
     return oldSnapshot;
   }
@@ -181,7 +190,7 @@ describe('journal and recovery', () => {
     fs.writeFileSync(`${file}.next`, newSnapshot);
     setTimeout(() => fs.renameSync(`${file}.next`, file), 5);
     const r = await TapeStore.open(file, { readOnly: true });
-    assert.deepStrictEqual(r.entries('s').map((e) => e.payload.content ?? e.name), ['session/start', 'one', 'two', 'three']);
+    assert.deepStrictEqual(r.entries('s').map((e) => e.payload.content ?? e.name), ['session/start', 'one', 'two', 'three', 'four']);
     await r.close();
   });
 
