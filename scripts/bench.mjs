@@ -11,6 +11,9 @@ const wanted = process.argv.slice(2);
 const files = fs.readdirSync(path.join(root, 'bench')).filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => !wanted.length || wanted.some((w) => f.startsWith(w)));
 const outDir = path.join(root, 'out', 'bench');
+// The CLI's own bundle, beside the benches: cliAppend runs it as a child process.
+await esbuild.build({ entryPoints: [path.join(root, 'src', 'cli', 'main.ts')], outfile: path.join(outDir, 'cli.js'), bundle: true, platform: 'node',
+  target: 'node20', format: 'cjs', logLevel: 'warning' });
 const results = {};
 let failed = false;
 for (const f of files) {
