@@ -73,6 +73,9 @@ const compactionState = loose({
 });
 
 /** The event that takes a message out of the effective view (until a later revision of it). */
+/** The entry name of the system prompt; the last one on the tape is the one in force. */
+export const SYSTEM_PROMPT = 'system/prompt';
+
 /** The anchor every session starts with (SPEC 2.2); src/tape/append.ts writes it. */
 export const SESSION_START = 'session/start';
 /** Provenance key of the session/start anchor, reserved for it so it is written once. */

@@ -1,4 +1,4 @@
-import { RETRACTED_EVENT, type Entry, type Kind } from './entry';
+import { RETRACTED_EVENT, SYSTEM_PROMPT, type Entry, type Kind } from './entry';
 
 /**
  * The effective view (SPEC 2.3): what the conversation currently is, computed from the tape.
@@ -16,9 +16,6 @@ export interface FoldRow {
   orderSeq: number | null;
   role: string | null;
 }
-
-/** The entry name of the system prompt; the last one on the tape is the one in force. */
-export const SYSTEM_PROMPT = 'system/prompt';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

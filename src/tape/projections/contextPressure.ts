@@ -1,6 +1,6 @@
 import { contextItems, cursorOf, renderCheckpoint, type Cursor } from '../context';
-import { isReconstructionAnchor, textOf, type Entry } from '../entry';
-import { SYSTEM_PROMPT, viewOf } from '../fold';
+import { isReconstructionAnchor, SYSTEM_PROMPT, textOf, type Entry } from '../entry';
+import { viewOf } from '../fold';
 import { INTERRUPTED_OUTPUT } from '../toolPairs';
 import { decidesEffectiveness, factOf, foldReduction, type FactLog } from './foldedLog';
 import type { Projection } from './projection';
