@@ -15,6 +15,13 @@ function patchFs<K extends 'openSync' | 'writeSync'>(name: K, impl: (original: (
   return () => (nodeFs[name] = original);
 }
 
+/** Every write to a file (not stdout or stderr) fails with `code` until restored. */
+const failFileWrites = (code: string): (() => void) =>
+  patchFs('writeSync', (write) => ((...args: Parameters<typeof fs.writeSync>) => {
+    if (args[0] !== 1 && args[0] !== 2) throw Object.assign(new Error(`${code}: injected by the test`), { code });
+    return (write as (...a: unknown[]) => number)(...args);
+  }) as typeof fs.writeSync);
+
 const contents = (s: TapeStore): unknown[] => s.entries('s').map((e) => e.payload.content ?? e.name);
 
 describe('store durability after failures', () => {
@@ -53,10 +60,7 @@ describe('store durability after failures', () => {
     await store.append('s', message('m1', 'kept'));
     await store.checkpoint();
     const snapshotBefore = fingerprint(file);
-    const restore = patchFs('writeSync', (write) => ((...args: Parameters<typeof fs.writeSync>) => {
-      if (args[0] !== 1 && args[0] !== 2) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-      return (write as (...a: unknown[]) => number)(...args);
-    }) as typeof fs.writeSync);
+    const restore = failFileWrites('ENOSPC');
     try {
       await assert.rejects(store.append('s', message('m2', 'rejected')), (e: Error) => e instanceof TapeStoreFailedError && /ENOSPC/.test(e.message));
     } finally {
@@ -75,10 +79,7 @@ describe('store durability after failures', () => {
     await store.append('s', message('m1', 'kept'));
     await store.checkpoint();
     const snapshotBefore = fingerprint(file);
-    const restore = patchFs('writeSync', (write) => ((...args: Parameters<typeof fs.writeSync>) => {
-      if (args[0] !== 1 && args[0] !== 2) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
-      return (write as (...a: unknown[]) => number)(...args);
-    }) as typeof fs.writeSync);
+    const restore = failFileWrites('EIO');
     // The append's record is queued (written in a microtask); the checkpoint takes its image first.
     const rejected = store.append('s', message('m2', 'rejected'));
     const checkpoint = store.checkpoint();

@@ -2,15 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { TapeStore, type AppendEvent } from '../../../src/store/tapeStore';
-import { message, tempDir } from './helpers';
-
-/** Resolves once `done()` holds; fails after five seconds. */
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (const t0 = Date.now(); !done(); ) {
-    if (Date.now() - t0 > 5000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { message, tempDir, until } from './helpers';
 
 const summary = (s: TapeStore): string[] => s.entries(null).map((e) => `${e.sessionId}#${e.entryId} ${e.payload.content ?? e.name}`);
 

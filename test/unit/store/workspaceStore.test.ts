@@ -3,14 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { AppendEvent } from '../../../src/store/tapeStore';
 import { WORKSPACE_TAPE, WorkspaceStore, type WorkspaceStoreState } from '../../../src/store/workspaceStore';
-import { message, tempDir } from './helpers';
-
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (const t0 = Date.now(); !done(); ) {
-    if (Date.now() - t0 > 5000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { message, tempDir, until } from './helpers';
 
 describe('the workspace store', () => {
   let dir: string;
