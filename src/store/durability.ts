@@ -80,9 +80,7 @@ export class Durability {
         if (force || this.journal.recordBytes > 0) await this.checkpoint();
       }
     } finally {
-      await this.journal.close().catch((e: unknown) => {
-        if (!this.failure) throw e;
-      });
+      await this.journal.close();
     }
     if (this.backgroundError) throw this.backgroundError;
   }

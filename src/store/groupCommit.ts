@@ -104,10 +104,16 @@ export class GroupCommitWriter {
     }
   }
 
-  /** Writes and syncs everything, then stops the timer; the caller closes the fd. */
+  /**
+   * Writes and syncs everything, then stops the timer; the caller closes the fd. A failed writer
+   * has nothing it could still sync: it only hands the fd back.
+   */
   async close(): Promise<number> {
-    await this.sync();
-    clearTimeout(this.syncTimer);
+    try {
+      if (this.failure === undefined) await this.sync();
+    } finally {
+      clearTimeout(this.syncTimer);
+    }
     return this.fd;
   }
 
