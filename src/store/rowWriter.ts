@@ -19,7 +19,7 @@ export class RowWriter {
   /** `payload` is the parsed form of the row's payload text, which the caller already has. */
   write(row: RowParams, payload: JsonObject): void {
     this.insert.run(row);
-    this.index.run([indexText(row[2] as Kind, row[3] as string, payload)]);
+    this.index.run([Buffer.from(indexText(row[2] as Kind, row[3] as string, payload))]);
   }
 
   free(): void {
