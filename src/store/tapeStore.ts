@@ -4,26 +4,26 @@ import { validateNewEntry, type Entry, type NewEntry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
 import type { EntrySource } from '../tape/projections/projection';
-import { Appender, type AppendResult } from './appender';
+import type { AppendResult } from './appender';
+import { Connection } from './connection';
 import { AppendEvents, type AppendListener, type Disposable } from './appendEvents';
 import { interruptedCallRepairs } from './crashRepair';
 import { Durability } from './durability';
 import { TapeFileError } from './errors';
 import { removeTempFiles, writeFileDurably } from './fsutil';
-import { watchFile } from './fileWatch';
-import { Journal, journalPathOf } from './journal';
-import { JournalTail, type TailStart } from './journalTail';
+import { Follower } from './follower';
+import { Journal, journalPathOf, type JournalRecord } from './journal';
+import type { TailStart } from './journalTail';
 import { LiveImage } from './liveImage';
 import { acquireLock } from './lock';
 import { FoldRowCache } from './foldRowCache';
-import { TapeQueries, type EntryFilter, type RawEntry, type SessionSummary } from './queries';
+import type { EntryFilter, RawEntry, SessionSummary } from './queries';
 import { recover } from './recovery';
 import { decodeRows, encodeRows, foldRowOfRow, paramsOf, type RowTuple } from './rowTuple';
-import { insertRows, RowWriter } from './rowWriter';
+import { insertRows } from './rowWriter';
 import { createTapeDb, readMeta, writeMeta } from './schema';
-import { SearchIndex, type SearchHit, type SearchOptions } from './search';
+import type { SearchHit, SearchOptions } from './search';
 import { loadSqlJs } from './sqljs';
-import { TickTransaction } from './tickTransaction';
 
 export type { AppendResult } from './appender';
 export type { AppendEvent, AppendListener, Disposable } from './appendEvents';
@@ -60,31 +60,6 @@ export interface OpenReport {
   repairedToolCalls: number;
 }
 
-/** The parts of a store that read or write its database; a read-only store's reload replaces them. */
-class Connection {
-  readonly queries: TapeQueries;
-  readonly transaction: TickTransaction;
-  readonly rowWriter: RowWriter;
-  readonly appender: Appender;
-  readonly search: SearchIndex;
-
-  constructor(readonly db: Database) {
-    this.queries = new TapeQueries(db);
-    this.transaction = new TickTransaction(db);
-    this.rowWriter = new RowWriter(db);
-    this.appender = new Appender(this.queries, this.rowWriter, this.transaction);
-    this.search = new SearchIndex(db);
-  }
-
-  close(): void {
-    this.transaction.commit();
-    this.queries.free();
-    this.transaction.free();
-    this.rowWriter.free();
-    this.db.close();
-  }
-}
-
 /**
  * The tape store (SPEC 2.2, 2.9): a sql.js database in memory, made durable by an append-only
  * journal of committed transactions and periodic checkpoints to the snapshot file. Append is the
@@ -99,7 +74,7 @@ export class TapeStore implements FoldSource, EntrySource {
   private readonly durability: Durability | null;
   private gen = 1;
   private closed = false;
-  private following: { tail: JournalTail; watch: Disposable; onError: (e: unknown) => void } | undefined;
+  private following: Follower | undefined;
 
   private constructor(
     private c: Connection,
@@ -279,12 +254,10 @@ export class TapeStore implements FoldSource, EntrySource {
    */
   follow(onError: (e: unknown) => void = (e) => console.error('agent-tape: following the tape failed:', e)): Disposable {
     if (!this.readOnly || !this.file) throw new Error('follow: only read-only file tapes follow a writer');
-    if (!this.following) {
-      const journalFile = journalPathOf(this.file);
-      const tail = new JournalTail(journalFile, this.tapeId, this.loadedAt);
-      this.following = { tail, watch: watchFile(journalFile, () => this.catchUp()), onError };
-      this.catchUp();
-    }
+    this.following ??= new Follower(journalPathOf(this.file), this.tapeId, this.loadedAt, {
+      apply: (records) => this.applyJournalRecords(records),
+      reload: () => this.reload().then(() => this.loadedAt),
+    }, onError);
     return { dispose: () => this.unfollow() };
   }
 
@@ -300,46 +273,28 @@ export class TapeStore implements FoldSource, EntrySource {
     this.loadedAt = next.loadedAt;
     this.foldRowCache.clear();
     this.gen++;
-    if (this.following) {
-      this.following.tail.close();
-      this.following.tail = new JournalTail(journalPathOf(this.file), this.tapeId, this.loadedAt);
-    }
     for (const s of this.sessions()) {
       const before = heads.get(s.sessionId) ?? 0;
       if (s.headEntryId > before) this.events.fire({ sessionId: s.sessionId, firstEntryId: before + 1, lastEntryId: s.headEntryId });
     }
   }
 
-  /** Applies the records the followed writer journaled since the last look. */
-  private catchUp(): void {
-    const f = this.following;
-    if (!f || this.closed) return;
-    try {
-      const read = f.tail.read();
-      if ('gap' in read) {
-        this.reload().catch(f.onError);
-        return;
-      }
-      if (!read.records.length) return;
-      const perRecord = read.records.map((r) => decodeRows(r.body));
-      insertRows(this.c.db, perRecord.flat());
-      for (const rows of perRecord) {
-        // A record is one append transaction, which writes one session.
-        const sessionId = rows[0][0] as string;
-        const first = rows[0][1] as number;
-        const last = rows[rows.length - 1][1] as number;
-        this.c.queries.advanceHead(sessionId, last);
-        this.foldRowCache.extend(sessionId, rows.map(foldRowOfRow));
-        this.events.fire({ sessionId, firstEntryId: first, lastEntryId: last });
-      }
-    } catch (e) {
-      f.onError(e);
+  /** Applies records a followed writer journaled: the rows, their heads and fold rows, and one event each. */
+  private applyJournalRecords(records: readonly JournalRecord[]): void {
+    const perRecord = records.map((r) => decodeRows(r.body));
+    insertRows(this.c.db, perRecord.flat());
+    for (const rows of perRecord) {
+      // A record is one append transaction, which writes one session.
+      const sessionId = rows[0][0] as string;
+      const last = rows[rows.length - 1][1] as number;
+      this.c.queries.advanceHead(sessionId, last);
+      this.foldRowCache.extend(sessionId, rows.map(foldRowOfRow));
+      this.events.fire({ sessionId, firstEntryId: rows[0][1] as number, lastEntryId: last });
     }
   }
 
   private unfollow(): void {
-    this.following?.watch.dispose();
-    this.following?.tail.close();
+    this.following?.dispose();
     this.following = undefined;
   }
 

@@ -1,0 +1,31 @@
+import type { Database } from 'sql.js';
+import { Appender } from './appender';
+import { TapeQueries } from './queries';
+import { RowWriter } from './rowWriter';
+import { SearchIndex } from './search';
+import { TickTransaction } from './tickTransaction';
+
+/** The parts of a store that read or write its database; a read-only store's reload replaces them. */
+export class Connection {
+  readonly queries: TapeQueries;
+  readonly transaction: TickTransaction;
+  readonly rowWriter: RowWriter;
+  readonly appender: Appender;
+  readonly search: SearchIndex;
+
+  constructor(readonly db: Database) {
+    this.queries = new TapeQueries(db);
+    this.transaction = new TickTransaction(db);
+    this.rowWriter = new RowWriter(db);
+    this.appender = new Appender(this.queries, this.rowWriter, this.transaction);
+    this.search = new SearchIndex(db);
+  }
+
+  close(): void {
+    this.transaction.commit();
+    this.queries.free();
+    this.transaction.free();
+    this.rowWriter.free();
+    this.db.close();
+  }
+}
