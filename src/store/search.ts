@@ -177,8 +177,8 @@ export class SearchIndex {
     if (opts.fromTime !== undefined) (where.push('e.created_at >= ?'), params.push(opts.fromTime));
     if (opts.toTime !== undefined) (where.push('e.created_at <= ?'), params.push(opts.toTime));
     // Scored here, not by a JS function called from SQL in ORDER BY: a common word matches most
-    // rows, and that call per row plus SQLite's sort cost about 1.6 times this loop. Only the best
-    // rows are then read from entries in full.
+    // rows, and that call per row plus SQLite's sort took 1.3 to 1.9 times as long as this loop
+    // (68k of 100k rows, first and warm search). Only the best rows are read from entries in full.
     const join = where.length > 1 ? 'JOIN entries e ON e.id = entries_fts.docid' : '';
     const best = new BestOf(limit);
     const rows: SqlValue[][] = [];
