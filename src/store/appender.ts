@@ -41,7 +41,7 @@ export class Appender {
     const plan = planAppend(sessionId, entries, { isNew: head === 0, hasSessionStart });
     const rows: RowParams[] = [];
     const foldRows: FoldRow[] = [];
-    const stored = this.transaction.run(() => {
+    const stored = this.transaction.run((defer) => {
       const byKey = new Map<string, Entry>();
       return plan.writes.map((e): AppendResult => {
         const key = e.provenanceKey ?? null;
@@ -50,7 +50,7 @@ export class Appender {
         const entry: Entry = { sessionId, entryId: head + 1, kind: e.kind, name: e.name, provenanceKey: key, payload: e.payload, meta: e.meta ?? {}, createdAt: e.createdAt ?? now };
         const row = rowTupleOf(entry, JSON.stringify(entry.payload), JSON.stringify(entry.meta));
         const params = paramsOf(row);
-        this.rowWriter.write(params, entry.payload);
+        this.rowWriter.write(params, entry.payload, defer);
         head++;
         rows.push(params);
         foldRows.push(foldRowOfRow(row));

@@ -13,9 +13,9 @@ export class Connection {
   readonly appender: Appender;
   readonly search: SearchIndex;
 
-  constructor(readonly db: Database) {
+  constructor(readonly db: Database, onCommitFailure: (e: unknown) => void) {
     this.queries = new TapeQueries(db);
-    this.transaction = new TickTransaction(db);
+    this.transaction = new TickTransaction(db, onCommitFailure);
     this.rowWriter = new RowWriter(db);
     this.appender = new Appender(this.queries, this.rowWriter, this.transaction);
     this.search = new SearchIndex(db);

@@ -85,8 +85,13 @@ export class Durability {
     if (this.backgroundError) throw this.backgroundError;
   }
 
-  private fail(cause: unknown): never {
+  /** Puts the store in its failed state (the in-memory database can no longer be trusted). */
+  markFailed(cause: unknown): void {
     this.failure ??= new TapeStoreFailedError(this.file, cause);
+  }
+
+  private fail(cause: unknown): never {
+    this.markFailed(cause);
     throw this.failure;
   }
 }

@@ -17,7 +17,7 @@ const migrations: readonly ((db: Database) => void)[] = [
   (db) => {
     const upto = Number(readMeta(db).get('fts_upto') ?? 0);
     const select = db.prepare('SELECT id, kind, name, payload FROM entries WHERE id > ? ORDER BY id', [upto]);
-    const index = db.prepare(INDEX_ROW.replace('last_insert_rowid()', '?'));
+    const index = db.prepare(INDEX_ROW);
     try {
       while (select.step()) {
         const [id, kind, name, payload] = select.get() as [number, Kind, string, string];

@@ -2,6 +2,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { TapeFileError } from './errors';
 import { fileSize, inodeOf } from './fsutil';
 import { layoutOf, readJournal, type JournalLayout, type JournalRecord } from './journal';
+import type { TailStart } from './journalTail';
 import { lockHolder } from './lock';
 import { decodeRows } from './rowTuple';
 import { insertRows } from './rowWriter';
@@ -28,6 +29,9 @@ export interface Recovered {
   /** The schema the snapshot had when it was older than this version's (migrated in memory). */
   migratedFrom: number | null;
 }
+
+/** Where the recovered database ends in its journal: what following a writer continues from. */
+export const tailStartOf = (r: Recovered): TailStart => ({ ino: r.journalIno, offset: r.validEnd, lastSeq: r.lastSeq });
 
 /**
  * A read-only open retries this many times when a writer's checkpoint replaced the snapshot and

@@ -2,29 +2,49 @@ import type { Database, Statement } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { INSERT_ROW, type RowParams } from './rowTuple';
 import { INDEX_ROW, indexText } from './search';
+import type { Defer } from './tickTransaction';
 
 /**
- * Writes entry rows. A row and its full-text index entry are always written together, in the
- * caller's transaction, so a search never has to index first (an open tape is searchable at once).
+ * Writes entry rows. A row and its full-text index entry are always written in the same
+ * transaction, so a search never has to index first (an open tape is searchable at once).
  */
 export class RowWriter {
   private readonly insert: Statement;
   private readonly index: Statement;
+  private readonly lastRowId: Statement;
 
   constructor(db: Database) {
     this.insert = db.prepare(INSERT_ROW);
     this.index = db.prepare(INDEX_ROW);
+    this.lastRowId = db.prepare('SELECT last_insert_rowid()');
   }
 
-  /** `payload` is the parsed form of the row's payload text, which the caller already has. */
-  write(row: RowParams, payload: JsonObject): void {
+  /**
+   * `payload` is the parsed form of the row's payload text, which the caller already has. With
+   * `defer`, the index entry is written later in the same transaction (see TickTransaction).
+   */
+  write(row: RowParams, payload: JsonObject, defer?: Defer): void {
     this.insert.run(row);
-    this.index.run([Buffer.from(indexText(row[2] as Kind, row[3] as string, payload))]);
+    const text = Buffer.from(indexText(row[2] as Kind, row[3] as string, payload));
+    if (!defer) {
+      this.index.run([this.rowId(), text]);
+      return;
+    }
+    const rowId = this.rowId();
+    defer(() => this.index.run([rowId, text]));
   }
 
   free(): void {
     this.insert.free();
     this.index.free();
+    this.lastRowId.free();
+  }
+
+  private rowId(): number {
+    this.lastRowId.step();
+    const id = this.lastRowId.get()[0] as number;
+    this.lastRowId.reset();
+    return id;
   }
 }
 

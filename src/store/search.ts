@@ -119,10 +119,10 @@ export function snippetOf(text: string, terms: readonly string[], width = 120): 
 }
 
 /**
- * The index statement the write path runs right after each row's insert (see rowWriter.ts). The
- * text may be bound as UTF-8 bytes, which sql.js copies in one go (see RowParams).
+ * The index statement of the write path (rowWriter.ts): docid is the row's id. The text may be
+ * bound as UTF-8 bytes, which sql.js copies in one go (see RowParams).
  */
-export const INDEX_ROW = 'INSERT INTO entries_fts (docid, text) VALUES (last_insert_rowid(), CAST(? AS TEXT))';
+export const INDEX_ROW = 'INSERT INTO entries_fts (docid, text) VALUES (?, CAST(? AS TEXT))';
 
 /** What the index holds for an entry: its text with CJK characters spaced out into tokens. */
 export const indexText = (kind: Kind, name: string, payload: JsonObject): string => spaceOut(entryText(kind, name, payload));

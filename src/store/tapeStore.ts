@@ -18,7 +18,7 @@ import { LiveImage } from './liveImage';
 import { acquireLock } from './lock';
 import { FoldRowCache } from './foldRowCache';
 import type { EntryFilter, RawEntry, SessionSummary } from './queries';
-import { recover } from './recovery';
+import { recover, tailStartOf } from './recovery';
 import { decodeRows, encodeRows, foldRowOfRow, paramsOf, type RowTuple } from './rowTuple';
 import { insertRows } from './rowWriter';
 import { createTapeDb, readMeta, writeMeta } from './schema';
@@ -76,8 +76,10 @@ export class TapeStore implements FoldSource, EntrySource {
   private closed = false;
   private following: Follower | undefined;
 
+  private c: Connection;
+
   private constructor(
-    private c: Connection,
+    db: Database,
     private image: LiveImage,
     /** The snapshot file, or null for a tape held only in memory. */
     readonly file: string | null,
@@ -89,6 +91,7 @@ export class TapeStore implements FoldSource, EntrySource {
     /** Where the database ends in the journal (what following a writer continues from). */
     private loadedAt: TailStart,
   ) {
+    this.c = this.connect(db);
     this.durability = journal && file
       ? new Durability(file, journal, (lastSeq) => this.captureImage(lastSeq), { checkpointBytes: options.checkpointBytes ?? 32 << 20 })
       : null;
@@ -115,7 +118,7 @@ export class TapeStore implements FoldSource, EntrySource {
       db = r.db;
       const report: OpenReport = { replayedRecords: r.replayed, droppedBytes: r.droppedBytes, migratedFrom: r.migratedFrom, removedTempFiles, repairedToolCalls: 0 };
       const journal = readOnly ? null : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, r.layout, { groupCommitMs: options.groupCommitMs ?? 5 });
-      store = new TapeStore(new Connection(db), new LiveImage(r.image), file, readOnly, journal, release, options, report, { ino: r.journalIno, offset: r.validEnd, lastSeq: r.lastSeq });
+      store = new TapeStore(db, new LiveImage(r.image), file, readOnly, journal, release, options, report, tailStartOf(r));
     } catch (e) {
       db?.close();
       release();
@@ -137,7 +140,7 @@ export class TapeStore implements FoldSource, EntrySource {
     const db = createTapeDb(await loadSqlJs());
     insertRows(db, rows.map(paramsOf));
     const report: OpenReport = { replayedRecords: 0, droppedBytes: 0, migratedFrom: null, removedTempFiles: [], repairedToolCalls: 0 };
-    return new TapeStore(new Connection(db), new LiveImage(null), null, options.readOnly ?? false, null, () => undefined, {}, report, { ino: null, offset: 0, lastSeq: 0 });
+    return new TapeStore(db, new LiveImage(null), null, options.readOnly ?? false, null, () => undefined, {}, report, { ino: null, offset: 0, lastSeq: 0 });
   }
 
   // ---- appending ----
@@ -174,9 +177,10 @@ export class TapeStore implements FoldSource, EntrySource {
   }
 
   /**
-   * Calls `listener` once per committed append transaction that wrote something (session id,
-   * first and last entry id), after the rows are committed and readable; durability is what the
-   * append's promise tells. Events of one session come in entry id order.
+   * Calls `listener` once per append transaction that wrote something (session id, first and last
+   * entry id), when the database commits it: within a few milliseconds (see TickTransaction), or
+   * at once when something needs a committed database. Durability is what the append's promise
+   * tells. Events come in append order.
    */
   onDidAppend(listener: AppendListener): Disposable {
     return this.events.listen(listener);
@@ -265,12 +269,13 @@ export class TapeStore implements FoldSource, EntrySource {
   async reload(): Promise<void> {
     if (!this.readOnly || !this.file) throw new Error('reload: only read-only file tapes reload; a writable store is the source of truth');
     const heads = new Map(this.sessions().map((s) => [s.sessionId, s.headEntryId]));
-    const next = await TapeStore.open(this.file, { readOnly: true });
-    if (this.closed) return void (await next.close());
+    const file = this.file;
+    const r = await recover(await loadSqlJs(), file, journalPathOf(file), true);
+    if (this.closed) return void r.db.close();
     this.c.close();
-    this.c = next.c;
-    this.image = next.image;
-    this.loadedAt = next.loadedAt;
+    this.c = this.connect(r.db);
+    this.image = new LiveImage(r.image);
+    this.loadedAt = tailStartOf(r);
     this.foldRowCache.clear();
     this.gen++;
     for (const s of this.sessions()) {
@@ -320,6 +325,14 @@ export class TapeStore implements FoldSource, EntrySource {
       repaired += results.filter((r) => !r.deduplicated).length;
     }
     return repaired;
+  }
+
+  /**
+   * A commit that failed rolled the tick's appends back while their journal records went out: the
+   * database in memory no longer matches the disk, so the store fails (reopening recovers them).
+   */
+  private connect(db: Database): Connection {
+    return new Connection(db, (e) => this.durability?.markFailed(e));
   }
 
   private captureImage(lastSeq: number): Uint8Array {

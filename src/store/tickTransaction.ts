@@ -1,18 +1,37 @@
 import type { Database, Statement } from 'sql.js';
 
 /**
- * Appends made in the same tick share one SQLite transaction, each one a savepoint in it so it
- * still lands whole or not at all: a commit writes dirty pages through sql.js's in-memory file
- * system, which costs more than the inserts. The transaction commits in a microtask, before any
- * I/O callback runs, or earlier through `commit()` when something needs a committed database
- * (export, checkpoint). Callbacks queued with `afterCommit` run once their writes are committed.
+ * How long a transaction stays open for more appends. Each commit costs a full-text index flush
+ * (a new FTS4 segment) besides its page writes; appends awaited one by one (durable ones wait for
+ * their fsync) would otherwise pay it each.
+ */
+const COMMIT_DELAY_MS = 2;
+
+/** Work a unit defers to the end of the transaction (see TickTransaction.run). */
+export type Defer = (work: () => void) => void;
+
+/**
+ * Appends made within a few milliseconds share one SQLite transaction, each one a savepoint in it
+ * so it still lands whole or not at all: a commit writes dirty pages through sql.js's in-memory
+ * file system and flushes the full-text index, which costs more than the inserts. Reads on the
+ * same connection see the rows at once; durability is the journal's business, not the commit's.
+ *
+ * Work a unit defers (its full-text index entries) runs just before COMMIT, in the same
+ * transaction, for the units that did not roll back: FTS4 flushes its pending terms into a new
+ * index segment at every savepoint, so indexing inside each unit wrote one segment per append.
+ *
+ * The transaction commits COMMIT_DELAY_MS after it began, or earlier through `commit()`, when
+ * something needs a committed database (search, export, checkpoint, close). Callbacks queued with
+ * `afterCommit` run once their writes are committed.
  */
 export class TickTransaction {
   private open = false;
+  private deferred: (() => void)[] = [];
   private committed: (() => void)[] = [];
   private readonly sql: Record<'begin' | 'commit' | 'savepoint' | 'releaseSavepoint' | 'rollbackToSavepoint' | 'rollback', Statement>;
 
-  constructor(db: Database) {
+  /** `onCommitFailure` hears a commit that failed and rolled the tick back (its appends are lost from memory). */
+  constructor(db: Database, private readonly onCommitFailure: (e: unknown) => void) {
     this.sql = {
       begin: db.prepare('BEGIN'),
       commit: db.prepare('COMMIT'),
@@ -23,20 +42,22 @@ export class TickTransaction {
     };
   }
 
-  /** Runs `fn` as one all-or-nothing unit of the tick's transaction. */
-  run<T>(fn: () => T): T {
-    // The first unit of a tick owns the transaction and needs no savepoint of its own.
+  /** Runs `fn` as one all-or-nothing unit of the open transaction. */
+  run<T>(fn: (defer: Defer) => T): T {
+    // The first unit owns the transaction and needs no savepoint: if it fails, nothing else is in it yet.
     const owner = !this.open;
     if (owner) {
       this.sql.begin.run();
       this.open = true;
-      queueMicrotask(() => this.commit());
+      setTimeout(() => this.commitQuietly(), COMMIT_DELAY_MS).unref();
     } else {
       this.sql.savepoint.run();
     }
+    const deferred: (() => void)[] = [];
     try {
-      const result = fn();
+      const result = fn((work) => deferred.push(work));
       if (!owner) this.sql.releaseSavepoint.run();
+      for (const w of deferred) this.deferred.push(w);
       return result;
     } catch (e) {
       if (owner) {
@@ -59,11 +80,29 @@ export class TickTransaction {
   commit(): void {
     if (!this.open) return;
     this.open = false;
-    this.sql.commit.run();
-    for (const fn of this.committed.splice(0)) fn();
+    const deferred = this.deferred.splice(0);
+    const committed = this.committed.splice(0);
+    try {
+      for (const w of deferred) w();
+      this.sql.commit.run();
+    } catch (e) {
+      this.sql.rollback.run();
+      this.onCommitFailure(e);
+      throw e;
+    }
+    for (const fn of committed) fn();
   }
 
   free(): void {
     for (const s of Object.values(this.sql)) s.free();
+  }
+
+  /** The scheduled commit: its failure is reported through onCommitFailure, nobody awaits it. */
+  private commitQuietly(): void {
+    try {
+      this.commit();
+    } catch {
+      // reported
+    }
   }
 }

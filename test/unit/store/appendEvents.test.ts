@@ -3,7 +3,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { AppendEvent } from '../../../src/store/tapeStore';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { message, tempDir } from './helpers';
+import { message, tempDir, until } from './helpers';
+
+/** Long enough for any open transaction to commit (TickTransaction commits within 2 ms). */
+const settled = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
 
 describe('change notifications (onDidAppend)', () => {
   let dir: string;
@@ -13,23 +16,26 @@ describe('change notifications (onDidAppend)', () => {
   it('fires once per committed transaction with its session and entry range, after the rows are readable', async () => {
     const store = await TapeStore.open(path.join(dir, 'e.tape.sqlite'));
     const events: AppendEvent[] = [];
-    const seen: number[] = [];
+    const readable: boolean[] = [];
     const sub = store.onDidAppend((e) => {
       events.push(e);
-      seen.push(store.headEntryId(e.sessionId));
+      readable.push(store.getEntry(e.sessionId, e.lastEntryId) !== undefined);
     });
     await store.append('a', message('m1', 'one', { key: 'k1' })); // with its bootstrap: entries 1-2
     await Promise.all([store.appendMany('b', [message('x', 'x'), message('y', 'y')]), store.append('a', message('m2', 'two'))]);
     await store.append('a', message('m1', 'again', { key: 'k1' })); // deduplicated: nothing committed
     await assert.rejects(store.append('a', { kind: 'nope' } as never));
+    await until(() => events.length >= 3, 'three commits');
+    await settled();
     assert.deepStrictEqual(events, [
       { sessionId: 'a', firstEntryId: 1, lastEntryId: 2 },
       { sessionId: 'b', firstEntryId: 1, lastEntryId: 3 },
       { sessionId: 'a', firstEntryId: 3, lastEntryId: 3 },
     ]);
-    assert.deepStrictEqual(seen, [2, 3, 3], 'each listener saw its rows');
+    assert.deepStrictEqual(readable, [true, true, true], 'each listener can read its rows');
     sub.dispose();
     await store.append('a', message('m3', 'three'));
+    await settled();
     assert.strictEqual(events.length, 3, 'a disposed listener hears nothing');
     await store.close();
   });
@@ -46,7 +52,7 @@ describe('change notifications (onDidAppend)', () => {
       });
       store.onDidAppend((e) => heard.push(e.sessionId));
       await store.append('s', message('m1', 'one'));
-      await Promise.resolve();
+      await until(() => heard.length > 0, 'the event');
     } finally {
       console.error = original;
     }
