@@ -4,7 +4,7 @@ import type { FoldRow } from '../tape/fold';
 import type { TapeQueries } from './queries';
 import type { RowWriter } from './rowWriter';
 import { foldRowOfRow, paramsOf, rowTupleOf, type RowParams } from './rowTuple';
-import type { TickTransaction } from './tickTransaction';
+import type { AppendTransaction } from './appendTransaction';
 
 export interface AppendResult {
   entry: Entry;
@@ -23,13 +23,13 @@ export interface Written {
 
 /**
  * The write path of one append: the append rule (src/tape/append.ts), provenance-key idempotency,
- * dense entry ids, and the rows, inserted as one all-or-nothing unit of the tick's transaction.
+ * dense entry ids, and the rows, inserted as one all-or-nothing unit of the open transaction.
  */
 export class Appender {
   constructor(
     private readonly queries: TapeQueries,
     private readonly rowWriter: RowWriter,
-    private readonly transaction: TickTransaction,
+    private readonly transaction: AppendTransaction,
   ) {}
 
   /** Appends entries that are already validated. Throws (having written nothing) on a SQLite error. */

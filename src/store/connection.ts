@@ -3,19 +3,19 @@ import { Appender } from './appender';
 import { TapeQueries } from './queries';
 import { RowWriter } from './rowWriter';
 import { SearchIndex } from './search';
-import { TickTransaction } from './tickTransaction';
+import { AppendTransaction } from './appendTransaction';
 
 /** The parts of a store that read or write its database; a read-only store's reload replaces them. */
 export class Connection {
   readonly queries: TapeQueries;
-  readonly transaction: TickTransaction;
+  readonly transaction: AppendTransaction;
   readonly rowWriter: RowWriter;
   readonly appender: Appender;
   readonly search: SearchIndex;
 
   constructor(readonly db: Database, onCommitFailure: (e: unknown) => void) {
     this.queries = new TapeQueries(db);
-    this.transaction = new TickTransaction(db, onCommitFailure);
+    this.transaction = new AppendTransaction(db, onCommitFailure);
     this.rowWriter = new RowWriter(db);
     this.appender = new Appender(this.queries, this.rowWriter, this.transaction);
     this.search = new SearchIndex(db);

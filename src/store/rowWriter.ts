@@ -2,7 +2,7 @@ import type { Database, Statement } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { INSERT_ROW, type RowParams } from './rowTuple';
 import { INDEX_ROW, indexText } from './search';
-import type { Defer } from './tickTransaction';
+import type { Defer } from './appendTransaction';
 
 /**
  * Writes entry rows. A row and its full-text index entry are always written in the same
@@ -21,7 +21,7 @@ export class RowWriter {
 
   /**
    * `payload` is the parsed form of the row's payload text, which the caller already has. With
-   * `defer`, the index entry is written later in the same transaction (see TickTransaction).
+   * `defer`, the index entry is written later in the same transaction (see AppendTransaction).
    */
   write(row: RowParams, payload: JsonObject, defer?: Defer): void {
     this.insert.run(row);

@@ -178,7 +178,7 @@ export class TapeStore implements FoldSource, EntrySource {
 
   /**
    * Calls `listener` once per append transaction that wrote something (session id, first and last
-   * entry id), when the database commits it: within a few milliseconds (see TickTransaction), or
+   * entry id), when the database commits it: within a few milliseconds (see AppendTransaction), or
    * at once when something needs a committed database. Durability is what the append's promise
    * tells. Events come in append order.
    */
@@ -328,7 +328,7 @@ export class TapeStore implements FoldSource, EntrySource {
   }
 
   /**
-   * A commit that failed rolled the tick's appends back while their journal records went out: the
+   * A commit that failed rolled its appends back while their journal records went out: the
    * database in memory no longer matches the disk, so the store fails (reopening recovers them).
    */
   private connect(db: Database): Connection {

@@ -7,7 +7,7 @@ import type { Database, Statement } from 'sql.js';
  */
 const COMMIT_DELAY_MS = 2;
 
-/** Work a unit defers to the end of the transaction (see TickTransaction.run). */
+/** Work a unit defers to the end of the transaction (see AppendTransaction.run). */
 export type Defer = (work: () => void) => void;
 
 /**
@@ -24,7 +24,7 @@ export type Defer = (work: () => void) => void;
  * something needs a committed database (search, export, checkpoint, close). Callbacks queued with
  * `afterCommit` run once their writes are committed.
  */
-export class TickTransaction {
+export class AppendTransaction {
   private open = false;
   private deferred: (() => void)[] = [];
   private committed: (() => void)[] = [];
