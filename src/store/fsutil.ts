@@ -71,15 +71,17 @@ export async function writeFileDurably(dst: string, chunks: readonly Uint8Array[
 }
 
 /**
- * Removes the temp files a killed writeFileDurably or journal rotation left beside `file`
- * (`<file>.tmp-*`, `<file>.tapelog.tmp-*`). Only for the lock holder: nobody else writes them.
+ * Removes the temp files a killed writeFileDurably, journal rotation or repair left beside `file`
+ * (`<file>.tmp-*`, `<file>.tapelog.tmp-*`, `<file>.tapelog.damaged-*.tmp-*`). Only for the lock
+ * holder: nobody else writes them.
  */
 export function removeTempFiles(file: string): string[] {
   const dir = path.dirname(path.resolve(file));
   const base = path.basename(file);
   const removed: string[] = [];
   for (const name of fs.readdirSync(dir)) {
-    if (name.startsWith(`${base}.tmp-`) || name.startsWith(`${base}.tapelog.tmp-`)) {
+    const damagedCopy = name.startsWith(`${base}.tapelog.damaged-`) && name.includes('.tmp-');
+    if (name.startsWith(`${base}.tmp-`) || name.startsWith(`${base}.tapelog.tmp-`) || damagedCopy) {
       fs.rmSync(path.join(dir, name), { force: true });
       removed.push(name);
     }

@@ -100,10 +100,12 @@ describe('store durability after failures', () => {
     const s = await TapeStore.open(file);
     await s.append('s', message('m1', 'one'));
     await s.close();
-    const leftovers = [`${file}.tmp-4242-abc`, `${journalPathOf(file)}.tmp-4242`];
+    const leftovers = [`${file}.tmp-4242-abc`, `${journalPathOf(file)}.tmp-4242`, `${journalPathOf(file)}.damaged-20261130T0600Z.tmp-4242-abc`];
     for (const f of leftovers) fs.writeFileSync(f, 'half a checkpoint');
     const other = path.join(dir, 'other.tape.sqlite.tmp-1');
     fs.writeFileSync(other, 'not ours');
+    const setAside = `${journalPathOf(file)}.damaged-20261130T0600Z`;
+    fs.writeFileSync(setAside, 'bytes a repair set aside');
     const ro = await TapeStore.open(file, { readOnly: true });
     await ro.close();
     assert.ok(leftovers.every((f) => fs.existsSync(f)));
@@ -112,6 +114,7 @@ describe('store durability after failures', () => {
     await rw.close();
     assert.ok(leftovers.every((f) => !fs.existsSync(f)));
     assert.ok(fs.existsSync(other), "another tape's files are left alone");
+    assert.ok(fs.existsSync(setAside), 'what a repair set aside is kept');
   });
 
   it('a read-only open that keeps meeting checkpoints fails naming the writer pid; without a writer it reports damage', async function () {
