@@ -5,7 +5,7 @@ import type { Database, Statement } from 'sql.js';
  * (a new FTS4 segment) besides its page writes; appends awaited one by one (durable ones wait for
  * their fsync) would otherwise pay it each.
  */
-const COMMIT_DELAY_MS = 2;
+const COMMIT_DELAY_MS = 5;
 
 /** Work a unit defers to the end of the transaction (see AppendTransaction.run). */
 export type Defer = (work: () => void) => void;

@@ -25,13 +25,11 @@ export class RowWriter {
    */
   write(row: RowParams, payload: JsonObject, defer?: Defer): void {
     this.insert.run(row);
-    const text = Buffer.from(indexText(row[2] as Kind, row[3] as string, payload));
-    if (!defer) {
-      this.index.run([this.rowId(), text]);
-      return;
-    }
     const rowId = this.rowId();
-    defer(() => this.index.run([rowId, text]));
+    // Deferred, the index text is worked out at commit too: off the path to the journal's fsync.
+    const index = (): void => void this.index.run([rowId, Buffer.from(indexText(row[2] as Kind, row[3] as string, payload))]);
+    if (defer) defer(index);
+    else index();
   }
 
   free(): void {
