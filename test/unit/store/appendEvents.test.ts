@@ -5,7 +5,7 @@ import type { AppendEvent } from '../../../src/store/tapeStore';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { message, tempDir, until } from './helpers';
 
-/** Long enough for any open transaction to commit (TickTransaction commits within 2 ms). */
+/** Long enough for any open transaction to commit (AppendTransaction commits within 5 ms). */
 const settled = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
 
 describe('change notifications (onDidAppend)', () => {
