@@ -4,12 +4,13 @@ import { foldAll, type FoldRow } from '../tape/fold';
 import { interruptedResultEntry, unpairedToolCalls } from '../tape/toolPairs';
 
 /**
- * Sessions with a tool call that has no result row at all: one grouping pass in SQLite, so a
- * writable open of a large tape pays a sort, not a fold of every session.
+ * Sessions with a tool call that has no result row at all: one pass over the tool-call index
+ * (schema.ts), so a writable open of a large tape pays an index scan, not a fold of every session.
+ * Only tool calls and results carry a tool_call_id.
  */
 function sessionsWithUnansweredCalls(db: Database): string[] {
   const r = db.exec(`SELECT DISTINCT session_id FROM (
-      SELECT session_id FROM entries WHERE tool_call_id IS NOT NULL AND kind IN ('tool_call', 'tool_result')
+      SELECT session_id FROM entries WHERE tool_call_id IS NOT NULL
       GROUP BY session_id, message_id, tool_call_id HAVING max(kind = 'tool_result') = 0)`);
   return (r[0]?.values ?? []).map(([s]) => s as string);
 }

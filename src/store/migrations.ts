@@ -2,7 +2,7 @@ import type { Database } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { TapeFileError } from './errors';
 import { INDEX_ROW, indexText } from './search';
-import { deleteMeta, readMeta, SCHEMA_VERSION, writeMeta } from './schema';
+import { deleteMeta, readMeta, SCHEMA_VERSION, TOOL_CALL_INDEX, writeMeta } from './schema';
 
 /**
  * Schema migrations, in order: `migrations[n]` takes a tape from schema n + 1 to n + 2. They run
@@ -13,8 +13,9 @@ import { deleteMeta, readMeta, SCHEMA_VERSION, writeMeta } from './schema';
 const migrations: readonly ((db: Database) => void)[] = [
   // 1 -> 2: the search index is written with each row instead of lazily by the first search, which
   // indexed every row after `fts_upto`: on a large tape a first search waited seconds, every time
-  // for a read-only open.
+  // for a read-only open. And tool rows are indexed by call, for crash repair.
   (db) => {
+    db.run(TOOL_CALL_INDEX);
     const upto = Number(readMeta(db).get('fts_upto') ?? 0);
     const select = db.prepare('SELECT id, kind, name, payload FROM entries WHERE id > ? ORDER BY id', [upto]);
     const index = db.prepare(INDEX_ROW);

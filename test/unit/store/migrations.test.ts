@@ -11,10 +11,12 @@ import { fingerprint, tempDir } from './helpers';
 /** Written by schema 1 (test/fixtures/tapes): searched once midway, then two journal-only records. */
 const FIXTURE = path.resolve(__dirname, '../../../../test/fixtures/tapes/schema-v1.tape.sqlite');
 
-async function metaOf(file: string): Promise<Map<string, string>> {
+/** The snapshot's meta and the names of its indexes. */
+async function schemaOf(file: string): Promise<{ meta: Map<string, string>; indexes: string[] }> {
   const db = new (await loadSqlJs()).Database(fs.readFileSync(file));
   try {
-    return readMeta(db);
+    const indexes = db.exec("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")[0].values.map(([n]) => n as string);
+    return { meta: readMeta(db), indexes };
   } finally {
     db.close();
   }
@@ -58,9 +60,11 @@ describe('schema versions and migrations', () => {
     assert.strictEqual(s.openReport.migratedFrom, 1);
     assertFixtureReadable(s);
     await s.close();
-    const meta = await metaOf(file);
+    assert.deepStrictEqual((await schemaOf(FIXTURE)).indexes, ['entries_by_provenance', 'entries_by_session']);
+    const { meta, indexes } = await schemaOf(file);
     assert.strictEqual(meta.get('schema_version'), String(SCHEMA_VERSION));
     assert.strictEqual(meta.has('fts_upto'), false);
+    assert.deepStrictEqual(indexes, ['entries_by_provenance', 'entries_by_session', 'entries_by_tool_call']);
     const again = await TapeStore.open(file, { readOnly: true });
     assert.strictEqual(again.openReport.migratedFrom, null);
     assertFixtureReadable(again);
