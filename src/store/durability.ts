@@ -1,11 +1,14 @@
 import { TapeStoreFailedError } from './errors';
-import { writeFileDurably } from './fsutil';
+import { fileSize, writeFileDurably } from './fsutil';
 import type { Journal } from './journal';
 
 export interface DurabilityOptions {
   /** Journal size that triggers an automatic checkpoint. */
   checkpointBytes: number;
 }
+
+/** Below this many journal bytes a close never checkpoints (see Durability.close). */
+const CLOSE_CHECKPOINT_MIN_BYTES = 1 << 20;
 
 /** Takes the database's image for a checkpoint, stamped with the last journal record it contains. */
 export type CaptureImage = (lastSeq: number) => Uint8Array;
@@ -68,16 +71,23 @@ export class Durability {
   }
 
   /**
-   * Waits for pending records and checkpoints, then checkpoints once more when the journal holds
-   * records (or `force`: a migrated schema), and closes the journal. A failed store closes without
-   * touching the snapshot. Rethrows a failed background checkpoint.
+   * Waits for pending records and checkpoints, fsyncs the journal, checkpoints once more when the
+   * journal is worth it (or `force`: a migrated schema), and closes the journal. A failed store
+   * closes without touching the snapshot. Rethrows a failed background checkpoint.
+   *
+   * A checkpoint rewrites the whole snapshot: on a 100 MB tape, closing after one append (a CLI
+   * `append` of one line, a window closed after a short chat) would write 100 MB to keep 1 KB.
+   * The journal is as durable as the snapshot, so a close leaves small journals alone: one that
+   * holds less than an eighth of the snapshot's size (and less than 1 MiB on small tapes) costs
+   * the next open a replay of at most that, in place of a full rewrite now.
    */
   async close(force: boolean): Promise<void> {
     try {
       await this.checkpointing?.catch(() => undefined);
       if (!this.failure) {
         await this.barrier(true);
-        if (force || this.journal.recordBytes > 0) await this.checkpoint();
+        const worthIt = this.journal.recordBytes > Math.max(CLOSE_CHECKPOINT_MIN_BYTES, fileSize(this.file) / 8);
+        if (force || worthIt) await this.checkpoint();
       }
     } finally {
       await this.journal.close();

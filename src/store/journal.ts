@@ -179,10 +179,11 @@ export class Journal {
   ) {}
 
   /**
-   * Opens for appending after `lastSeq`. A torn tail found by `readJournal` is cut off first, so new
-   * records never follow garbage; a missing or headerless journal is created.
+   * Opens for appending after `lastSeq`. A torn tail found by `readJournal` (`tornBytes` of it) is
+   * cut off first, so new records never follow garbage; the preallocated zeros after the records
+   * stay. A missing or headerless journal is created.
    */
-  static async open(file: string, tapeId: string, lastSeq: number, validEnd: number, layout: JournalLayout, options: GroupCommitOptions): Promise<Journal> {
+  static async open(file: string, tapeId: string, lastSeq: number, validEnd: number, tornBytes: number, layout: JournalLayout, options: GroupCommitOptions): Promise<Journal> {
     let fd: number;
     let end: number;
     if (validEnd < HEADER_BYTES) {
@@ -191,7 +192,7 @@ export class Journal {
     } else {
       fd = fs.openSync(file, 'r+');
       end = validEnd;
-      if (fs.fstatSync(fd).size !== end) {
+      if (tornBytes > 0) {
         fs.ftruncateSync(fd, end);
         fs.fdatasyncSync(fd);
       }

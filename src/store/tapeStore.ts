@@ -117,7 +117,7 @@ export class TapeStore implements FoldSource, EntrySource {
       const r = await recover(SQL, file, journalFile, readOnly);
       db = r.db;
       const report: OpenReport = { replayedRecords: r.replayed, droppedBytes: r.droppedBytes, migratedFrom: r.migratedFrom, removedTempFiles, repairedToolCalls: 0 };
-      const journal = readOnly ? null : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, r.layout, { groupCommitMs: options.groupCommitMs ?? 5 });
+      const journal = readOnly ? null : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, r.droppedBytes, r.layout, { groupCommitMs: options.groupCommitMs ?? 5 });
       store = new TapeStore(db, new LiveImage(r.image), file, readOnly, journal, release, options, report, tailStartOf(r));
     } catch (e) {
       db?.close();

@@ -96,6 +96,26 @@ describe('store durability after failures', () => {
     await re.close();
   });
 
+  it('close leaves a small journal for the next open to replay instead of rewriting the snapshot, and checkpoints a large one', async () => {
+    let store = await TapeStore.open(file);
+    await store.appendMany('s', Array.from({ length: 50 }, (_, i) => message(`m${i}`, 'x'.repeat(1000))));
+    await store.checkpoint();
+    await store.append('s', message('one', 'one more'));
+    const snapshot = fingerprint(file);
+    await store.close();
+    assert.deepStrictEqual(fingerprint(file), snapshot, 'one entry does not rewrite the snapshot');
+    store = await TapeStore.open(file);
+    assert.strictEqual(store.openReport.replayedRecords, 1);
+    assert.strictEqual(store.getEntry('s', 52)?.payload.content, 'one more');
+    await store.appendMany('s', Array.from({ length: 1200 }, (_, i) => message(`n${i}`, 'y'.repeat(1000))));
+    await store.close();
+    assert.notDeepStrictEqual(fingerprint(file).bytes, snapshot.bytes, 'a journal past 1 MiB is checkpointed');
+    store = await TapeStore.open(file, { readOnly: true });
+    assert.strictEqual(store.openReport.replayedRecords, 0);
+    assert.strictEqual(store.headEntryId('s'), 1252);
+    await store.close();
+  });
+
   it('a writable open removes the temp files of a killed checkpoint; a read-only open leaves them', async () => {
     const s = await TapeStore.open(file);
     await s.append('s', message('m1', 'one'));
