@@ -1,0 +1,285 @@
+import * as z from 'zod';
+import { canonicalJson, sha256Hex } from './canonicalJson';
+import type { ContextMessage, ContextRole } from './context';
+import type { Entry, NewEntry } from './entry';
+
+/**
+ * The ViewManifest (SPEC 2.6): the record of what one model request was built from. It holds entry
+ * ids and SHA-256 hashes of canonical JSON, never prompt text or secrets, so a tape can be shared
+ * and a request can still be rebuilt from the tape and checked against it (verification replay).
+ */
+
+export const MANIFEST_SCHEMA_VERSION = 1;
+export const VIEW_ASSEMBLED = 'view/assembled';
+
+/** Why a tape entry was left out of a context. The set is open: a policy may add its own reasons. */
+export const EXCLUSION_REASONS = ['before_anchor', 'out_of_budget', 'retracted', 'superseded', 'empty'] as const;
+export type KnownExclusionReason = (typeof EXCLUSION_REASONS)[number];
+
+const CONTEXT_ROLES = ['system', 'user', 'assistant', 'tool'] as const satisfies readonly ContextRole[];
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'expected a SHA-256 as 64 lowercase hex digits');
+const text = z.string().min(1);
+const entryId = z.number().int().positive();
+const count = z.number().int().nonnegative();
+
+const includedItem = z
+  .strictObject({
+    entryId: entryId.nullable(),
+    role: z.enum(CONTEXT_ROLES),
+    source: z.enum(['tape', 'synthetic']),
+    reason: text,
+    contentHash: sha256,
+    tokens: count,
+  })
+  // The diff identifies tape items by entry id and synthetic ones by content: each needs its key.
+  .refine((i) => (i.source === 'tape') === (i.entryId !== null), {
+    message: 'a tape item has an entryId and a synthetic item has none (null)',
+    path: ['entryId'],
+  });
+
+// Strict objects: a field the schema does not know is refused, so a prompt or a key cannot ride
+// along in a manifest unnoticed; a new field means a new schemaVersion.
+export const viewManifestSchema = z.strictObject({
+  schemaVersion: z.literal(MANIFEST_SCHEMA_VERSION),
+  viewId: text,
+  sessionId: text,
+  turnId: text,
+  requestSeq: count,
+  policy: z.strictObject({ name: text, version: z.number().int().positive() }),
+  builderVersion: text,
+  latestEntryId: entryId,
+  anchorEntryId: entryId.nullable(),
+  included: z.array(includedItem),
+  excluded: z.array(z.strictObject({ entryId, reason: text })),
+  tokenBudget: z.strictObject({ contextWindow: z.number().int().positive(), maxOutput: count, reserve: count, estimatedPrompt: count }),
+  model: z.strictObject({ vendor: text, id: text }),
+  hashes: z.strictObject({ promptHash: sha256, toolsHash: sha256, manifestHash: sha256 }),
+  assembledAt: count,
+});
+
+export type ViewManifest = z.infer<typeof viewManifestSchema>;
+export type IncludedItem = ViewManifest['included'][number];
+export type ExcludedItem = ViewManifest['excluded'][number];
+/** A manifest before `sealManifest` computes its own hash. */
+export type UnsealedManifest = Omit<ViewManifest, 'hashes'> & { hashes: Omit<ViewManifest['hashes'], 'manifestHash'> };
+
+export class ManifestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ManifestError';
+  }
+}
+
+function describe(error: z.ZodError, prefix = ''): string {
+  return error.issues.map((i) => `${prefix}${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
+}
+
+/** What a provider receives of one context message: the input of its contentHash and of the promptHash. */
+type PromptItem = Pick<ContextMessage, 'role' | 'content' | 'toolCallId' | 'toolName'>;
+
+// Absent tool fields are left out rather than set to undefined, which canonical JSON refuses.
+function promptItem(m: PromptItem): PromptItem {
+  const item: PromptItem = { role: m.role, content: m.content };
+  if (m.toolCallId !== undefined) item.toolCallId = m.toolCallId;
+  if (m.toolName !== undefined) item.toolName = m.toolName;
+  return item;
+}
+
+/** SHA-256 of the canonical JSON of `{ role, content, toolCallId?, toolName? }`. */
+export const contentHashOf = (m: PromptItem): string => sha256Hex(canonicalJson(promptItem(m)));
+
+/**
+ * SHA-256 of the canonical JSON of the context messages in the order they are sent, each as
+ * `{ role, content, toolCallId?, toolName? }` (the contentHash input). Entry ids and sources are
+ * left out: they are not sent, so the same prompt rebuilt from another tape has the same hash.
+ */
+export const promptHashOf = (messages: readonly PromptItem[]): string => sha256Hex(canonicalJson(messages.map(promptItem)));
+
+/** SHA-256 of the canonical JSON of the tool definitions array, in the order they are sent. */
+export const toolsHashOf = (tools: readonly unknown[]): string => sha256Hex(canonicalJson(tools));
+
+/** The manifest's row for a context message. */
+export function includedOf(m: ContextMessage, reason: string, tokens: number): IncludedItem {
+  return { entryId: m.entryId, role: m.role, source: m.source, reason, contentHash: contentHashOf(m), tokens };
+}
+
+/**
+ * SHA-256 of the canonical manifest without `assembledAt` (a retried request assembles the same
+ * manifest later) and without `hashes.manifestHash` (the hash cannot cover itself).
+ */
+export function hashManifest(m: ViewManifest | UnsealedManifest): string {
+  const { assembledAt: _at, hashes, ...rest } = m;
+  const { manifestHash: _own, ...covered } = hashes as ViewManifest['hashes'];
+  return sha256Hex(canonicalJson({ ...rest, hashes: covered }));
+}
+
+const UNSEALED = '0'.repeat(64);
+
+/** The manifest with its manifestHash; throws a ManifestError when it does not fit the schema. */
+export function sealManifest(unsealed: UnsealedManifest): ViewManifest {
+  // Checked before hashing, so a bad value is reported against the schema, field by field.
+  const r = viewManifestSchema.safeParse({ ...unsealed, hashes: { ...unsealed.hashes, manifestHash: UNSEALED } });
+  if (!r.success) throw new ManifestError(`invalid manifest: ${describe(r.error)}`);
+  r.data.hashes.manifestHash = hashManifest(r.data);
+  return r.data;
+}
+
+export type ManifestCheck = { ok: true } | { ok: false; reason: string };
+
+/** Whether `value` is a manifest whose manifestHash matches its content: an edited manifest is flagged. */
+export function verifyManifest(value: unknown): ManifestCheck {
+  const r = viewManifestSchema.safeParse(value);
+  if (!r.success) return { ok: false, reason: `not a valid manifest: ${describe(r.error)}` };
+  const computed = hashManifest(r.data);
+  if (computed !== r.data.hashes.manifestHash) {
+    return { ok: false, reason: `manifestHash mismatch: recorded ${r.data.hashes.manifestHash}, computed ${computed}` };
+  }
+  return { ok: true };
+}
+
+/**
+ * The provenance key of a request's manifest: a retried request appends the same key, so the store
+ * returns the manifest already written instead of a second one (SPEC 3.11). A request whose payload
+ * changed is a new request and takes the next requestSeq. The session id is part of the key because
+ * a merge copies a fork's entries into its parent, where the fork's keys must not meet the parent's.
+ */
+export const viewProvenanceKey = (sessionId: string, turnId: string, requestSeq: number): string =>
+  `view/${encodeURIComponent(sessionId)}/${encodeURIComponent(turnId)}/${requestSeq}`;
+
+/**
+ * The `view/assembled` event of a request. The manifest carries its own turnId, so it is not asked
+ * for again. Refuses a manifest that is unsealed or does not match its hash: the tape records only
+ * manifests that verify.
+ */
+export function viewAssembledEntry(manifest: ViewManifest): NewEntry {
+  const check = verifyManifest(manifest);
+  if (!check.ok) throw new ManifestError(`refusing to record manifest ${manifest.viewId}: ${check.reason}`);
+  return {
+    kind: 'event',
+    name: VIEW_ASSEMBLED,
+    provenanceKey: viewProvenanceKey(manifest.sessionId, manifest.turnId, manifest.requestSeq),
+    payload: { name: VIEW_ASSEMBLED, data: manifest },
+  };
+}
+
+/**
+ * The manifest a `view/assembled` entry holds, checked against the schema only: a manifest that no
+ * longer matches its hash is still read, so an inspector can show it and `verifyManifest` flag it.
+ */
+export function manifestOfEntry(entry: Entry | NewEntry): ViewManifest {
+  const where = 'entryId' in entry ? `entry ${entry.entryId} (${entry.kind} ${entry.name})` : `entry (${entry.kind} ${entry.name})`;
+  if (entry.kind !== 'event' || entry.name !== VIEW_ASSEMBLED) throw new ManifestError(`${where} is not a ${VIEW_ASSEMBLED} event`);
+  const r = viewManifestSchema.safeParse(entry.payload.data);
+  if (!r.success) throw new ManifestError(`${where} holds no valid manifest: ${describe(r.error, 'data.')}`);
+  return r.data;
+}
+
+export interface Change<T> {
+  from: T;
+  to: T;
+}
+export interface Delta {
+  from: number;
+  to: number;
+  delta: number;
+}
+
+/** What changed between the contexts of two requests (SPEC 2.6), from `a` to `b`. */
+export interface ManifestDiff {
+  /** Items in b's context and not in a's, in b's order. */
+  added: IncludedItem[];
+  /** Items in a's context and not in b's, in a's order, with the reason b gives for excluding them (null if it gives none). */
+  removed: (IncludedItem & { excludedAs: string | null })[];
+  /** Items in both contexts, or excluded by both, whose reason changed; `contentHash` is null for excluded entries. */
+  reasonChanges: { list: 'included' | 'excluded'; entryId: number | null; contentHash: string | null; from: string; to: string }[];
+  /** Tape entries in both contexts that were rendered differently (a policy that cuts or reformats an entry). */
+  contentChanges: { entryId: number; from: string; to: string }[];
+  anchor: Change<number | null> | null;
+  policy: Change<ViewManifest['policy']> | null;
+  model: Change<ViewManifest['model']> | null;
+  builderVersion: Change<string> | null;
+  promptChanged: boolean;
+  toolsChanged: boolean;
+  tokens: { estimatedPrompt: Delta; included: Delta };
+  /**
+   * The leading items identical in both (same role and contentHash) and their tokens in b: what a
+   * provider's prompt cache can reuse, provided the model and the tools (sent first) are unchanged.
+   */
+  unchangedPrefix: { items: number; tokens: number };
+}
+
+// Tape items are the same item when they show the same entry (even rendered differently); a
+// synthetic item has no entry, so only identical content makes it the same.
+const itemKey = (i: IncludedItem): string => (i.entryId !== null ? `tape:${i.entryId}` : `synthetic:${i.contentHash}`);
+
+const change = <T>(from: T, to: T, same: boolean): Change<T> | null => (same ? null : { from, to });
+const delta = (from: number, to: number): Delta => ({ from, to, delta: to - from });
+const tokenSum = (items: readonly IncludedItem[]): number => items.reduce((s, i) => s + i.tokens, 0);
+
+export function diffManifests(a: ViewManifest, b: ViewManifest): ManifestDiff {
+  // Queues, because a synthetic item may appear twice with the same content: matched in order.
+  const unmatched = new Map<string, { item: IncludedItem; index: number }[]>();
+  a.included.forEach((item, index) => {
+    const key = itemKey(item);
+    const queue = unmatched.get(key);
+    if (queue === undefined) unmatched.set(key, [{ item, index }]);
+    else queue.push({ item, index });
+  });
+
+  const diff: ManifestDiff = {
+    added: [],
+    removed: [],
+    reasonChanges: [],
+    contentChanges: [],
+    anchor: change(a.anchorEntryId, b.anchorEntryId, a.anchorEntryId === b.anchorEntryId),
+    policy: change(a.policy, b.policy, a.policy.name === b.policy.name && a.policy.version === b.policy.version),
+    model: change(a.model, b.model, a.model.vendor === b.model.vendor && a.model.id === b.model.id),
+    builderVersion: change(a.builderVersion, b.builderVersion, a.builderVersion === b.builderVersion),
+    promptChanged: a.hashes.promptHash !== b.hashes.promptHash,
+    toolsChanged: a.hashes.toolsHash !== b.hashes.toolsHash,
+    tokens: {
+      estimatedPrompt: delta(a.tokenBudget.estimatedPrompt, b.tokenBudget.estimatedPrompt),
+      included: delta(tokenSum(a.included), tokenSum(b.included)),
+    },
+    unchangedPrefix: { items: 0, tokens: 0 },
+  };
+
+  for (const item of b.included) {
+    const match = unmatched.get(itemKey(item))?.shift();
+    if (match === undefined) {
+      diff.added.push(item);
+      continue;
+    }
+    const old = match.item;
+    if (old.reason !== item.reason) {
+      diff.reasonChanges.push({ list: 'included', entryId: item.entryId, contentHash: item.contentHash, from: old.reason, to: item.reason });
+    }
+    if (item.entryId !== null && old.contentHash !== item.contentHash) {
+      diff.contentChanges.push({ entryId: item.entryId, from: old.contentHash, to: item.contentHash });
+    }
+  }
+
+  const excludedByB = new Map(b.excluded.map((e) => [e.entryId, e.reason]));
+  const left = [...unmatched.values()].flat().sort((x, y) => x.index - y.index);
+  for (const { item } of left) {
+    diff.removed.push({ ...item, excludedAs: item.entryId === null ? null : (excludedByB.get(item.entryId) ?? null) });
+  }
+
+  const excludedByA = new Map(a.excluded.map((e) => [e.entryId, e.reason]));
+  for (const e of b.excluded) {
+    const was = excludedByA.get(e.entryId);
+    if (was !== undefined && was !== e.reason) {
+      diff.reasonChanges.push({ list: 'excluded', entryId: e.entryId, contentHash: null, from: was, to: e.reason });
+    }
+  }
+
+  const n = Math.min(a.included.length, b.included.length);
+  let i = 0;
+  while (i < n && a.included[i].contentHash === b.included[i].contentHash && a.included[i].role === b.included[i].role) {
+    diff.unchangedPrefix.tokens += b.included[i].tokens;
+    i++;
+  }
+  diff.unchangedPrefix.items = i;
+  return diff;
+}
