@@ -1,0 +1,101 @@
+import * as z from 'zod';
+import type { Permissions } from '../workspace/permissions';
+import type { WorkspacePort } from '../workspace/workspacePort';
+
+/** Every tool output is stored on the tape whole up to this many UTF-8 bytes. */
+export const MAX_TOOL_OUTPUT_BYTES = 64 * 1024;
+
+export interface ToolResult {
+  readonly status: 'ok' | 'error';
+  readonly output: string;
+  readonly truncated?: boolean;
+}
+
+export interface ToolContext {
+  readonly workspace: WorkspacePort;
+  readonly permissions: Permissions;
+  /** Cancels a running tool (the turn was cancelled). */
+  readonly signal?: AbortSignal;
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: S;
+  // Method syntax keeps a registry of differently typed tools assignable to Tool[].
+  run(input: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** What the model is told about a tool: the JSON Schema comes from the same zod schema that validates its input. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+export function toolSpec(tool: Tool): ToolSpec {
+  const { $schema: _dialect, ...parameters } = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
+  return { name: tool.name, description: tool.description, parameters };
+}
+
+export class ToolRegistry {
+  private readonly byName = new Map<string, Tool>();
+
+  constructor(tools: readonly Tool[]) {
+    for (const tool of tools) {
+      if (this.byName.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
+      this.byName.set(tool.name, tool);
+    }
+  }
+
+  get(name: string): Tool | undefined {
+    return this.byName.get(name);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  specs(): ToolSpec[] {
+    return [...this.byName.values()].map(toolSpec);
+  }
+}
+
+/**
+ * Runs one tool call as the model made it. Whatever goes wrong (an unknown tool, input that fails
+ * the schema, a refused path or permission, any exception) becomes an `error` result the model can
+ * read, and every output is capped at MAX_TOOL_OUTPUT_BYTES.
+ */
+export async function invokeTool(registry: ToolRegistry, name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult> {
+  const tool = registry.get(name);
+  if (!tool) return { status: 'error', output: `unknown tool "${name}"; available tools: ${registry.names().join(', ')}` };
+  const parsed = tool.inputSchema.safeParse(rawInput);
+  if (!parsed.success) return { status: 'error', output: `invalid input for ${name}: ${describeIssues(parsed.error)}` };
+  let result: ToolResult;
+  try {
+    result = await tool.run(parsed.data, ctx);
+  } catch (error) {
+    result = { status: 'error', output: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  return capResult(result);
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`).join('; ');
+}
+
+function capResult(result: ToolResult): ToolResult {
+  const bytes = Buffer.from(result.output, 'utf8');
+  if (bytes.length <= MAX_TOOL_OUTPUT_BYTES) return result;
+  const note = `\n[output truncated at ${MAX_TOOL_OUTPUT_BYTES} bytes]`;
+  const head = cutUtf8(bytes, MAX_TOOL_OUTPUT_BYTES - Buffer.byteLength(note));
+  return { status: result.status, output: head + note, truncated: true };
+}
+
+/** The longest prefix of at most `max` bytes that does not split a character. */
+function cutUtf8(bytes: Buffer, max: number): string {
+  let end = max;
+  // Step back over continuation bytes (10xxxxxx) to the start of the character that would be split.
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}

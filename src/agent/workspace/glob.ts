@@ -1,0 +1,11 @@
+import picomatch from 'picomatch';
+
+/**
+ * A matcher for workspace-relative `/`-separated paths. A pattern without a slash matches the file
+ * name at any depth (`*.ts` finds `src/a.ts`), as models tend to expect; dot files match too, so
+ * `.github/**` works.
+ */
+export function globMatcher(pattern: string): (relPath: string) => boolean {
+  const normalised = pattern.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  return picomatch(normalised, { dot: true, basename: true });
+}

@@ -1,0 +1,69 @@
+/**
+ * What the agent's tools may do to a workspace. Paths are workspace-relative (or absolute inside
+ * the root); every adapter confines them to its root. The Node adapter serves the CLI and the
+ * tests; an editor can provide its own (edits through a WorkspaceEdit, say) without touching the tools.
+ */
+export type EntryKind = 'file' | 'directory' | 'other';
+
+export interface DirEntry {
+  readonly name: string;
+  readonly kind: EntryKind;
+}
+
+export interface FileStat {
+  readonly kind: EntryKind;
+  readonly size: number;
+}
+
+/** A capped list: `truncated` says there were more than `limit` items. */
+export interface Capped<T> {
+  readonly items: T[];
+  readonly truncated: boolean;
+}
+
+export interface TextMatch {
+  /** Workspace-relative, `/`-separated. */
+  readonly path: string;
+  /** 1-based. */
+  readonly line: number;
+  readonly text: string;
+}
+
+export interface SearchOptions {
+  /** A glob over workspace-relative paths that limits the files searched. */
+  readonly include?: string;
+  readonly limit: number;
+}
+
+export interface CommandOptions {
+  readonly timeoutMs: number;
+  /** stdout and stderr together are kept up to this many bytes. */
+  readonly maxOutputBytes: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface CommandResult {
+  /** null when the process was killed. */
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+  /** stdout and stderr interleaved in arrival order. */
+  readonly output: string;
+  readonly truncated: boolean;
+}
+
+export interface WorkspacePort {
+  readFile(path: string): Promise<Uint8Array>;
+  listDir(path: string): Promise<DirEntry[]>;
+  /** Files (not directories) whose workspace-relative path matches the glob; .gitignore respected. */
+  findFiles(pattern: string, limit: number): Promise<Capped<string>>;
+  /** Lines matching `pattern` in text files; .gitignore respected. */
+  searchText(pattern: RegExp, options: SearchOptions): Promise<Capped<TextMatch>>;
+  /** Creates the file (and its parent directories) or overwrites it. */
+  writeFile(path: string, content: string): Promise<void>;
+  /** undefined when nothing is at the path. */
+  stat(path: string): Promise<FileStat | undefined>;
+  /** Runs through the platform shell in the workspace root. */
+  runCommand(command: string, options: CommandOptions): Promise<CommandResult>;
+}
