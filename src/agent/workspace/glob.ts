@@ -7,5 +7,8 @@ import picomatch from 'picomatch';
  */
 export function globMatcher(pattern: string): (relPath: string) => boolean {
   const normalised = pattern.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
-  return picomatch(normalised, { dot: true, basename: true });
+  const matches = picomatch(normalised, { dot: true });
+  // picomatch's own basename option also rewrites patterns that do have slashes, so it is done here.
+  if (normalised.includes('/')) return matches;
+  return (relPath) => matches(relPath.slice(relPath.lastIndexOf('/') + 1));
 }
