@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ModelEvent, ModelInfo, ModelMessage, ModelPort, ModelRequest, StopReason, ToolCall, Usage } from './modelPort';
-import { fromOpenAiError, type AbortCause } from './openAiErrors';
+import { fromOpenAiError, timeoutError, type AbortCause } from './openAiErrors';
 import { toChatMessages, toChatTools } from './openAiMessages';
 import { ProviderError } from './providerError';
 import { TokenEstimator } from './tokenEstimator';
@@ -105,10 +105,10 @@ export class OpenAiCompatibleModel implements ModelPort {
           watch();
         }
       } catch (e) {
-        if (abortCause !== 'cancelled') throw fromOpenAiError(e, abortCause, this.options.apiKey);
+        if (abortCause !== 'cancelled') throw fromOpenAiError(e, abortCause, this.options.apiKey, this.timeoutMs);
       }
       // The client ends a stream quietly when its request is aborted; the cause says why.
-      if (abortCause === 'timeout') throw new ProviderError('timeout');
+      if (abortCause === 'timeout') throw timeoutError(this.timeoutMs);
       if (abortCause === 'cancelled') {
         yield { type: 'usage', usage: this.usage(request, outputChars, reported) };
         yield { type: 'stop', reason: 'cancelled' };

@@ -6,12 +6,12 @@ import { retryAfterMs } from './retryAfter';
 export type AbortCause = 'cancelled' | 'timeout' | undefined;
 
 /** Maps whatever the SDK or the network threw to the classification, never keeping the key. */
-export function fromOpenAiError(error: unknown, abortCause: AbortCause, apiKey: string): ProviderError {
+export function fromOpenAiError(error: unknown, abortCause: AbortCause, apiKey: string, timeoutMs: number): ProviderError {
   const secrets = [apiKey];
   if (abortCause === 'cancelled') return new ProviderError('cancelled');
-  if (abortCause === 'timeout' || error instanceof APIConnectionTimeoutError) return new ProviderError('timeout', { secrets });
+  if (abortCause === 'timeout' || error instanceof APIConnectionTimeoutError) return timeoutError(timeoutMs);
   if (error instanceof APIUserAbortError) return new ProviderError('cancelled');
-  if (error instanceof APIConnectionError) return new ProviderError('unreachable', { detail: causeChain(error), secrets });
+  if (error instanceof APIConnectionError) return new ProviderError('unreachable', { detail: causeChain(error.cause ?? error), secrets });
   if (error instanceof APIError && error.status !== undefined) {
     const detail = serverMessage(error);
     return new ProviderError(classifyStatus(error.status, detail, error.code), {
@@ -40,3 +40,5 @@ function causeChain(error: unknown): string {
   }
   return parts.length > 0 ? parts.join(': ') : String(error);
 }
+
+export const timeoutError = (timeoutMs: number): ProviderError => new ProviderError('timeout', { detail: `no data for ${timeoutMs} ms` });
