@@ -28,8 +28,11 @@ export function runShellCommand(command: string, cwd: string, options: CommandOp
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
 
+    let closed = false;
+    // The shell may have exited already while a background child still holds the pipes open; the
+    // group outlives its leader, so it is killed whether or not the shell is still running.
     const killGroup = () => {
-      if (child.pid === undefined || child.exitCode !== null) return;
+      if (child.pid === undefined || closed) return;
       try {
         if (windows) spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { windowsHide: true });
         else process.kill(-child.pid, 'SIGKILL');
@@ -49,6 +52,7 @@ export function runShellCommand(command: string, cwd: string, options: CommandOp
     else options.signal?.addEventListener('abort', onAbort, { once: true });
 
     const finish = () => {
+      closed = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
     };

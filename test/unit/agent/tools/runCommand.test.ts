@@ -50,6 +50,16 @@ describe('run_command', () => {
     assert.ok(await waitUntil(() => !alive(childPid), 2000), `the background child ${childPid} was killed too`);
   });
 
+  (posix ? it : it.skip)('kills a background child that keeps the output open after the shell has exited', async function () {
+    this.timeout(10_000);
+    const started = Date.now();
+    const result = await ws.call('run_command', { command: `sh -c 'echo $$ > bg.pid; exec sleep 30' & echo done`, timeoutMs: 500 });
+    assert.ok(Date.now() - started < 5000, 'the tool returns soon after the timeout');
+    assert.match(result.output, /^killed after the 500 ms timeout\ndone\n/);
+    const childPid = Number(fs.readFileSync(path.join(ws.root, 'bg.pid'), 'utf8'));
+    assert.ok(await waitUntil(() => !alive(childPid), 2000), `the background child ${childPid} was killed`);
+  });
+
   it('caps the output and marks it truncated', async () => {
     const result = await ws.call('run_command', { command: `node -e "process.stdout.write('a'.repeat(200000))"` });
     assert.strictEqual(result.truncated, true);
