@@ -15,63 +15,74 @@ export class CanonicalJsonError extends Error {
 }
 
 /**
+ * The walk's state: `keys[i]` is the key of the value at depth i + 1 and `parents[i]` the object
+ * at depth i, so a cycle is found by looking up the (shallow) chain of parents, and the path is
+ * built only for an error.
+ */
+interface Walk {
+  keys: (string | number)[];
+  parents: object[];
+}
+
+const pathOf = (walk: Walk, depth: number): string =>
+  walk.keys.slice(0, depth).reduce<string>((p, k) => (typeof k === 'number' ? `${p}[${k}]` : `${p}.${k}`), '$');
+
+// Most keys are printable ASCII without a quote or backslash: their JSON text is the key in quotes.
+const PLAIN_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const keyText = (k: string): string => (PLAIN_KEY.test(k) ? `"${k}"` : JSON.stringify(k));
+
+/**
  * JSON.stringify would quietly drop `undefined`, write NaN as null and a Date as a string: two
  * different values would then share a hash. Anything JSON cannot hold exactly is refused instead,
  * with the path to it.
  */
-function write(value: unknown, path: string, out: string[], open: Set<object>): void {
+function write(value: unknown, depth: number, walk: Walk): string {
   switch (typeof value) {
     case 'string':
+      return JSON.stringify(value);
     case 'boolean':
-      out.push(JSON.stringify(value));
-      return;
+      return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(`${path}: ${value} is not a JSON number`);
-      out.push(JSON.stringify(value));
-      return;
+      if (!Number.isFinite(value)) throw new CanonicalJsonError(`${pathOf(walk, depth)}: ${value} is not a JSON number`);
+      // The shortest round-trip form, as JSON.stringify writes it; -0 becomes 0.
+      return String(value);
     case 'object': {
-      if (value === null) {
-        out.push('null');
-        return;
+      if (value === null) return 'null';
+      for (let i = 0; i < depth; i++) {
+        if (walk.parents[i] === value) throw new CanonicalJsonError(`${pathOf(walk, depth)}: a cycle is not a JSON value`);
       }
-      if (open.has(value)) throw new CanonicalJsonError(`${path}: a cycle is not a JSON value`);
-      open.add(value);
+      walk.parents[depth] = value;
+      let out: string;
       if (Array.isArray(value)) {
-        out.push('[');
+        out = '[';
         for (let i = 0; i < value.length; i++) {
-          if (i > 0) out.push(',');
-          // A hole reads as undefined, which is refused below like any other undefined.
-          write(value[i], `${path}[${i}]`, out, open);
+          walk.keys[depth] = i;
+          // A hole reads as undefined, which is refused like any other undefined.
+          out += (i > 0 ? ',' : '') + write(value[i], depth + 1, walk);
         }
-        out.push(']');
-      } else {
-        const proto = Object.getPrototypeOf(value);
-        if (proto !== Object.prototype && proto !== null) {
-          throw new CanonicalJsonError(`${path}: a ${(value as object).constructor?.name ?? 'class instance'} is not a JSON value`);
-        }
-        const record = value as Record<string, unknown>;
-        const keys = Object.keys(record).sort();
-        out.push('{');
-        for (let i = 0; i < keys.length; i++) {
-          if (i > 0) out.push(',');
-          out.push(JSON.stringify(keys[i]), ':');
-          write(record[keys[i]], `${path}.${keys[i]}`, out, open);
-        }
-        out.push('}');
+        return out + ']';
       }
-      open.delete(value);
-      return;
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        throw new CanonicalJsonError(`${pathOf(walk, depth)}: a ${(value as object).constructor?.name ?? 'class instance'} is not a JSON value`);
+      }
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        walk.keys[depth] = keys[i];
+        out += (i > 0 ? ',' : '') + keyText(keys[i]) + ':' + write(record[keys[i]], depth + 1, walk);
+      }
+      return out + '}';
     }
     default:
-      throw new CanonicalJsonError(`${path}: ${typeof value} is not a JSON value`);
+      throw new CanonicalJsonError(`${pathOf(walk, depth)}: ${typeof value} is not a JSON value`);
   }
 }
 
 /** The canonical JSON text of `value`; throws a CanonicalJsonError naming the path of anything that is not JSON. */
 export function canonicalJson(value: unknown): string {
-  const out: string[] = [];
-  write(value, '$', out, new Set());
-  return out.join('');
+  return write(value, 0, { keys: [], parents: [] });
 }
 
 /** SHA-256 of the UTF-8 bytes of `text`, as 64 lowercase hex digits. */
