@@ -14,7 +14,6 @@ export const VIEW_ASSEMBLED = 'view/assembled';
 
 /** Why a tape entry was left out of a context. The set is open: a policy may add its own reasons. */
 export const EXCLUSION_REASONS = ['before_anchor', 'out_of_budget', 'retracted', 'superseded', 'empty'] as const;
-export type KnownExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
 const CONTEXT_ROLES = ['system', 'user', 'assistant', 'tool'] as const satisfies readonly ContextRole[];
 
