@@ -248,13 +248,17 @@ function viewUntil(rows: readonly FoldRow[], to: number): EffectiveView {
 }
 
 /**
- * The context a selector picks, from the session's cached fold: a caller that keeps its FoldCache
- * pays for the entries appended since its last request, not for the whole session. A `between`
- * range ends before the head, so it folds its prefix.
+ * The view and anchor a selector picks, from the session's cached fold: a caller that keeps its
+ * FoldCache pays for the entries appended since its last request, not for the whole session. A
+ * `between` range ends before the head, so it folds its prefix.
  */
-export function contextFrom(cache: FoldCache, sessionId: string, selector: ContextSelector, getEntry: GetEntry): ContextResult {
+export function contextInputFrom(cache: FoldCache, sessionId: string, selector: ContextSelector): ContextInput {
   const view = cache.view(sessionId, FINAL);
   const { anchorEntryId, toEntryId } = resolveSelector(view.anchors, selector);
-  const seen = toEntryId === null ? view : viewUntil(cache.source.foldRows(sessionId, 0), toEntryId);
-  return buildContext({ view: seen, anchorEntryId }, getEntry);
+  return { view: toEntryId === null ? view : viewUntil(cache.source.foldRows(sessionId, 0), toEntryId), anchorEntryId };
+}
+
+/** The context a selector picks, from the session's cached fold (see `contextInputFrom`). */
+export function contextFrom(cache: FoldCache, sessionId: string, selector: ContextSelector, getEntry: GetEntry): ContextResult {
+  return buildContext(contextInputFrom(cache, sessionId, selector), getEntry);
 }
