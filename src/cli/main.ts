@@ -4,6 +4,7 @@ import { TapeValidationError } from '../tape/entry';
 import { UsageError } from './args';
 import { appendCommand } from './commands/append';
 import { contextCommand } from './commands/context';
+import { handoffCommand } from './commands/handoff';
 import { infoCommand } from './commands/info';
 import { logCommand } from './commands/log';
 import { searchCommand } from './commands/search';
@@ -35,6 +36,10 @@ usage: agent-tape <command> [options]
                                                dies; --durable: fsynced too, safe if the machine
                                                does); creates the tape if missing; stops at
                                                the first refused line, appending none after it
+  handoff <tape.sqlite> --session S --name N --summary TEXT [--state JSON]
+                                               appends a handoff/N anchor ({summary, state}) to
+                                               an existing session: later contexts start from
+                                               it; prints its entry id once fsynced
   repair <tape.sqlite> [--json]                a journal damaged in the middle (which open
                                                refuses): keeps its intact records before the
                                                damage, moves the rest to
@@ -56,6 +61,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   search: searchCommand,
   append: appendCommand,
   repair: repairCommand,
+  handoff: handoffCommand,
 };
 
 const BAD_INPUT = [UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];

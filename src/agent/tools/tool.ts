@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { TapePort } from '../tape/tapePort';
 import type { Permissions } from '../workspace/permissions';
 import type { WorkspacePort } from '../workspace/workspacePort';
 
@@ -16,6 +17,8 @@ export interface ToolContext {
   readonly permissions: Permissions;
   /** Cancels a running tool (the turn was cancelled). */
   readonly signal?: AbortSignal;
+  /** The session's tape, for the tape_* tools; a host without one gets error results from them. */
+  readonly tape?: TapePort;
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {

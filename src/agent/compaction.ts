@@ -1,0 +1,195 @@
+import * as z from 'zod';
+import { TapeValidationError, type JsonObject, type NewEntry } from '../tape/entry';
+import type { ContextItem, ContextMessage } from '../tape/context';
+import type { ModelInfo, ModelRequest, Usage } from './model/modelPort';
+
+/**
+ * Compaction and handoff (SPEC 2.5): a reconstruction anchor stands for the history before it, so
+ * the next request starts from its summary. Pure: the compactor does the I/O.
+ */
+
+export type CompactionTrigger = 'manual' | 'auto';
+
+/** The summary the model is asked for; each part may be missing from a sloppy answer. */
+export interface StructuredSummary {
+  goal: string;
+  decisions: string[];
+  filesTouched: string[];
+  openWork: string[];
+}
+
+/** A JSON answer that fits the shape, or the model's plain text when it wrote prose instead. */
+export type ParsedSummary = { kind: 'structured'; summary: StructuredSummary } | { kind: 'text'; text: string };
+
+// The summary is short by design; a model with a smaller output limit gets its own.
+const SUMMARY_MAX_OUTPUT = 2048;
+// One huge tool output must not crowd the rest of the conversation out of the summary request.
+const ITEM_MAX_CHARS = 4000;
+
+export const COMPACTION_INSTRUCTIONS = `You compact a coding agent's conversation so that the work can go on from your summary alone; the conversation itself will no longer be shown.
+Answer with one JSON object and nothing else:
+{"goal": "what the user wants, in one or two sentences",
+ "decisions": ["decisions taken and facts learned that later work depends on"],
+ "filesTouched": ["paths read, created or edited, each with a few words on why"],
+ "openWork": ["what is still to do, next step first"]}
+Be specific: keep names, paths, commands, error messages and numbers. Leave out greetings and dead ends that no longer matter. An earlier checkpoint summary in the conversation is part of what you summarise.`;
+
+function clip(text: string): string {
+  if (text.length <= ITEM_MAX_CHARS) return text;
+  const half = ITEM_MAX_CHARS / 2;
+  return `${text.slice(0, half)}\n[… ${text.length - ITEM_MAX_CHARS} characters left out …]\n${text.slice(-half)}`;
+}
+
+function transcriptLine(m: Pick<ContextMessage, 'role' | 'content' | 'toolName'>): string {
+  const who = m.role === 'tool' ? `tool result ${m.toolName ?? ''}`.trim() : m.toolName !== undefined ? `assistant calls ${m.toolName}` : m.role;
+  return `[${who}]\n${clip(m.content)}`;
+}
+
+/**
+ * The summary request: the conversation as one transcript, not as chat turns, so tool messages
+ * need no tool definitions and the agent's own system prompt does not compete with the
+ * instructions. The agent's system prompt is left out: it is sent again with every request.
+ */
+export function compactionRequest(messages: readonly Pick<ContextMessage, 'role' | 'content' | 'toolName'>[], model: ModelInfo): ModelRequest {
+  const transcript = messages.filter((m) => m.role !== 'system').map(transcriptLine).join('\n\n');
+  return {
+    messages: [
+      { role: 'system', content: COMPACTION_INSTRUCTIONS },
+      { role: 'user', content: `The conversation to summarise:\n\n${transcript}\n\nNow write the JSON summary.` },
+    ],
+    tools: [],
+    maxOutput: Math.min(model.maxOutput, SUMMARY_MAX_OUTPUT),
+  };
+}
+
+// Models write a list as one string, or a string as a list, often enough to accept both.
+const text = z.union([z.string(), z.array(z.string()).transform((a) => a.join('; '))]);
+const list = z.union([z.array(z.union([z.string(), z.number()]).transform(String)), z.string().transform((s) => (s.trim() === '' ? [] : [s]))]);
+const summaryShape = z.looseObject({
+  goal: text.optional(),
+  decisions: list.optional(),
+  filesTouched: list.optional(),
+  files_touched: list.optional(),
+  openWork: list.optional(),
+  open_work: list.optional(),
+});
+
+const FENCED = /```(?:json)?\s*\n?([\s\S]*?)```/i;
+
+function jsonCandidates(answer: string): string[] {
+  const out = [answer];
+  const fenced = FENCED.exec(answer);
+  if (fenced) out.push(fenced[1]);
+  const first = answer.indexOf('{');
+  const last = answer.lastIndexOf('}');
+  if (first >= 0 && last > first) out.push(answer.slice(first, last + 1));
+  return out;
+}
+
+/** The model's answer as a summary: JSON (bare, fenced, or inside prose), else its text; null when it is blank. */
+export function parseCompactionAnswer(answer: string): ParsedSummary | null {
+  const trimmed = answer.trim();
+  if (trimmed === '') return null;
+  for (const candidate of jsonCandidates(trimmed)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(candidate);
+    } catch {
+      continue;
+    }
+    const r = summaryShape.safeParse(value);
+    if (!r.success) continue;
+    const s: StructuredSummary = {
+      goal: (r.data.goal ?? '').trim(),
+      decisions: r.data.decisions ?? [],
+      filesTouched: r.data.filesTouched ?? r.data.files_touched ?? [],
+      openWork: r.data.openWork ?? r.data.open_work ?? [],
+    };
+    if (s.goal !== '' || s.decisions.length + s.filesTouched.length + s.openWork.length > 0) return { kind: 'structured', summary: s };
+  }
+  return { kind: 'text', text: trimmed };
+}
+
+/** The summary as the checkpoint text the next requests carry. */
+export function renderSummary(parsed: ParsedSummary): string {
+  if (parsed.kind === 'text') return parsed.text;
+  const { goal, decisions, filesTouched, openWork } = parsed.summary;
+  const section = (title: string, items: string[]): string => `${title}:${items.length === 0 ? ' (none)' : items.map((i) => `\n- ${i}`).join('')}`;
+  return [`Goal: ${goal || '(not stated)'}`, section('Decisions', decisions), section('Files touched', filesTouched), section('Open work', openWork)].join('\n');
+}
+
+export interface Coverage {
+  /** The last orderSeq the summary covers: the cursor after which the next context resumes. */
+  cursorOrderSeq: number;
+  /** The messages, tool calls and results summarised. */
+  sourceEntryIds: number[];
+}
+
+/**
+ * What a summary of these context items covers (the items after the anchor in force); null when
+ * there is no message to summarise. Interrupted calls have no result entry to name.
+ */
+export function coverageOf(items: readonly ContextItem[]): Coverage | null {
+  let cursorOrderSeq = -Infinity;
+  const sourceEntryIds: number[] = [];
+  for (const item of items) {
+    if (item.kind === 'message') {
+      cursorOrderSeq = Math.max(cursorOrderSeq, item.message.orderSeq);
+      sourceEntryIds.push(item.message.entryId);
+    } else if (item.kind === 'call') sourceEntryIds.push(item.call.entryId);
+    else if (item.kind === 'result') sourceEntryIds.push(item.result.entryId);
+  }
+  return sourceEntryIds.length === 0 || cursorOrderSeq === -Infinity ? null : { cursorOrderSeq, sourceEntryIds };
+}
+
+export interface CompactionAnchorInit extends Coverage {
+  trigger: CompactionTrigger;
+  summary: string;
+  model: Pick<ModelInfo, 'id' | 'vendor'>;
+  usage?: Usage;
+}
+
+/** Only the fields that are set: the tape refuses `undefined` inside a payload. */
+function usageJson(u: Usage): JsonObject {
+  const out: JsonObject = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, estimated: u.estimated };
+  if (u.cachedInputTokens !== undefined) out.cachedInputTokens = u.cachedInputTokens;
+  return out;
+}
+
+export function compactionAnchorEntry(init: CompactionAnchorInit): NewEntry {
+  const name = `compaction/${init.trigger}`;
+  const state: JsonObject = {
+    summary: init.summary,
+    cursorOrderSeq: init.cursorOrderSeq,
+    sourceEntryIds: [...init.sourceEntryIds],
+    model: { id: init.model.id, vendor: init.model.vendor },
+  };
+  if (init.usage !== undefined) state.usage = usageJson(init.usage);
+  return { kind: 'anchor', name, payload: { name, state } };
+}
+
+/** Whether a prompt this large should be compacted first (the default share is 80% of the input budget). */
+export function shouldAutoCompact(estimatedPromptTokens: number, inputBudget: number, share = 0.8): boolean {
+  if (!(share > 0 && share <= 1)) throw new RangeError(`the compaction share must be in (0, 1], got ${share}`);
+  return inputBudget > 0 && estimatedPromptTokens >= inputBudget * share;
+}
+
+/** Lowercase words and digits joined by `-` or `_`: the part after `handoff/`. */
+export const handoffName = z
+  .string()
+  .max(64)
+  .regex(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/, 'use lowercase words and digits joined by "-" or "_", e.g. "fix-db"');
+
+/**
+ * A handoff anchor. The caller's state is nested under `state`, never spread, so no key of it can
+ * pass for bookkeeping such as `cursorOrderSeq` and move the cursor.
+ */
+export function handoffAnchorEntry(name: string, summary: string, state?: JsonObject): NewEntry {
+  const checked = handoffName.safeParse(name);
+  if (!checked.success) throw new TapeValidationError(`handoff name ${JSON.stringify(name)}: ${checked.error.issues[0].message}`);
+  if (summary.trim() === '') throw new TapeValidationError('a handoff needs a non-empty summary');
+  const entryName = `handoff/${name}`;
+  const anchorState: JsonObject = { summary: summary.trim() };
+  if (state !== undefined) anchorState.state = state;
+  return { kind: 'anchor', name: entryName, payload: { name: entryName, state: anchorState } };
+}

@@ -1,0 +1,65 @@
+import type { TapeStore } from '../store/tapeStore';
+import { buildContext, contextItems, cursorOf, resolveSelector } from '../tape/context';
+import type { Entry, JsonObject } from '../tape/entry';
+import { FoldCache } from '../tape/foldCache';
+import { compactionAnchorEntry, compactionRequest, coverageOf, parseCompactionAnswer, renderSummary, type CompactionTrigger } from './compaction';
+import type { ModelPort, Usage } from './model/modelPort';
+import { ProviderError } from './model/providerError';
+
+export interface CompactOptions {
+  trigger: CompactionTrigger;
+  signal: AbortSignal;
+  /** The caller's fold cache, so compacting a long session folds only what is new. */
+  folds?: FoldCache;
+}
+
+export type CompactOutcome = { anchor: Entry } | { error: string };
+
+function missing(sessionId: string, entryId: number): never {
+  throw new Error(`entry ${sessionId}#${entryId} is missing`);
+}
+
+/**
+ * Summarises the context in force and appends a `compaction/<trigger>` anchor after it; the next
+ * request starts from the anchor and nothing is deleted. A failed summary request is recorded as
+ * an `error/provider` entry and returned, so the caller can go on with budget trimming instead.
+ */
+export async function compact(store: TapeStore, sessionId: string, model: ModelPort, options: CompactOptions): Promise<CompactOutcome> {
+  const getEntry = (id: number): Entry => store.getEntry(sessionId, id) ?? missing(sessionId, id);
+  const view = (options.folds ?? new FoldCache(store)).view(sessionId, { includePending: false });
+  const { anchorEntryId } = resolveSelector(view.anchors, { kind: 'last' });
+  const coverage = coverageOf(contextItems(view, anchorEntryId === null ? null : cursorOf(getEntry(anchorEntryId))));
+  if (coverage === null) return { error: 'nothing to compact: no message after the anchor in force' };
+  const request = compactionRequest(buildContext({ view, anchorEntryId }, getEntry).messages, model.info);
+
+  let answer = '';
+  let usage: Usage | undefined;
+  let cancelled = false;
+  try {
+    for await (const event of model.stream(request, options.signal)) {
+      if (event.type === 'text') answer += event.delta;
+      else if (event.type === 'usage') usage = event.usage;
+      else if (event.type === 'stop') cancelled = event.reason === 'cancelled';
+    }
+  } catch (e) {
+    return providerFailure(store, sessionId, options.trigger, e);
+  }
+  // A cancel is the user's choice, not a provider failure: nothing is written.
+  if (cancelled || options.signal.aborted) return { error: 'compaction cancelled' };
+  const parsed = parseCompactionAnswer(answer);
+  if (parsed === null) return providerFailure(store, sessionId, options.trigger, new ProviderError('bad_response', { detail: 'the summary was empty' }));
+
+  const entry = compactionAnchorEntry({ trigger: options.trigger, summary: renderSummary(parsed), ...coverage, model: model.info, usage });
+  return { anchor: (await store.append(sessionId, entry)).entry };
+}
+
+async function providerFailure(store: TapeStore, sessionId: string, trigger: CompactionTrigger, e: unknown): Promise<CompactOutcome> {
+  const message = `compaction (${trigger}) failed: ${e instanceof Error ? e.message : String(e)}`;
+  const details: JsonObject = { operation: 'compaction', trigger };
+  if (e instanceof ProviderError) {
+    details.failureClass = e.failureClass;
+    if (e.status !== undefined) details.status = e.status;
+  }
+  await store.append(sessionId, { kind: 'error', name: 'error/provider', payload: { kind: 'provider', message, details } });
+  return { error: message };
+}

@@ -1,0 +1,69 @@
+import type { TapeStore } from '../../store/tapeStore';
+import { resolveSelector } from '../../tape/context';
+import type { Entry, JsonObject, Kind } from '../../tape/entry';
+import { FoldCache } from '../../tape/foldCache';
+import { ProjectionRegistry, ProjectionRunner } from '../../tape/projections/projection';
+import { titleProjection } from '../../tape/projections/title';
+import { handoffAnchorEntry } from '../compaction';
+import type { TapeAnchor, TapeHit, TapeInfo, TapePort } from './tapePort';
+
+/** The tape port over a TapeStore; its fold and title caches make repeated calls pay only for new entries. */
+export class StoreTape implements TapePort {
+  private readonly folds: FoldCache;
+  private readonly projections: ProjectionRunner;
+
+  constructor(
+    private readonly store: TapeStore,
+    readonly sessionId: string,
+    folds?: FoldCache,
+  ) {
+    this.folds = folds ?? new FoldCache(store);
+    this.projections = new ProjectionRunner(store, new ProjectionRegistry());
+  }
+
+  search(query: string, options: { kinds?: readonly Kind[]; limit: number }): TapeHit[] {
+    return this.store
+      .search(query, { sessionId: this.sessionId, kinds: options.kinds, limit: options.limit })
+      .map(({ entryId, kind, name, score, snippet }) => ({ entryId, kind, name, score, snippet }));
+  }
+
+  window(entryIds: readonly number[], before: number, after: number): Entry[] {
+    const head = this.store.headEntryId(this.sessionId);
+    const ranges = entryIds
+      .filter((id) => id >= 1 && id <= head)
+      .map((id) => [Math.max(1, id - before), Math.min(head, id + after)] as const)
+      .sort((a, b) => a[0] - b[0]);
+    // Overlapping windows are merged so each entry is read and shown once.
+    const merged: [number, number][] = [];
+    for (const [from, to] of ranges) {
+      const last = merged[merged.length - 1];
+      if (last !== undefined && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+      else merged.push([from, to]);
+    }
+    return merged.flatMap(([fromEntryId, toEntryId]) => this.store.entries(this.sessionId, { fromEntryId, toEntryId }));
+  }
+
+  info(): TapeInfo {
+    const entriesByKind: Partial<Record<Kind, number>> = {};
+    // The fold rows are in memory and carry the kind: counting them reads no payload.
+    const rows = this.store.foldRows(this.sessionId, 0);
+    for (const r of rows) entriesByKind[r.kind] = (entriesByKind[r.kind] ?? 0) + 1;
+    return {
+      sessionId: this.sessionId,
+      headEntryId: this.store.headEntryId(this.sessionId),
+      entriesByKind,
+      anchorCount: entriesByKind.anchor ?? 0,
+      title: this.projections.view(this.sessionId, titleProjection),
+    };
+  }
+
+  anchors(): TapeAnchor[] {
+    const { anchors } = this.folds.view(this.sessionId, { includePending: false });
+    const { anchorEntryId } = resolveSelector(anchors, { kind: 'last' });
+    return anchors.map((a) => ({ entryId: a.entryId, name: a.name, inForce: a.entryId === anchorEntryId }));
+  }
+
+  async handoff(name: string, summary: string, state?: JsonObject): Promise<Entry> {
+    return (await this.store.append(this.sessionId, handoffAnchorEntry(name, summary, state))).entry;
+  }
+}

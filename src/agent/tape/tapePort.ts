@@ -1,0 +1,42 @@
+import type { Entry, JsonObject, Kind } from '../../tape/entry';
+
+/**
+ * What the tape tools may do, scoped to the one session the agent works in: the model can look back
+ * at its own history and leave a handoff, never read another session or write anything else.
+ */
+export interface TapeHit {
+  entryId: number;
+  kind: Kind;
+  name: string;
+  /** BM25; higher is better. */
+  score: number;
+  /** Hits marked «like this». */
+  snippet: string;
+}
+
+export interface TapeInfo {
+  sessionId: string;
+  headEntryId: number;
+  entriesByKind: Partial<Record<Kind, number>>;
+  anchorCount: number;
+  title: string | null;
+}
+
+export interface TapeAnchor {
+  entryId: number;
+  name: string;
+  /** The reconstruction anchor the default context starts from. */
+  inForce: boolean;
+}
+
+export interface TapePort {
+  readonly sessionId: string;
+  /** Ranked full-text hits, best first (FTS4 query syntax; bad syntax throws). */
+  search(query: string, options: { kinds?: readonly Kind[]; limit: number }): TapeHit[];
+  /** The entries with ids within `before`/`after` of any of `entryIds`, in entry order, each once. */
+  window(entryIds: readonly number[], before: number, after: number): Entry[];
+  info(): TapeInfo;
+  anchors(): TapeAnchor[];
+  /** Appends a `handoff/<name>` anchor and returns it as stored. */
+  handoff(name: string, summary: string, state?: JsonObject): Promise<Entry>;
+}

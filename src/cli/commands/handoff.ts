@@ -1,0 +1,41 @@
+import { handoffAnchorEntry } from '../../agent/compaction';
+import type { JsonObject } from '../../tape/entry';
+import { formatOf } from '../../store/tapeFile';
+import { TapeStore } from '../../store/tapeStore';
+import { parseArgs, required, str, UsageError } from '../args';
+import type { Io } from '../output';
+import { requireSession } from './session';
+
+function stateOf(text: string | undefined): JsonObject | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--state is not JSON (${(e as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError('--state must be a JSON object');
+  return value as JsonObject;
+}
+
+/** Appends a `handoff/<name>` anchor to an existing session and prints its entry id once it is fsynced. */
+export async function handoffCommand(args: string[], io: Io): Promise<number> {
+  const p = parseArgs(args, { valued: ['session', 'name', 'summary', 'state'], positional: ['tape.sqlite'] });
+  const [file] = p.positional;
+  const sessionId = required(p, 'session');
+  const name = required(p, 'name');
+  const summary = required(p, 'summary');
+  // Everything is checked before the tape is opened, so bad input never touches the file.
+  const entry = handoffAnchorEntry(name, summary, stateOf(str(p, 'state')));
+  if (formatOf(file) !== 'sqlite') throw new UsageError(`handoff writes to *.tape.sqlite files, not ${file}`);
+
+  const store = await TapeStore.open(file, { create: false });
+  try {
+    requireSession(store, sessionId);
+    const { entry: anchor } = await store.append(sessionId, entry, { durable: true });
+    io.out(`${anchor.entryId}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
