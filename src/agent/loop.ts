@@ -1,0 +1,196 @@
+import { viewAssembledEntry, type ViewManifest } from '../tape/manifest';
+import type { ModelPort, ModelRequest, StopReason, ToolCall } from './model/modelPort';
+import { ProviderError } from './model/providerError';
+import { streamWithRetry, type RetryPolicy } from './model/retry';
+import { DEFAULT_REVISION_THROTTLE, RevisionThrottle, type RevisionThrottleSettings } from './revisionThrottle';
+import { TapeWriter, type AppendTarget } from './tapeWriter';
+import { invokeTool, type ToolContext, type ToolRegistry, type ToolResult } from './tools/tool';
+import type { TurnEvent, TurnOutcome } from './turnEvent';
+import {
+  attemptEntry,
+  messageEntry,
+  providerErrorEntry,
+  toolCallEntry,
+  toolResultEntry,
+  turnEndEntry,
+  turnStartEntry,
+  type TurnOutcomeKind,
+  type TurnRef,
+} from './turnEntries';
+
+/** Which request of which turn: what the assembler and the pre-request hook are asked about. */
+export interface RequestSlot {
+  turnId: string;
+  /** From 1 within the turn; a retried request keeps its number (and so its manifest). */
+  requestSeq: number;
+}
+
+export interface AssembledRequest {
+  request: ModelRequest;
+  manifest: ViewManifest;
+}
+
+/** What the pre-request hook reports when it wrote a reconstruction anchor. */
+export interface CompactionNotice {
+  anchorName: string;
+}
+
+export interface TurnDeps {
+  tape: AppendTarget;
+  sessionId: string;
+  newTurnId: () => string;
+  /** The greatest orderSeq among the session's messages (0 when it has none): the turn's messages follow it. */
+  lastOrderSeq: () => number;
+  model: ModelPort;
+  tools: ToolRegistry;
+  /** The turn's signal is added: cancelling the turn cancels the tool that runs. */
+  toolContext: Omit<ToolContext, 'signal'>;
+  /** Builds a request from the tape; called once per request, after everything of the turn so far is appended. */
+  assemble: (slot: RequestSlot) => AssembledRequest | Promise<AssembledRequest>;
+  /** Runs before each request is assembled (auto-compaction): whatever it appends, the request sees. */
+  beforeRequest?: (slot: RequestSlot) => Promise<CompactionNotice | undefined>;
+  /** Requests per turn; a turn that still calls tools after the last one ends with `round_limit`. */
+  maxRounds: number;
+  signal: AbortSignal;
+  retry?: RetryPolicy;
+  now?: () => number;
+  throttle?: RevisionThrottleSettings;
+  onEvent?: (event: TurnEvent) => void;
+}
+
+export interface TurnInput {
+  text: string;
+}
+
+/** The result of a call that was never run because the turn was cancelled first; its pair stays whole. */
+const NOT_RUN: ToolResult = { status: 'error', output: 'not run: the turn was cancelled' };
+// The entry model needs a tool name; a model can send a call without one (an invalid call).
+const UNNAMED_TOOL = 'unnamed_tool';
+
+type Streamed =
+  | { kind: 'complete'; text: string; calls: ToolCall[] }
+  | { kind: 'cancelled'; text: string; wrotePending: boolean }
+  | { kind: 'failed'; text: string; wrotePending: boolean; error: ProviderError };
+
+/**
+ * One turn (SPEC 2.10): the user's message, then requests until the model answers without calling a
+ * tool, the turn is cancelled, the provider fails or the round limit is reached. Everything lands on
+ * the tape with the turn's id: `turn/start`, the messages, one `view/assembled` per request, one
+ * `provider/attempt` per physical attempt, tool calls and results, any `error/provider`, and
+ * `turn/end` with the outcome. Tool failures are `tool_result`s with status `error`, which the
+ * model reads and the turn goes on from. A failing tape append rejects the returned promise.
+ */
+export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
+  const turn: TurnRef = { sessionId: deps.sessionId, turnId: deps.newTurnId() };
+  const writer = new TapeWriter(deps.tape, deps.sessionId);
+  const emit = deps.onEvent ?? (() => undefined);
+  const now = deps.now ?? Date.now;
+  const base = deps.lastOrderSeq();
+
+  const end = async (outcome: TurnOutcomeKind, rounds: number, text: string, error?: ProviderError): Promise<TurnOutcome> => {
+    writer.write(turnEndEntry(turn, outcome, rounds));
+    await writer.flush();
+    emit({ type: 'turn_end', turnId: turn.turnId, sessionId: turn.sessionId, outcome, rounds });
+    return { sessionId: turn.sessionId, turnId: turn.turnId, outcome, rounds, text, ...(error ? { error: { failureClass: error.failureClass, message: error.message } } : {}) };
+  };
+
+  writer.write(
+    turnStartEntry(turn, deps.maxRounds),
+    messageEntry(turn, { messageId: `${turn.turnId}/user`, role: 'user', orderSeq: base + 1, content: input.text, status: 'sent' }),
+  );
+  let text = '';
+  for (let requestSeq = 1; requestSeq <= deps.maxRounds; requestSeq++) {
+    const slot: RequestSlot = { turnId: turn.turnId, requestSeq };
+    await writer.flush();
+    if (deps.signal.aborted) return end('cancelled', requestSeq - 1, text);
+    const compaction = await deps.beforeRequest?.(slot);
+    if (compaction) emit({ type: 'compaction', turnId: turn.turnId, requestSeq, anchorName: compaction.anchorName });
+    if (deps.signal.aborted) return end('cancelled', requestSeq - 1, text);
+    const { request, manifest } = await deps.assemble(slot);
+    writer.write({ ...viewAssembledEntry(manifest), meta: { turnId: turn.turnId } });
+
+    const messageId = `${turn.turnId}/assistant/${requestSeq}`;
+    const message = { messageId, role: 'assistant' as const, orderSeq: base + 1 + requestSeq };
+    const streamed = await streamAnswer(deps, writer, turn, slot, request, message, now);
+    text = streamed.text;
+    if (streamed.kind !== 'complete') {
+      // The final version supersedes the pending revisions; without any there is nothing to close.
+      if (streamed.text !== '' || streamed.wrotePending) writer.write(messageEntry(turn, { ...message, content: streamed.text, status: 'error' }));
+      if (streamed.kind === 'cancelled') return end('cancelled', requestSeq, text);
+      const { error } = streamed;
+      writer.write(providerErrorEntry(turn, requestSeq, error));
+      emit({ type: 'error', turnId: turn.turnId, requestSeq, kind: 'provider', failureClass: error.failureClass, message: error.message });
+      return end('provider_error', requestSeq, text, error);
+    }
+
+    const calls = streamed.calls.map((call) => ({ call, name: call.name || UNNAMED_TOOL }));
+    // The answer and its calls as one transaction: a reader never sees a message missing its calls.
+    writer.write(
+      messageEntry(turn, { ...message, content: streamed.text, status: 'sent' }),
+      ...calls.map(({ call, name }) => toolCallEntry(turn, messageId, call.id, name, call.valid ? call.arguments : call.rawArguments)),
+    );
+    if (calls.length === 0) return end('answer', requestSeq, text);
+
+    const toolContext: ToolContext = { ...deps.toolContext, signal: deps.signal };
+    for (const { call, name } of calls) {
+      emit({ type: 'tool_call', turnId: turn.turnId, requestSeq, messageId, toolCallId: call.id, name, input: call.valid ? call.arguments : call.rawArguments, valid: call.valid });
+      const result: ToolResult = deps.signal.aborted
+        ? NOT_RUN
+        : call.valid
+          ? await invokeTool(deps.tools, call.name, call.arguments, toolContext)
+          : { status: 'error', output: `invalid call of ${name}: ${call.problem}; nothing was run` };
+      writer.write(toolResultEntry(turn, messageId, call.id, name, result));
+      emit({ type: 'tool_result', turnId: turn.turnId, requestSeq, messageId, toolCallId: call.id, name, status: result.status, output: result.output, truncated: result.truncated === true });
+    }
+    if (deps.signal.aborted) return end('cancelled', requestSeq, text);
+  }
+  return end('round_limit', deps.maxRounds, text);
+}
+
+/**
+ * Streams one request with retries, writing each attempt and the throttled pending revisions of
+ * the answer as they come. A provider failure is returned rather than thrown, so the loop records
+ * it; anything else thrown (the host's event listener, say) is a bug and goes up.
+ */
+async function streamAnswer(
+  deps: TurnDeps,
+  writer: TapeWriter,
+  turn: TurnRef,
+  slot: RequestSlot,
+  request: ModelRequest,
+  message: { messageId: string; role: 'assistant'; orderSeq: number },
+  now: () => number,
+): Promise<Streamed> {
+  const emit = deps.onEvent ?? (() => undefined);
+  const throttle = new RevisionThrottle(deps.throttle ?? DEFAULT_REVISION_THROTTLE, now);
+  let text = '';
+  let revisions = 0;
+  let stopReason: StopReason | undefined;
+  const calls: ToolCall[] = [];
+  const onAttempt = (record: Parameters<typeof attemptEntry>[2]) => writer.write(attemptEntry(turn, slot.requestSeq, record));
+  try {
+    for await (const event of streamWithRetry(deps.model, request, deps.signal, { policy: deps.retry, onAttempt, now })) {
+      switch (event.type) {
+        case 'text':
+          text += event.delta;
+          emit({ type: 'text', turnId: turn.turnId, requestSeq: slot.requestSeq, messageId: message.messageId, delta: event.delta });
+          if (throttle.due(text.length)) writer.write(messageEntry(turn, { ...message, content: text, status: 'pending', revision: ++revisions }));
+          break;
+        case 'tool_call':
+          calls.push(event.call);
+          break;
+        case 'stop':
+          stopReason = event.reason;
+          break;
+        case 'usage':
+          break;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    if (deps.signal.aborted) return { kind: 'cancelled', text, wrotePending: revisions > 0 };
+    return { kind: 'failed', text, wrotePending: revisions > 0, error };
+  }
+  if (stopReason === 'cancelled' || deps.signal.aborted) return { kind: 'cancelled', text, wrotePending: revisions > 0 };
+  return { kind: 'complete', text, calls };
+}

@@ -1,0 +1,105 @@
+import type { JsonObject, MessageStatus, NewEntry } from '../tape/entry';
+import type { AttemptRecord } from './model/retry';
+import type { ProviderError } from './model/providerError';
+import type { ToolResult } from './tools/tool';
+
+/**
+ * The entries one turn writes. Every one carries its turn's id in `meta.turnId` (messages also in
+ * `payload.turnId`, where the entry model has the field) and a provenance key, so a turn replayed
+ * after a crash, or an append retried, writes each fact once. Key parts are URI-encoded like the
+ * manifest's key, and start with the session id for the same reason: a merge copies a fork's
+ * entries into its parent, where their keys must not meet the parent's.
+ */
+
+export const TURN_START = 'turn/start';
+export const TURN_END = 'turn/end';
+export const PROVIDER_ATTEMPT = 'provider/attempt';
+
+export type TurnOutcomeKind = 'answer' | 'round_limit' | 'provider_error' | 'cancelled';
+
+/** Identifies the turn an entry belongs to. */
+export interface TurnRef {
+  sessionId: string;
+  turnId: string;
+}
+
+const key = (...parts: (string | number)[]): string => parts.map((p) => encodeURIComponent(String(p))).join('/');
+
+function turnEvent(turn: TurnRef, name: string, keyParts: (string | number)[], data: JsonObject): NewEntry {
+  return {
+    kind: 'event',
+    name,
+    provenanceKey: key(name, turn.sessionId, turn.turnId, ...keyParts),
+    payload: { name, data: { turnId: turn.turnId, ...data } },
+    meta: { turnId: turn.turnId },
+  };
+}
+
+export const turnStartEntry = (turn: TurnRef, maxRounds: number): NewEntry => turnEvent(turn, TURN_START, [], { maxRounds });
+
+export const turnEndEntry = (turn: TurnRef, outcome: TurnOutcomeKind, rounds: number): NewEntry => turnEvent(turn, TURN_END, [], { outcome, rounds });
+
+/** `cachedTokens` is the name the tokenUsage projection sums. */
+export function attemptEntry(turn: TurnRef, requestSeq: number, record: AttemptRecord): NewEntry {
+  const { usage, ...rest } = record;
+  const data: JsonObject = { requestSeq, ...rest };
+  if (usage !== undefined) {
+    data.usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedTokens: usage.cachedInputTokens ?? 0, estimated: usage.estimated };
+  }
+  return turnEvent(turn, PROVIDER_ATTEMPT, [requestSeq, record.attempt], data);
+}
+
+export interface MessageVersion {
+  messageId: string;
+  role: 'user' | 'assistant';
+  orderSeq: number;
+  content: string;
+  status: MessageStatus;
+  /** Numbers the pending revisions of one message; the final (sent or error) version has none. */
+  revision?: number;
+}
+
+/** A message version: pending revisions each have their own key, the final version one per status. */
+export function messageEntry(turn: TurnRef, m: MessageVersion): NewEntry {
+  const version = m.status === 'pending' ? `pending-${m.revision ?? 0}` : m.status;
+  return {
+    kind: 'message',
+    name: `message/${m.role}`,
+    provenanceKey: key('message', turn.sessionId, m.messageId, version),
+    payload: { messageId: m.messageId, role: m.role, status: m.status, orderSeq: m.orderSeq, content: m.content, turnId: turn.turnId },
+    meta: { turnId: turn.turnId },
+  };
+}
+
+export function toolCallEntry(turn: TurnRef, messageId: string, toolCallId: string, name: string, input: unknown): NewEntry {
+  return {
+    kind: 'tool_call',
+    name,
+    provenanceKey: key('tool_call', turn.sessionId, messageId, toolCallId),
+    payload: { messageId, toolCallId, name, input },
+    meta: { turnId: turn.turnId },
+  };
+}
+
+export function toolResultEntry(turn: TurnRef, messageId: string, toolCallId: string, name: string, result: ToolResult): NewEntry {
+  return {
+    kind: 'tool_result',
+    name,
+    provenanceKey: key('tool_result', turn.sessionId, messageId, toolCallId),
+    payload: { messageId, toolCallId, status: result.status, output: result.output, truncated: result.truncated === true },
+    meta: { turnId: turn.turnId },
+  };
+}
+
+/** The provider failure that ended a request after its retries; one per turn, since it ends the turn. */
+export function providerErrorEntry(turn: TurnRef, requestSeq: number, error: ProviderError): NewEntry {
+  const details: JsonObject = { turnId: turn.turnId, requestSeq, failureClass: error.failureClass, transient: error.transient };
+  if (error.status !== undefined) details.status = error.status;
+  return {
+    kind: 'error',
+    name: 'error/provider',
+    provenanceKey: key('error/provider', turn.sessionId, turn.turnId),
+    payload: { kind: 'provider', message: error.message, details },
+    meta: { turnId: turn.turnId },
+  };
+}

@@ -1,0 +1,27 @@
+import type { FailureClass } from './model/providerError';
+import type { TurnOutcomeKind } from './turnEntries';
+
+/**
+ * What the host UI hears of a turn while it runs. Each event is a plain JSON object whose `type`
+ * is the JSON Lines type of `agent-tape run --json`, so the CLI prints it as it comes.
+ */
+export type TurnEvent =
+  | { type: 'text'; turnId: string; requestSeq: number; messageId: string; delta: string }
+  /** `valid: false` when the model's arguments were not a JSON object; `input` is then their raw text. */
+  | { type: 'tool_call'; turnId: string; requestSeq: number; messageId: string; toolCallId: string; name: string; input: unknown; valid: boolean }
+  | { type: 'tool_result'; turnId: string; requestSeq: number; messageId: string; toolCallId: string; name: string; status: 'ok' | 'error'; output: string; truncated: boolean }
+  | { type: 'compaction'; turnId: string; requestSeq: number; anchorName: string }
+  | { type: 'error'; turnId: string; requestSeq: number; kind: 'provider'; failureClass: FailureClass; message: string }
+  | { type: 'turn_end'; turnId: string; sessionId: string; outcome: TurnOutcomeKind; rounds: number };
+
+export interface TurnOutcome {
+  sessionId: string;
+  turnId: string;
+  outcome: TurnOutcomeKind;
+  /** Requests made (the round limit counts them). */
+  rounds: number;
+  /** The last assistant text: the answer, or what was streamed before a cancel or a failure. */
+  text: string;
+  /** Set when the provider ended the turn. */
+  error?: { failureClass: FailureClass; message: string };
+}
