@@ -155,12 +155,29 @@ export type ContextItem =
   | { kind: 'interrupted'; call: ViewToolCall };
 
 /**
+ * The messages after the cursor. The view orders messages by orderSeq, so after a compaction they
+ * are a suffix found by binary search: a request on a long session does not walk its whole history.
+ */
+function shownAfter(messages: readonly ViewMessage[], cursor: Cursor | null): readonly ViewMessage[] {
+  if (cursor === null) return messages;
+  if (!('orderSeq' in cursor)) return messages.filter((m) => isAfterCursor(m, cursor));
+  let lo = 0;
+  let hi = messages.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (messages[mid].orderSeq <= cursor.orderSeq) lo = mid + 1;
+    else hi = mid;
+  }
+  return messages.slice(lo);
+}
+
+/**
  * The effective messages after the cursor, each followed by its tool calls and then their results
  * in call order, the shape providers expect for parallel calls. A result whose call is not shown is
  * dropped and a call without a result gets an interrupted placeholder, so no pair is ever split.
  */
 export function contextItems(view: EffectiveView, cursor: Cursor | null): ContextItem[] {
-  const shown = cursor === null ? view.messages : view.messages.filter((m) => isAfterCursor(m, cursor));
+  const shown = shownAfter(view.messages, cursor);
   // Only the shown messages' tool facts are indexed: after a compaction that is a small part of the
   // session, and a gauge reads this on every request.
   const callsOf = new Map<string, ViewToolCall[]>();

@@ -1,0 +1,96 @@
+// Assembling the next model request of a 100k-entry session: from a warm FoldCache after a few
+// appends, against a full refold plus the same assembly; and building and sealing a manifest with
+// 1,000 included items.
+import { TapeStore } from '../src/store/tapeStore';
+import { foldAll } from '../src/tape/fold';
+import { FoldCache } from '../src/tape/foldCache';
+import type { ContextMessage } from '../src/tape/context';
+import type { Entry } from '../src/tape/entry';
+import { includedOf, MANIFEST_SCHEMA_VERSION, promptHashOf, sealManifest, toolsHashOf } from '../src/tape/manifest';
+import { TokenEstimator } from '../src/agent/model/tokenEstimator';
+import type { ToolDefinition } from '../src/agent/model/modelPort';
+import { assembleFromCache, assembleRequest, type RequestFacts } from '../src/agent/context/assemble';
+import { buildSystemPrompt, systemPromptEntry } from '../src/agent/context/systemPrompt';
+import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../src/agent/context/policy';
+import { median, messageOf, proseOf, round, sessionRows, targets } from './common';
+
+const N = 100_000;
+const ROUNDS = 9;
+const ITEMS = 1_000;
+
+function time(fn: () => void): number {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+}
+
+const TOOLS: ToolDefinition[] = ['read_file', 'list_dir', 'find_files', 'search_text', 'apply_edit', 'run_command', 'tape_search', 'tape_context', 'tape_handoff', 'tape_info', 'tape_anchors'].map((name) => ({
+  name,
+  description: `The ${name} tool: ${proseOf(name.length, 200)}`,
+  parameters: { type: 'object', properties: { path: { type: 'string' }, query: { type: 'string' } }, required: [], additionalProperties: false },
+}));
+
+async function main(): Promise<void> {
+  const store = await TapeStore.inMemory(sessionRows('s', N, 200, proseOf));
+  await store.append('s', systemPromptEntry(buildSystemPrompt({ environment: { os: 'linux', shell: '/bin/bash', workspaceRoot: '/work', date: '2026-11-30' } })));
+  // The loop keeps the entries of its window in memory (it wrote most of them); the store's
+  // per-entry query is measured apart below, since it is the store's cost, not the assembly's.
+  const entries = new Map<number, Entry>();
+  for (const e of store.entries('s')) entries.set(e.entryId, e);
+  const getEntry = (id: number): Entry => entries.get(id) as Entry;
+  const estimator = new TokenEstimator();
+  let seq = 0;
+  const facts = (): RequestFacts => ({
+    sessionId: 's', turnId: 't', requestSeq: seq++, viewId: `v${seq}`, assembledAt: Date.now(), getEntry, tools: TOOLS,
+    model: { vendor: 'bench', id: 'm', contextWindow: 128_000, maxOutput: 8_192 }, countTokens: (x) => estimator.count(x),
+  });
+
+  const cache = new FoldCache(store);
+  assembleFromCache(cache, facts());
+  const incrementalMs: number[] = [];
+  let included = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    const batch = Array.from({ length: 3 }, (_, i) => messageOf(N + r * 3 + i, 300));
+    for (const { entry } of await store.appendMany('s', batch)) entries.set(entry.entryId, entry);
+    incrementalMs.push(time(() => (included = assembleFromCache(cache, facts()).manifest.included.length)));
+  }
+  const refoldMs = median(Array.from({ length: 5 }, () => time(() => {
+    const view = foldAll(store.foldRows('s', 0), { includePending: false });
+    assembleRequest({ ...facts(), view, latestEntryId: view.headEntryId });
+  })));
+  const storeGetEntryMs = median(Array.from({ length: 5 }, () => time(() => assembleFromCache(cache, { ...facts(), getEntry: (id) => store.getEntry('s', id) as Entry }))));
+  await store.close();
+
+  // 1,000 items of 400 characters: the manifest of a long window.
+  const messages: ContextMessage[] = Array.from({ length: ITEMS }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', source: 'tape', entryId: i + 1, content: proseOf(i, 400) }));
+  const manifestMs: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    manifestMs.push(time(() => sealManifest({
+      schemaVersion: MANIFEST_SCHEMA_VERSION, viewId: 'v', sessionId: 's', turnId: 't', requestSeq: r, policy: { ...TAPE_CONTEXT_POLICY }, builderVersion: BUILDER_VERSION,
+      latestEntryId: ITEMS, anchorEntryId: null, included: messages.map((m) => includedOf(m, 'history', 100)), excluded: [],
+      tokenBudget: { contextWindow: 128_000, maxOutput: 8_192, reserve: 1_024, estimatedPrompt: 100_000 }, model: { vendor: 'bench', id: 'm' },
+      hashes: { promptHash: promptHashOf(messages), toolsHash: toolsHashOf(TOOLS) }, assembledAt: Date.now(),
+    })));
+  }
+
+  const m = { assembleIncrementalMs: median(incrementalMs), refoldAndAssembleMs: refoldMs, assembleWithStoreGetEntryMs: storeGetEntryMs, manifest1000Ms: median(manifestMs) };
+  const ratios = { refoldVsIncremental: m.refoldAndAssembleMs / m.assembleIncrementalMs, storeGetEntryVsMemory: m.assembleWithStoreGetEntryMs / m.assembleIncrementalMs };
+  console.log(JSON.stringify({
+    entries: N,
+    rounds: ROUNDS,
+    includedItems: included,
+    note: 'assembleIncrementalMs: 3 entries appended, then assembleFromCache (warm FoldCache, entries of the window in memory); refoldAndAssembleMs: foldAll of every row, then the same assembly; assembleWithStoreGetEntryMs: the incremental assembly loading each shown entry with store.getEntry (one SQL query each); manifest1000Ms: includedOf x1000 + promptHashOf + toolsHashOf + sealManifest, items of 400 characters',
+    ms: Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round(v)])),
+    ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, round(v, 2)])),
+    targets: targets({
+      'incremental assembly on 100k entries <= 5 ms': m.assembleIncrementalMs <= 5,
+      'incremental >= 50x cheaper than refold + assemble': ratios.refoldVsIncremental >= 50,
+      'manifest with 1,000 items <= 5 ms': m.manifest1000Ms <= 5,
+    }),
+  }));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
