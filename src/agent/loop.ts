@@ -1,7 +1,7 @@
 import { viewAssembledEntry, type ViewManifest } from '../tape/manifest';
 import type { ModelPort, ModelRequest, StopReason, ToolCall } from './model/modelPort';
 import { ProviderError } from './model/providerError';
-import { streamWithRetry, type RetryPolicy } from './model/retry';
+import { streamWithRetry, type AttemptRecord, type RetryPolicy } from './model/retry';
 import { DEFAULT_REVISION_THROTTLE, RevisionThrottle, type RevisionThrottleSettings } from './revisionThrottle';
 import { TapeWriter, type AppendTarget } from './tapeWriter';
 import { invokeTool, type ToolContext, type ToolRegistry, type ToolResult } from './tools/tool';
@@ -78,7 +78,9 @@ type Streamed =
  * the tape with the turn's id: `turn/start`, the messages, one `view/assembled` per request, one
  * `provider/attempt` per physical attempt, tool calls and results, any `error/provider`, and
  * `turn/end` with the outcome. Tool failures are `tool_result`s with status `error`, which the
- * model reads and the turn goes on from. A failing tape append rejects the returned promise.
+ * model reads and the turn goes on from. Tool calls of a cancelled or failed stream are not run
+ * and not recorded: that message ends with status `error`. A failing tape append, assembler or
+ * hook rejects the returned promise and leaves the turn without `turn/end`, as a crash would.
  */
 export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   const turn: TurnRef = { sessionId: deps.sessionId, turnId: deps.newTurnId() };
@@ -167,7 +169,7 @@ async function streamAnswer(
   let revisions = 0;
   let stopReason: StopReason | undefined;
   const calls: ToolCall[] = [];
-  const onAttempt = (record: Parameters<typeof attemptEntry>[2]) => writer.write(attemptEntry(turn, slot.requestSeq, record));
+  const onAttempt = (record: AttemptRecord) => writer.write(attemptEntry(turn, slot.requestSeq, record));
   try {
     for await (const event of streamWithRetry(deps.model, request, deps.signal, { policy: deps.retry, onAttempt, now })) {
       switch (event.type) {

@@ -1,4 +1,5 @@
 import type { JsonObject, MessageStatus, NewEntry } from '../tape/entry';
+import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
 import type { AttemptRecord } from './model/retry';
 import type { ProviderError } from './model/providerError';
 import type { ToolResult } from './tools/tool';
@@ -13,7 +14,6 @@ import type { ToolResult } from './tools/tool';
 
 export const TURN_START = 'turn/start';
 export const TURN_END = 'turn/end';
-export const PROVIDER_ATTEMPT = 'provider/attempt';
 
 export type TurnOutcomeKind = 'answer' | 'round_limit' | 'provider_error' | 'cancelled';
 
@@ -25,7 +25,7 @@ export interface TurnRef {
 
 const key = (...parts: (string | number)[]): string => parts.map((p) => encodeURIComponent(String(p))).join('/');
 
-function turnEvent(turn: TurnRef, name: string, keyParts: (string | number)[], data: JsonObject): NewEntry {
+function eventEntry(turn: TurnRef, name: string, keyParts: (string | number)[], data: JsonObject): NewEntry {
   return {
     kind: 'event',
     name,
@@ -35,9 +35,9 @@ function turnEvent(turn: TurnRef, name: string, keyParts: (string | number)[], d
   };
 }
 
-export const turnStartEntry = (turn: TurnRef, maxRounds: number): NewEntry => turnEvent(turn, TURN_START, [], { maxRounds });
+export const turnStartEntry = (turn: TurnRef, maxRounds: number): NewEntry => eventEntry(turn, TURN_START, [], { maxRounds });
 
-export const turnEndEntry = (turn: TurnRef, outcome: TurnOutcomeKind, rounds: number): NewEntry => turnEvent(turn, TURN_END, [], { outcome, rounds });
+export const turnEndEntry = (turn: TurnRef, outcome: TurnOutcomeKind, rounds: number): NewEntry => eventEntry(turn, TURN_END, [], { outcome, rounds });
 
 /** `cachedTokens` is the name the tokenUsage projection sums. */
 export function attemptEntry(turn: TurnRef, requestSeq: number, record: AttemptRecord): NewEntry {
@@ -46,7 +46,7 @@ export function attemptEntry(turn: TurnRef, requestSeq: number, record: AttemptR
   if (usage !== undefined) {
     data.usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedTokens: usage.cachedInputTokens ?? 0, estimated: usage.estimated };
   }
-  return turnEvent(turn, PROVIDER_ATTEMPT, [requestSeq, record.attempt], data);
+  return eventEntry(turn, ATTEMPT_EVENT, [requestSeq, record.attempt], data);
 }
 
 export interface MessageVersion {
