@@ -139,7 +139,8 @@ export function coverageOf(items: readonly ContextItem[]): Coverage | null {
     } else if (item.kind === 'call') sourceEntryIds.push(item.call.entryId);
     else if (item.kind === 'result') sourceEntryIds.push(item.result.entryId);
   }
-  return sourceEntryIds.length === 0 || cursorOrderSeq === -Infinity ? null : { cursorOrderSeq, sourceEntryIds };
+  // Calls and results come only after their message, so no message means nothing at all.
+  return cursorOrderSeq === -Infinity ? null : { cursorOrderSeq, sourceEntryIds };
 }
 
 export interface CompactionAnchorInit extends Coverage {

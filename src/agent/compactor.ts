@@ -42,9 +42,11 @@ export async function compact(store: TapeStore, sessionId: string, model: ModelP
       else if (event.type === 'stop') cancelled = event.reason === 'cancelled';
     }
   } catch (e) {
-    return providerFailure(store, sessionId, options.trigger, e);
+    // A cancel is the user's choice, not a provider failure, however the adapter reports it.
+    if (!options.signal.aborted) return providerFailure(store, sessionId, options.trigger, e);
+    cancelled = true;
   }
-  // A cancel is the user's choice, not a provider failure: nothing is written.
+  // Nothing is written for a cancel.
   if (cancelled || options.signal.aborted) return { error: 'compaction cancelled' };
   const parsed = parseCompactionAnswer(answer);
   if (parsed === null) return providerFailure(store, sessionId, options.trigger, new ProviderError('bad_response', { detail: 'the summary was empty' }));
