@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonicalJson';
 import type { ContextMessage, ContextRole } from './context';
@@ -88,19 +89,38 @@ function promptItem(m: PromptItem): PromptItem {
 /** SHA-256 of the canonical JSON of `{ role, content, toolCallId?, toolName? }`. */
 export const contentHashOf = (m: PromptItem): string => sha256Hex(canonicalJson(promptItem(m)));
 
+const promptTexts = (messages: readonly PromptItem[]): string[] => messages.map((m) => canonicalJson(promptItem(m)));
+
+// The canonical JSON of an array is its items' canonical JSON, comma-separated in brackets: hashed
+// piece by piece, a long prompt is neither serialised twice nor copied into one string.
+function hashOfArray(texts: readonly string[]): string {
+  const hash = createHash('sha256').update('[');
+  for (let i = 0; i < texts.length; i++) {
+    if (i > 0) hash.update(',');
+    hash.update(texts[i], 'utf8');
+  }
+  return hash.update(']').digest('hex');
+}
+
 /**
  * SHA-256 of the canonical JSON of the context messages in the order they are sent, each as
  * `{ role, content, toolCallId?, toolName? }` (the contentHash input). Entry ids and sources are
  * left out: they are not sent, so the same prompt rebuilt from another tape has the same hash.
  */
-export const promptHashOf = (messages: readonly PromptItem[]): string => sha256Hex(canonicalJson(messages.map(promptItem)));
+export const promptHashOf = (messages: readonly PromptItem[]): string => hashOfArray(promptTexts(messages));
+
+/** `contentHashOf` of each message and `promptHashOf` of them all, serialising each message once. */
+export function hashPrompt(messages: readonly PromptItem[]): { contentHashes: string[]; promptHash: string } {
+  const texts = promptTexts(messages);
+  return { contentHashes: texts.map(sha256Hex), promptHash: hashOfArray(texts) };
+}
 
 /** SHA-256 of the canonical JSON of the tool definitions array, in the order they are sent. */
 export const toolsHashOf = (tools: readonly unknown[]): string => sha256Hex(canonicalJson(tools));
 
-/** The manifest's row for a context message. */
-export function includedOf(m: ContextMessage, reason: string, tokens: number): IncludedItem {
-  return { entryId: m.entryId, role: m.role, source: m.source, reason, contentHash: contentHashOf(m), tokens };
+/** The manifest's row for a context message; `contentHash` when the caller has it from `hashPrompt`. */
+export function includedOf(m: ContextMessage, reason: string, tokens: number, contentHash = contentHashOf(m)): IncludedItem {
+  return { entryId: m.entryId, role: m.role, source: m.source, reason, contentHash, tokens };
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 } from '../../tape/context';
 import type { EffectiveView } from '../../tape/fold';
 import type { FoldCache } from '../../tape/foldCache';
-import { includedOf, MANIFEST_SCHEMA_VERSION, promptHashOf, sealManifest, toolsHashOf, type ExcludedItem, type IncludedItem, type ViewManifest } from '../../tape/manifest';
+import { hashPrompt, includedOf, MANIFEST_SCHEMA_VERSION, sealManifest, toolsHashOf, type ExcludedItem, type ViewManifest } from '../../tape/manifest';
 import type { ModelInfo, ModelMessage, ModelRequest, ToolDefinition } from '../model/modelPort';
 import { BUILDER_VERSION, CONTEXT_TOOL_RESULT_MAX_BYTES, INCLUDED_REASONS, reserveFor, TAPE_CONTEXT_POLICY } from './policy';
 
@@ -164,17 +164,14 @@ function assemble(context: ContextInput, latestEntryId: number, facts: RequestFa
   for (const item of items) total += item.tokens;
   const estimatedPrompt = fit(items, historyStart, protectedStart, total, budget);
 
-  const sent: ModelMessage[] = [];
-  const included: IncludedItem[] = [];
+  const kept: Item[] = [];
   const excluded: ExcludedItem[] = [];
-  for (const { message, reason, tokens, kept } of items) {
-    if (kept) {
-      sent.push(modelMessageOf(message));
-      included.push(includedOf(message, reason, tokens));
-    } else if (message.entryId !== null) {
-      excluded.push({ entryId: message.entryId, reason: 'out_of_budget' });
-    }
+  for (const item of items) {
+    if (item.kept) kept.push(item);
+    else if (item.message.entryId !== null) excluded.push({ entryId: item.message.entryId, reason: 'out_of_budget' });
   }
+  const { contentHashes, promptHash } = hashPrompt(kept.map((i) => i.message));
+  const included = kept.map((i, k) => includedOf(i.message, i.reason, i.tokens, contentHashes[k]));
 
   const manifest = sealManifest({
     schemaVersion: MANIFEST_SCHEMA_VERSION,
@@ -190,8 +187,8 @@ function assemble(context: ContextInput, latestEntryId: number, facts: RequestFa
     excluded,
     tokenBudget: { contextWindow: model.contextWindow, maxOutput: model.maxOutput, reserve, estimatedPrompt },
     model: { vendor: model.vendor, id: model.id },
-    hashes: { promptHash: promptHashOf(sent), toolsHash: toolsHashOf(tools) },
+    hashes: { promptHash, toolsHash: toolsHashOf(tools) },
     assembledAt: facts.assembledAt,
   });
-  return { request: { messages: sent, tools, maxOutput: model.maxOutput }, manifest };
+  return { request: { messages: kept.map((i) => modelMessageOf(i.message)), tools, maxOutput: model.maxOutput }, manifest };
 }
