@@ -1,0 +1,149 @@
+import { randomUUID } from 'crypto';
+import type { TapeStore } from '../store/tapeStore';
+import type { Entry } from '../tape/entry';
+import { FoldCache } from '../tape/foldCache';
+import { shouldAutoCompact } from './compaction';
+import { compact, type CompactOutcome } from './compactor';
+import { assembleFromCache } from './context/assemble';
+import { reserveFor } from './context/policy';
+import { buildSystemPrompt, needsSystemPrompt, systemPromptEntry, type EnvironmentFacts } from './context/systemPrompt';
+import { runTurn, type AssembledRequest, type CompactionNotice, type RequestSlot } from './loop';
+import type { ModelPort } from './model/modelPort';
+import type { RetryPolicy } from './model/retry';
+import { StoreTape } from './tape/storeTape';
+import { TAPE_TOOLS } from './tools/tapeTools';
+import { ToolRegistry } from './tools/tool';
+import { WORKSPACE_TOOLS } from './tools/workspaceTools';
+import type { TurnEvent, TurnOutcome } from './turnEvent';
+import { NodeWorkspace } from './workspace/nodeWorkspace';
+import type { Permissions } from './workspace/permissions';
+import type { WorkspacePort } from './workspace/workspacePort';
+
+export const DEFAULT_MAX_ROUNDS = 20;
+
+export interface AgentSessionOptions {
+  store: TapeStore;
+  sessionId: string;
+  model: ModelPort;
+  /** A directory (confined by a NodeWorkspace) or the host's own port. */
+  workspace: string | WorkspacePort;
+  permissions: Permissions;
+  environment: EnvironmentFacts;
+  /** The workspace's AGENTS.md as the host read it; null when there is none. */
+  agentsMd?: string | null;
+  maxRounds?: number;
+  /** Share of the input budget at which a request is preceded by a compaction (default 0.8). */
+  compactionShare?: number;
+  retry?: RetryPolicy;
+  now?: () => number;
+}
+
+/** Besides the loop's events: an automatic compaction failed and the turn goes on with budget trimming. */
+export type SessionEvent = TurnEvent | { type: 'error'; kind: 'compaction'; turnId: string; requestSeq: number; message: string };
+
+export interface TurnOptions {
+  signal: AbortSignal;
+  onEvent?: (event: SessionEvent) => void;
+}
+
+/**
+ * One agent session on a tape, for any host (the CLI, the chat participant): it wires the loop to
+ * the tape's fold cache, the context assembler, the tools and auto-compaction. The parts do the work.
+ */
+export class AgentSession {
+  readonly folds: FoldCache;
+  private readonly tools = new ToolRegistry([...WORKSPACE_TOOLS, ...TAPE_TOOLS]);
+  private readonly toolSpecs = this.tools.specs();
+  private readonly workspace: WorkspacePort;
+  private readonly now: () => number;
+
+  constructor(private readonly options: AgentSessionOptions) {
+    this.folds = new FoldCache(options.store);
+    this.workspace = typeof options.workspace === 'string' ? new NodeWorkspace(options.workspace) : options.workspace;
+    this.now = options.now ?? Date.now;
+  }
+
+  async runTurn(text: string, { signal, onEvent }: TurnOptions): Promise<TurnOutcome> {
+    const { store, sessionId, model } = this.options;
+    await this.writeSystemPrompt();
+    // A failed auto-compaction is not tried again in the same turn: the provider just failed, and
+    // budget trimming keeps the requests within the window meanwhile.
+    let compactionFailed = false;
+    const beforeRequest = async ({ turnId, requestSeq }: RequestSlot): Promise<CompactionNotice | undefined> => {
+      if (compactionFailed || !this.overThreshold()) return undefined;
+      const outcome = await compact(store, sessionId, model, { trigger: 'auto', signal, folds: this.folds });
+      if ('anchor' in outcome) return { anchorName: outcome.anchor.name };
+      // A cancel is the turn's to report; "nothing to compact" leaves trimming to do its job.
+      if (!signal.aborted) {
+        compactionFailed = true;
+        onEvent?.({ type: 'error', kind: 'compaction', turnId, requestSeq, message: outcome.error });
+      }
+      return undefined;
+    };
+    return runTurn(
+      {
+        tape: store,
+        sessionId,
+        newTurnId: randomUUID,
+        lastOrderSeq: () => this.folds.view(sessionId, { includePending: true }).messages.reduce((max, m) => Math.max(max, m.orderSeq), 0),
+        model,
+        tools: this.tools,
+        toolContext: { workspace: this.workspace, permissions: this.options.permissions, tape: new StoreTape(store, sessionId, this.folds) },
+        assemble: (slot) => this.assemble(slot),
+        beforeRequest,
+        maxRounds: this.options.maxRounds ?? DEFAULT_MAX_ROUNDS,
+        signal,
+        retry: this.options.retry,
+        now: this.now,
+        onEvent,
+      },
+      { text },
+    );
+  }
+
+  /** A manual compaction of the session's context in force. */
+  async compactNow(signal: AbortSignal): Promise<CompactOutcome> {
+    return compact(this.options.store, this.options.sessionId, this.options.model, { trigger: 'manual', signal, folds: this.folds });
+  }
+
+  private async writeSystemPrompt(): Promise<void> {
+    const { store, sessionId, environment, agentsMd } = this.options;
+    const prompt = buildSystemPrompt({ environment, agentsMd });
+    const inForce = this.folds.view(sessionId, { includePending: false }).systemPromptEntryId;
+    const hash = inForce === null ? null : this.getEntry(inForce).payload.hash;
+    if (needsSystemPrompt(typeof hash === 'string' ? hash : null, prompt)) await store.append(sessionId, systemPromptEntry(prompt));
+  }
+
+  private assemble({ turnId, requestSeq }: RequestSlot): AssembledRequest {
+    const { sessionId, model } = this.options;
+    return assembleFromCache(this.folds, {
+      sessionId,
+      turnId,
+      requestSeq,
+      viewId: `${turnId}/${requestSeq}`,
+      assembledAt: this.now(),
+      getEntry: (id) => this.getEntry(id),
+      model: model.info,
+      tools: this.toolSpecs,
+      countTokens: (input) => model.countTokens(input),
+    });
+  }
+
+  /**
+   * Whether the next request, untrimmed, would pass the compaction share of the input budget. An
+   * assembly that had to drop history was over the whole budget; otherwise its estimate is the
+   * untrimmed prompt's.
+   */
+  private overThreshold(): boolean {
+    const { manifest } = this.assemble({ turnId: 'probe', requestSeq: 0 });
+    const { contextWindow, maxOutput, estimatedPrompt } = manifest.tokenBudget;
+    const inputBudget = contextWindow - maxOutput - reserveFor(contextWindow);
+    return manifest.excluded.length > 0 || shouldAutoCompact(estimatedPrompt, inputBudget, this.options.compactionShare);
+  }
+
+  private getEntry(id: number): Entry {
+    const entry = this.options.store.getEntry(this.options.sessionId, id);
+    if (entry === undefined) throw new Error(`entry ${this.options.sessionId}#${id} is missing`);
+    return entry;
+  }
+}
