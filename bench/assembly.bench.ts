@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     entries: N,
     rounds: ROUNDS,
     includedItems: included,
-    note: 'assembleIncrementalMs: 3 entries appended, then assembleFromCache (warm FoldCache, entries of the window in memory); refoldAndAssembleMs: foldAll of every row, then the same assembly; assembleWithStoreGetEntryMs: the incremental assembly loading each shown entry with store.getEntry (one SQL query each); manifest1000Ms: hashPrompt + includedOf x1000 + toolsHashOf + sealManifest, items of 400 characters, as assembleRequest does it; manifest1000TwoPassMs: the same with includedOf hashing each item and promptHashOf serialising the prompt again',
+    note: 'assembleIncrementalMs: 3 entries appended, then assembleFromCache (warm FoldCache, entries of the window in memory); refoldAndAssembleMs: foldAll of every row, then the same assembly; assembleWithStoreGetEntryMs: the incremental assembly loading each shown entry with store.getEntry (one SQL query each); manifest1000Ms: hashPrompt + includedOf x1000 + toolsHashOf + sealManifest, items of 400 characters, as assembleRequest does it; manifest1000TwoPassMs: the same with includedOf hashing each item and promptHashOf serialising the prompt again. Known cost: contextItems still walks every effective tool call and result of the session to find those of the shown messages (EffectiveView has no index by messageId), about 1 ms at 100k entries; that, not the window, bounds the refold ratio',
     ms: Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round(v)])),
     ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, round(v, 2)])),
     targets: targets({

@@ -38,7 +38,11 @@ export interface AssemblyInput extends RequestFacts {
 
 export interface Assembly {
   request: ModelRequest;
-  /** Sealed; `tokenBudget.estimatedPrompt` above the input budget means even the kept minimum did not fit. */
+  /**
+   * Sealed. `tokenBudget.estimatedPrompt` counts the messages sent and the tool definitions; above
+   * the input budget (`contextWindow - maxOutput - reserve`) it means even the kept minimum did not
+   * fit, which is the caller's cue to compact.
+   */
   manifest: ViewManifest;
 }
 
