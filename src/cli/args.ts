@@ -14,9 +14,9 @@ export interface Parsed {
 /**
  * Parses `args` against the flags a command accepts: `valued` take a value (`--k v` or `--k=v`),
  * `switches` do not; `--` ends the options. Unknown flags and a wrong number of positionals are
- * usage errors.
+ * usage errors; with `rest`, the last positional takes one or more words (a prompt).
  */
-export function parseArgs(args: readonly string[], spec: { valued?: string[]; switches?: string[]; positional: string[] }): Parsed {
+export function parseArgs(args: readonly string[], spec: { valued?: string[]; switches?: string[]; positional: string[]; rest?: boolean }): Parsed {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   for (let i = 0; i < args.length; i++) {
@@ -42,7 +42,8 @@ export function parseArgs(args: readonly string[], spec: { valued?: string[]; sw
       throw new UsageError(`unknown option ${a}`);
     }
   }
-  if (positional.length !== spec.positional.length) {
+  const counted = spec.rest ? positional.length >= spec.positional.length : positional.length === spec.positional.length;
+  if (!counted) {
     throw new UsageError(`expected ${spec.positional.map((p) => `<${p}>`).join(' ') || 'no arguments'}, got ${positional.length ? positional.join(' ') : 'none'}`);
   }
   return { positional, flags };

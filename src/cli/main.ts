@@ -3,6 +3,7 @@ import { ContextSelectionError } from '../tape/context';
 import { TapeValidationError } from '../tape/entry';
 import { UsageError } from './args';
 import { appendCommand } from './commands/append';
+import { compactCommand } from './commands/compact';
 import { contextCommand } from './commands/context';
 import { handoffCommand } from './commands/handoff';
 import { infoCommand } from './commands/info';
@@ -11,9 +12,10 @@ import { searchCommand } from './commands/search';
 import { exportCommand, importCommand } from './commands/transfer';
 import { viewCommand } from './commands/view';
 import { repairCommand } from './commands/repair';
+import { runCommand } from './commands/run';
 import { ioOf, processSink, type Io, type Sink } from './output';
 
-const HELP = `agent-tape: inspect and convert Agent Tape files (*.tape.sqlite, *.tape.jsonl)
+const HELP = `agent-tape: inspect and convert Agent Tape files (*.tape.sqlite, *.tape.jsonl), and run the agent on them
 
 usage: agent-tape <command> [options]
 
@@ -40,6 +42,20 @@ usage: agent-tape <command> [options]
                                                appends a handoff/N anchor ({summary, state}) to
                                                an existing session: later contexts start from
                                                it; prints its entry id once fsynced
+  run <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
+      [--workspace DIR] [--max-rounds N] [--context-window N] [--allow-edits]
+      [--allow-commands] [--json] [--] <prompt...>
+                                               one agent turn in session S (created if new)
+                                               against an OpenAI-compatible server; the answer
+                                               on stdout, tool activity on stderr (--json: JSON
+                                               Lines events); the API key is read from the
+                                               variable --api-key-env names (OPENAI_API_KEY);
+                                               edits and commands are refused unless allowed;
+                                               exit 0 answer, 1 provider failure or round
+                                               limit, 130 interrupted (cancel is on the tape)
+  compact <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
+      [--context-window N] [--json]            summarises the context in force into a
+                                               compaction/manual anchor; prints its entry id
   repair <tape.sqlite> [--json]                a journal damaged in the middle (which open
                                                refuses): keeps its intact records before the
                                                damage, moves the rest to
@@ -48,7 +64,8 @@ usage: agent-tape <command> [options]
 
 human output has terminal control characters removed from tape text; --json output is exact
 
-exit status: 0 ok, 1 check failed or internal error, 2 usage error or bad input
+exit status: 0 ok, 1 check failed or internal error (run: the provider or the round limit
+ended the turn), 2 usage error or bad input, 130 interrupted by Ctrl+C (run, compact)
 `;
 
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
@@ -62,6 +79,8 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   append: appendCommand,
   repair: repairCommand,
   handoff: handoffCommand,
+  run: runCommand,
+  compact: compactCommand,
 };
 
 const BAD_INPUT = [UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];

@@ -1,0 +1,254 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { run } from '../../../src/cli/main';
+import { TapeStore } from '../../../src/store/tapeStore';
+import type { Entry } from '../../../src/tape/entry';
+import { manifestOfEntry } from '../../../src/tape/manifest';
+import { runCli, startCli } from '../../support/cliProcess';
+import { closedPort, startFakeOpenAiServer, type FakeOpenAiServer, type FakeReply } from '../../support/fakeOpenAiServer';
+import { buildCli } from './build';
+
+const KEY = 'sk-test-4f9a1c7e2b';
+const SESSION = 's1';
+
+const data = (e: Entry): Record<string, unknown> => e.payload.data as Record<string, unknown>;
+
+describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible server)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let ws: string;
+  let tape: string;
+  let server: FakeOpenAiServer | undefined;
+
+  before(buildCli);
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-run-'));
+    ws = path.join(dir, 'ws');
+    fs.mkdirSync(ws);
+    fs.writeFileSync(path.join(ws, 'notes.txt'), 'hello from the file\n');
+    fs.writeFileSync(path.join(dir, 'secret.txt'), 'TOP-SECRET outside the workspace\n');
+    tape = path.join(dir, 'agent.tape.sqlite');
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function serve(replies: FakeReply[]): Promise<FakeOpenAiServer> {
+    server = await startFakeOpenAiServer(replies, 60_000);
+    return server;
+  }
+
+  const argsFor = (baseURL: string, prompt: string, extra: string[] = []): string[] => ['run', tape, '--session', SESSION, '--base-url', baseURL, '--model', 'fake-model', '--workspace', ws, ...extra, '--', prompt];
+
+  async function entries(): Promise<Entry[]> {
+    const s = await TapeStore.open(tape, { readOnly: true });
+    try {
+      return s.entries(SESSION);
+    } finally {
+      await s.close();
+    }
+  }
+  const named = (all: Entry[], name: string): Entry[] => all.filter((e) => e.name === name);
+
+  const READ_THEN_ANSWER: FakeReply[] = [
+    { stream: [{ text: 'Let me look.' }, { toolCall: { index: 0, id: 'c1', name: 'read_file', arguments: '{"path":"notes.txt"}' } }] },
+    { stream: [{ text: 'The file says ' }, { text: 'hello.' }], usage: { prompt_tokens: 900, completion_tokens: 5 } },
+  ];
+
+  it('a turn where the model reads a file then answers: the answer on stdout, the whole turn on the tape, view folds it', async () => {
+    const srv = await serve(READ_THEN_ANSWER);
+    const r = await runCli(argsFor(srv.baseURL, 'What does notes.txt say?'), { OPENAI_API_KEY: KEY });
+    assert.strictEqual(r.code, 0, r.err);
+    assert.strictEqual(r.out, 'Let me look.\nThe file says hello.\n');
+    assert.match(r.err, /\[tool\] read_file \{"path":"notes.txt"\}\n\[tool\] read_file ok\n/);
+    assert.strictEqual(srv.requests[0].headers.authorization, `Bearer ${KEY}`);
+    const toolMessage = (srv.requests[1].body.messages as { role: string; content: string }[]).find((m) => m.role === 'tool');
+    assert.match(toolMessage?.content ?? '', /hello from the file/);
+
+    const all = await entries();
+    assert.deepStrictEqual(
+      all.map((e) => `${e.kind} ${e.name}${e.kind === 'message' ? ` ${String(e.payload.status)}` : ''}`),
+      [
+        'anchor session/start',
+        'system system/prompt',
+        'event turn/start',
+        'message message/user sent',
+        'event view/assembled',
+        'event provider/attempt',
+        'message message/assistant sent',
+        'tool_call read_file',
+        'tool_result read_file',
+        'event view/assembled',
+        'event provider/attempt',
+        'message message/assistant sent',
+        'event turn/end',
+      ],
+    );
+    const [result] = all.filter((e) => e.kind === 'tool_result');
+    assert.strictEqual(result.payload.status, 'ok');
+    assert.match(String(result.payload.output), /hello from the file/);
+    assert.strictEqual(named(all, 'message/assistant')[1].payload.content, 'The file says hello.');
+    assert.deepStrictEqual(named(all, 'view/assembled').map((e) => manifestOfEntry(e).requestSeq), [1, 2]);
+    assert.deepStrictEqual(named(all, 'provider/attempt').map((e) => [data(e).requestSeq, data(e).status]), [[1, 'ok'], [2, 'ok']]);
+    assert.strictEqual(data(named(all, 'turn/end')[0]).outcome, 'answer');
+
+    const view = await runCli(['view', tape, '--session', SESSION]);
+    assert.strictEqual(view.code, 0, view.err);
+    assert.match(view.out, /1 tool calls/);
+    for (const text of ['user: What does notes.txt say?', 'assistant: Let me look.', 'assistant: The file says hello.']) assert.ok(view.out.includes(text), `view shows ${text}:\n${view.out}`);
+    const folded = JSON.parse((await runCli(['view', tape, '--session', SESSION, '--json'])).out) as { toolCalls: { name: string }[]; toolResults: unknown[] };
+    assert.deepStrictEqual([folded.toolCalls.map((c) => c.name), folded.toolResults.length], [['read_file'], 1]);
+  });
+
+  it('--json prints one JSON event per line on stdout, ending with turn_end {outcome, sessionId}', async () => {
+    const srv = await serve(READ_THEN_ANSWER);
+    const r = await runCli(argsFor(srv.baseURL, 'What does notes.txt say?', ['--json']));
+    assert.strictEqual(r.code, 0, r.err);
+    assert.strictEqual(r.err, '');
+    const events = r.out.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepStrictEqual(events.map((e) => e.type), ['text', 'tool_call', 'tool_result', 'text', 'text', 'turn_end']);
+    assert.deepStrictEqual([events[1].name, events[1].input], ['read_file', { path: 'notes.txt' }]);
+    assert.deepStrictEqual([events[2].status, events[2].output], ['ok', 'hello from the file\n']);
+    const end = events[events.length - 1];
+    assert.deepStrictEqual([end.outcome, end.sessionId, end.rounds], ['answer', SESSION, 2]);
+  });
+
+  it('429 then success: two attempts, one manifest, exit 0', async () => {
+    const srv = await serve([{ status: 429, headers: { 'retry-after': '0' } }, { stream: [{ text: 'fine now' }] }]);
+    const r = await runCli(argsFor(srv.baseURL, 'hi'));
+    assert.strictEqual(r.code, 0, r.err);
+    assert.strictEqual(r.out, 'fine now\n');
+    const all = await entries();
+    assert.strictEqual(named(all, 'view/assembled').length, 1);
+    assert.deepStrictEqual(
+      named(all, 'provider/attempt').map((e) => [data(e).requestSeq, data(e).attempt, data(e).status, data(e).failureClass ?? null, data(e).retryDecision]),
+      [
+        [1, 1, 'error', 'rate_limit', 'retry'],
+        [1, 2, 'ok', null, 'none'],
+      ],
+    );
+  });
+
+  it('401: a clear error, exit 1, the failure on the tape; the key (even echoed by the server) is nowhere', async () => {
+    const srv = await serve([{ status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}` } } }]);
+    const r = await runCli(argsFor(srv.baseURL, 'hi'), { OPENAI_API_KEY: KEY });
+    assert.strictEqual(r.code, 1);
+    assert.match(r.err, /The model server refused the credentials \(HTTP 401\)/);
+    const all = await entries();
+    const [failure] = named(all, 'error/provider');
+    assert.strictEqual((failure.payload.details as Record<string, unknown>).failureClass, 'auth');
+    assert.strictEqual(data(named(all, 'turn/end')[0]).outcome, 'provider_error');
+
+    // A successful turn too, so the tape holds requests, manifests and answers made with the key.
+    await srv.close();
+    const ok = await serve(READ_THEN_ANSWER);
+    const r2 = await runCli(argsFor(ok.baseURL, 'What does notes.txt say?'), { OPENAI_API_KEY: KEY });
+    assert.strictEqual(r2.code, 0, r2.err);
+    const exported = path.join(dir, 'agent.tape.jsonl');
+    const exp = await runCli(['export', tape, exported]);
+    assert.strictEqual(exp.code, 0, exp.err);
+    const haystacks = { stdout: r.out + r2.out, stderr: r.err + r2.err, export: fs.readFileSync(exported, 'utf8'), snapshot: fs.readFileSync(tape).toString('latin1') };
+    for (const [where, text] of Object.entries(haystacks)) assert.ok(!text.includes(KEY), `the API key is in the ${where}`);
+    assert.match(haystacks.export, /\[redacted\]/);
+  });
+
+  it('an unreachable server: a clear error, exit 1, the failure on the tape', async () => {
+    const port = await closedPort();
+    const r = await runCli(argsFor(`http://127.0.0.1:${port}/v1`, 'hi'));
+    assert.strictEqual(r.code, 1);
+    assert.match(r.err, /The model server cannot be reached/);
+    const all = await entries();
+    assert.strictEqual((named(all, 'error/provider')[0].payload.details as Record<string, unknown>).failureClass, 'unreachable');
+    assert.ok(named(all, 'provider/attempt').length > 1, 'an unreachable server is retried');
+    assert.strictEqual(data(named(all, 'turn/end')[0]).outcome, 'provider_error');
+  });
+
+  it('paths outside the workspace, an edit without --allow-edits and invalid input are error results; nothing leaks or is written; the turn goes on', async () => {
+    fs.symlinkSync(path.join(dir, 'secret.txt'), path.join(ws, 'link.txt'));
+    const calls: [string, string][] = [
+      ['read_file', '{"path":"../secret.txt"}'],
+      ['read_file', JSON.stringify({ path: path.join(dir, 'secret.txt') })],
+      ['read_file', '{"path":"link.txt"}'],
+      ['apply_edit', '{"path":"new.txt","newText":"written"}'],
+      ['apply_edit', '{"path":"../evil.txt","newText":"written"}'],
+      ['read_file', '{"startLine":"one"}'],
+      ['list_dir', '{oops'],
+    ];
+    const srv = await serve([
+      { stream: calls.map(([name, args], index) => ({ toolCall: { index, id: `c${index}`, name, arguments: args } })) },
+      { stream: [{ text: 'I could not do that.' }] },
+    ]);
+    const r = await runCli(argsFor(srv.baseURL, 'Read the secret and write files'));
+    assert.strictEqual(r.code, 0, r.err);
+    assert.strictEqual(r.out, 'I could not do that.\n');
+    const all = await entries();
+    const results = all.filter((e) => e.kind === 'tool_result');
+    assert.deepStrictEqual(results.map((e) => e.payload.status), calls.map(() => 'error'));
+    const outputs = results.map((e) => String(e.payload.output));
+    assert.match(outputs[3], /permission|not allowed|--allow-edits|refused/i);
+    assert.match(outputs[5], /invalid input for read_file/);
+    assert.match(outputs[6], /invalid call of list_dir/);
+    assert.ok(!JSON.stringify(srv.requests).includes('TOP-SECRET'), 'the secret never reached the model');
+    assert.ok(!JSON.stringify(all).includes('TOP-SECRET'), 'the secret is not on the tape');
+    assert.strictEqual(fs.existsSync(path.join(ws, 'new.txt')), false);
+    assert.strictEqual(fs.existsSync(path.join(dir, 'evil.txt')), false);
+    assert.strictEqual(srv.requests.length, 2, 'the turn went on to a second request');
+    assert.strictEqual(data(named(all, 'turn/end')[0]).outcome, 'answer');
+  });
+
+  it('SIGINT mid-stream: the partial text with status error, exit 130; the next run continues the session', async () => {
+    const words = Array.from({ length: 100 }, (_, i) => ({ text: `word${i} ` }));
+    const slow = await serve([{ stream: words, chunkDelayMs: 50 }]);
+    const running = startCli(argsFor(slow.baseURL, 'Tell me a long story'));
+    const deadline = Date.now() + 20_000;
+    while (!running.out().includes('word2') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    running.child.kill('SIGINT');
+    const r = await running.done;
+    assert.strictEqual(r.code, 130, r.err);
+    assert.match(r.err, /cancelled/);
+    let all = await entries();
+    const [partial] = named(all, 'message/assistant').filter((e) => e.payload.status === 'error');
+    assert.match(String(partial.payload.content), /^word0 word1 word2 /);
+    assert.ok(!String(partial.payload.content).includes('word99'));
+    assert.strictEqual(data(named(all, 'turn/end')[0]).outcome, 'cancelled');
+
+    await slow.close();
+    const next = await serve([{ stream: [{ text: 'Continuing.' }] }]);
+    const r2 = await runCli(argsFor(next.baseURL, 'Go on'));
+    assert.strictEqual(r2.code, 0, r2.err);
+    const sent = (next.requests[0].body.messages as { role: string; content: string }[]).map((m) => m.content);
+    assert.ok(sent.includes('Tell me a long story') && sent.includes('Go on'), 'the second turn sees the first');
+    all = await entries();
+    assert.deepStrictEqual(named(all, 'turn/end').map((e) => data(e).outcome), ['cancelled', 'answer']);
+    assert.strictEqual(named(all, 'system/prompt').length, 1, 'an unchanged system prompt is written once');
+  });
+
+  it('usage errors exit 2 and never open the tape; the key cannot be given on the command line', async () => {
+    const base = ['--session', SESSION, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'];
+    const cases: [string[], RegExp][] = [
+      [['run', tape, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', 'hi'], /--session is required/],
+      [['run', tape, '--session', SESSION, '--model', 'm', 'hi'], /--base-url is required/],
+      [['run', tape, ...base, '--api-key', KEY, 'hi'], /unknown option --api-key/],
+      [['run', tape, ...base], /expected <tape\.sqlite> <prompt\.\.\.>/],
+      [['run', tape, ...base, '--', '  '], /the prompt is empty/],
+      [['run', tape, ...base, '--max-rounds', '0', 'hi'], /--max-rounds must be at least 1/],
+      [['run', tape, ...base, '--context-window', '100', 'hi'], /--context-window must be at least/],
+      [['run', tape, '--session', SESSION, '--base-url', 'ftp://x', '--model', 'm', 'hi'], /--base-url must be http or https/],
+      [['run', tape, ...base, '--workspace', path.join(dir, 'nope'), 'hi'], /is not a directory/],
+      [['run', path.join(dir, 'x.tape.jsonl'), ...base, 'hi'], /run writes to \*\.tape\.sqlite files/],
+    ];
+    for (const [argv, pattern] of cases) {
+      let out = '';
+      let err = '';
+      const code = await run(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+      assert.strictEqual(code, 2, `${argv.join(' ')}: ${err}`);
+      assert.match(err, pattern);
+      assert.strictEqual(out, '');
+    }
+    assert.strictEqual(fs.existsSync(tape), false);
+  });
+});
