@@ -71,9 +71,9 @@ export class AgentSession {
     let compactionFailed = false;
     const beforeRequest = async ({ turnId, requestSeq }: RequestSlot): Promise<CompactionNotice | undefined> => {
       if (compactionFailed || !this.overThreshold()) return undefined;
-      const outcome = await compact(store, sessionId, model, { trigger: 'auto', signal, folds: this.folds });
+      const outcome = await compact(store, sessionId, model, { trigger: 'auto', signal, folds: this.folds, keepFromOrderSeq: this.inputOrderSeq() });
       if ('anchor' in outcome) return { anchorName: outcome.anchor.name };
-      // A cancel is the turn's to report; "nothing to compact" leaves trimming to do its job.
+      // A cancel is the turn's to report.
       if (!signal.aborted) {
         compactionFailed = true;
         onEvent?.({ type: 'error', kind: 'compaction', turnId, requestSeq, message: outcome.error });
@@ -139,6 +139,13 @@ export class AgentSession {
     const { contextWindow, maxOutput, estimatedPrompt } = manifest.tokenBudget;
     const inputBudget = contextWindow - maxOutput - reserveFor(contextWindow);
     return manifest.excluded.length > 0 || shouldAutoCompact(estimatedPrompt, inputBudget, this.options.compactionShare);
+  }
+
+  /** The last user message: the input the turn answers, which a compaction must leave to the request. */
+  private inputOrderSeq(): number | undefined {
+    const { messages } = this.folds.view(this.options.sessionId, { includePending: false });
+    for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return messages[i].orderSeq;
+    return undefined;
   }
 
   private getEntry(id: number): Entry {

@@ -11,6 +11,11 @@ export interface CompactOptions {
   signal: AbortSignal;
   /** The caller's fold cache, so compacting a long session folds only what is new. */
   folds?: FoldCache;
+  /**
+   * Messages from this orderSeq on stay after the cursor, unsummarised: a compaction before a
+   * request of a turn in progress must leave that turn's input for the request to answer.
+   */
+  keepFromOrderSeq?: number;
 }
 
 export type CompactOutcome = { anchor: Entry } | { error: string };
@@ -28,9 +33,18 @@ export async function compact(store: TapeStore, sessionId: string, model: ModelP
   const getEntry = (id: number): Entry => store.getEntry(sessionId, id) ?? missing(sessionId, id);
   const view = (options.folds ?? new FoldCache(store)).view(sessionId, { includePending: false });
   const { anchorEntryId } = resolveSelector(view.anchors, { kind: 'last' });
-  const coverage = coverageOf(contextItems(view, anchorEntryId === null ? null : cursorOf(getEntry(anchorEntryId))));
-  if (coverage === null) return { error: 'nothing to compact: no message after the anchor in force' };
-  const request = compactionRequest(buildContext({ view, anchorEntryId }, getEntry).messages, model.info);
+  const items = contextItems(view, anchorEntryId === null ? null : cursorOf(getEntry(anchorEntryId)));
+  const keep = options.keepFromOrderSeq;
+  const kept = keep === undefined ? -1 : items.findIndex((i) => i.kind === 'message' && i.message.orderSeq >= keep);
+  const coverage = coverageOf(kept < 0 ? items : items.slice(0, kept));
+  if (coverage === null) return { error: `nothing to compact: no message after the anchor in force${keep === undefined ? '' : ' before the input'}` };
+  let messages = buildContext({ view, anchorEntryId }, getEntry).messages;
+  if (kept >= 0) {
+    const covered = new Set(coverage.sourceEntryIds);
+    // The checkpoint in force (entry-less, no tool call) is summarised again; the kept part is not.
+    messages = messages.filter((m) => (m.entryId === null ? m.toolCallId === undefined : covered.has(m.entryId)));
+  }
+  const request = compactionRequest(messages, model.info);
 
   let answer = '';
   let usage: Usage | undefined;

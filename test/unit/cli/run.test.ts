@@ -227,6 +227,35 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     assert.strictEqual(named(all, 'system/prompt').length, 1, 'an unchanged system prompt is written once');
   });
 
+  it('a long session with a small --context-window: auto-compaction appends one anchor, the next manifest starts from it, log keeps every entry', async () => {
+    const long = (turn: number): FakeReply => ({ stream: [{ text: `Answer ${turn}: ${'the build uses esbuild and the tests use mocha; '.repeat(25)}` }] });
+    const summary = JSON.stringify({ goal: 'Understand the build', decisions: ['esbuild bundles, mocha tests'], filesTouched: [], openWork: ['keep going'] });
+    const srv = await serve([long(1), long(2), { stream: [{ text: summary }] }, long(3), long(4)]);
+    const small = ['--context-window', '4000', '--json'];
+    const outcomes: number[] = [];
+    for (let turn = 1; turn <= 4; turn++) outcomes.push((await runCli(argsFor(srv.baseURL, `Question ${turn} about the build`, small))).code ?? -1);
+    assert.deepStrictEqual(outcomes, [0, 0, 0, 0]);
+    const firstMessage = (i: number) => (srv.requests[i].body.messages as { content: string }[])[0].content;
+    assert.match(firstMessage(2), /^You compact a coding agent's conversation/);
+    assert.strictEqual(srv.requests.length, 5);
+
+    const all = await entries();
+    const anchors = all.filter((e) => e.name === 'compaction/auto');
+    assert.strictEqual(anchors.length, 1);
+    const [anchor] = anchors;
+    const manifests = named(all, 'view/assembled').map(manifestOfEntry);
+    assert.deepStrictEqual(manifests.map((m) => m.anchorEntryId), [null, null, anchor.entryId, anchor.entryId]);
+    // The turn that was compacted still sends its own question, verbatim, after the checkpoint.
+    const third = srv.requests[3].body.messages as { role: string; content: string }[];
+    assert.match(third[1].content, /Understand the build/);
+    assert.deepStrictEqual(third.slice(2).map((m) => m.content), ['Question 3 about the build']);
+
+    const log = await runCli(['log', tape, '--session', SESSION, '--json']);
+    assert.strictEqual(log.code, 0, log.err);
+    assert.deepStrictEqual(log.out.trimEnd().split('\n').map((l) => (JSON.parse(l) as Entry).entryId), all.map((e) => e.entryId));
+    assert.ok(named(all, 'message/user').length === 4 && named(all, 'message/assistant').length === 4, 'nothing was deleted');
+  });
+
   it('usage errors exit 2 and never open the tape; the key cannot be given on the command line', async () => {
     const base = ['--session', SESSION, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'];
     const cases: [string[], RegExp][] = [
