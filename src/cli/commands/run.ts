@@ -9,7 +9,7 @@ import { TapeStore } from '../../store/tapeStore';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import type { Io } from '../output';
 
-/** The flags every command that talks to a model takes (run, compact). */
+/** The valued flags of every command that appends to a session with a model (run, compact). */
 export const MODEL_FLAGS = ['session', 'base-url', 'model', 'api-key-env', 'context-window'];
 
 const DEFAULT_CONTEXT_WINDOW = 32_768;
