@@ -11,6 +11,7 @@ import {
   messageEntry,
   providerErrorEntry,
   toolCallEntry,
+  toolErrorEntry,
   toolResultEntry,
   turnEndEntry,
   turnStartEntry,
@@ -141,7 +142,11 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
         : call.valid
           ? await invokeTool(deps.tools, call.name, call.arguments, toolContext)
           : { status: 'error', output: `invalid call of ${name}: ${call.problem}; nothing was run` };
-      writer.write(toolResultEntry(turn, messageId, call.id, name, result));
+      const failed = result.status === 'error' && result !== NOT_RUN;
+      writer.write(
+        toolResultEntry(turn, messageId, call.id, name, result),
+        ...(failed ? [toolErrorEntry(turn, messageId, call.id, name, call.valid ? 'tool' : 'invalid_input', result.output)] : []),
+      );
       emit({ type: 'tool_result', turnId: turn.turnId, requestSeq, messageId, toolCallId: call.id, name, status: result.status, output: result.output, truncated: result.truncated === true });
     }
     if (deps.signal.aborted) return end('cancelled', requestSeq, text);

@@ -91,6 +91,25 @@ export function toolResultEntry(turn: TurnRef, messageId: string, toolCallId: st
   };
 }
 
+/** Failure messages on `error/tool` entries are a summary; the whole output is on the tool result. */
+const TOOL_ERROR_MESSAGE_CHARS = 500;
+
+/**
+ * A tool call that failed: the model sent a call that is not valid (`invalid_input`), or the tool
+ * refused or failed (`tool`). Its `tool_result` carries the whole output the model sees; this entry
+ * makes failures findable by kind, as provider failures are.
+ */
+export function toolErrorEntry(turn: TurnRef, messageId: string, toolCallId: string, name: string, kind: 'tool' | 'invalid_input', output: string): NewEntry {
+  const message = output.length > TOOL_ERROR_MESSAGE_CHARS ? `${output.slice(0, TOOL_ERROR_MESSAGE_CHARS)}…` : output;
+  return {
+    kind: 'error',
+    name: 'error/tool',
+    provenanceKey: key('error/tool', turn.sessionId, messageId, toolCallId),
+    payload: { kind, message, details: { turnId: turn.turnId, messageId, toolCallId, toolName: name } },
+    meta: { turnId: turn.turnId },
+  };
+}
+
 /** The provider failure that ended a request after its retries; one per turn, since it ends the turn. */
 export function providerErrorEntry(turn: TurnRef, requestSeq: number, error: ProviderError): NewEntry {
   const details: JsonObject = { turnId: turn.turnId, requestSeq, failureClass: error.failureClass, transient: error.transient };

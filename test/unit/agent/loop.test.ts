@@ -203,7 +203,7 @@ describe('runTurn (the agent loop)', () => {
     assert.ok(pending.length >= 6 && pending.length <= 9, `${pending.length} revisions`);
   });
 
-  it('429 then success: two attempts, one manifest', async () => {
+  it('SPEC 3.11: every model request has exactly one manifest; a transient retry reuses it (429 then success: two attempts, one manifest)', async () => {
     const { outcome, model } = await run([[{ error: new ProviderError('rate_limit', { status: 429, retryAfterMs: 5 }) }], [{ text: 'ok after retry' }]], 'hi');
     assert.strictEqual(outcome.outcome, 'answer');
     assert.strictEqual(outcome.text, 'ok after retry');
@@ -252,7 +252,15 @@ describe('runTurn (the agent loop)', () => {
     // The model saw the three errors in its next request.
     const seen = model.requests[1].messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
     assert.deepStrictEqual(seen, ['bad-json', 'bad-input', 'edit']);
-    assert.strictEqual(named('error/tool').length, 0);
+    // Each failure is findable by kind too, with the call it belongs to.
+    assert.deepStrictEqual(
+      named('error/tool').map((e) => [e.payload.kind, (e.payload.details as { toolCallId: string }).toolCallId]),
+      [
+        ['invalid_input', 'bad-json'],
+        ['tool', 'bad-input'],
+        ['tool', 'edit'],
+      ],
+    );
   });
 
   it('stops at the round limit with outcome round_limit', async () => {
