@@ -177,22 +177,16 @@ function shownAfter(messages: readonly ViewMessage[], cursor: Cursor | null): re
  * dropped and a call without a result gets an interrupted placeholder, so no pair is ever split.
  */
 export function contextItems(view: EffectiveView, cursor: Cursor | null): ContextItem[] {
-  const shown = shownAfter(view.messages, cursor);
-  // Only the shown messages' tool facts are indexed: after a compaction that is a small part of the
-  // session, and a gauge reads this on every request.
-  const callsOf = new Map<string, ViewToolCall[]>();
-  for (const m of shown) callsOf.set(m.messageId, []);
-  for (const c of view.toolCalls) callsOf.get(c.messageId)?.push(c);
-  const resultOf = new Map<string, ViewToolResult>();
-  for (const r of view.toolResults) if (callsOf.has(r.messageId)) resultOf.set(pairKey(r.messageId, r.toolCallId), r);
-
+  // Each shown message's tool facts come from the view's per-message index, so the cost follows the
+  // window, not the session: a gauge reads this on every request.
   const items: ContextItem[] = [];
-  for (const m of shown) {
+  for (const m of shownAfter(view.messages, cursor)) {
     items.push({ kind: 'message', message: m });
-    const calls = callsOf.get(m.messageId) as ViewToolCall[];
-    for (const c of calls) items.push({ kind: 'call', call: c });
-    for (const c of calls) {
-      const r = resultOf.get(pairKey(c.messageId, c.toolCallId));
+    const facts = view.toolFacts.get(m.messageId);
+    if (facts === undefined) continue;
+    for (const c of facts.calls) items.push({ kind: 'call', call: c });
+    for (const c of facts.calls) {
+      const r = facts.results.get(c.toolCallId);
       items.push(r === undefined ? { kind: 'interrupted', call: c } : { kind: 'result', call: c, result: r });
     }
   }

@@ -79,6 +79,17 @@ export interface ViewToolResult {
   readonly status: string;
   readonly entryId: number;
 }
+/**
+ * One effective message's tool facts, so a context reads those of the messages it shows without
+ * walking the session's.
+ */
+export interface MessageToolFacts {
+  /** Ordered by `entryId`. */
+  readonly calls: readonly ViewToolCall[];
+  /** By `toolCallId`: a context looks each result up by its call, so results follow call order. */
+  readonly results: ReadonlyMap<string, ViewToolResult>;
+}
+
 export interface ViewAnchor {
   readonly entryId: number;
   readonly name: string;
@@ -86,8 +97,9 @@ export interface ViewAnchor {
 
 /**
  * The folded view at `headEntryId`, in the JSON shape `agent-tape view --json` prints.
- * The arrays are the fold state's own, kept sorted as rows arrive, so reading a view is O(1);
- * they stay valid until the next `applyRows` on the same state: copy them to keep a snapshot.
+ * The arrays and maps are the fold state's own, kept sorted as rows arrive, so reading a view is
+ * O(1); they stay valid until the next `applyRows` on the same state: copy them to keep a snapshot
+ * (`structuredClone` keeps the maps; JSON drops them).
  */
 export interface EffectiveView {
   readonly headEntryId: number;
@@ -97,6 +109,11 @@ export interface EffectiveView {
   readonly toolCalls: readonly ViewToolCall[];
   /** Ordered by `entryId`. */
   readonly toolResults: readonly ViewToolResult[];
+  /**
+   * `toolCalls` and `toolResults` grouped by messageId, with an entry only for a message that has
+   * at least one of them.
+   */
+  readonly toolFacts: ReadonlyMap<string, MessageToolFacts>;
   readonly anchors: readonly ViewAnchor[];
   /** The last `system/prompt` entry, kept here so a context can be built from the view alone. */
   readonly systemPromptEntryId: number | null;
@@ -107,12 +124,19 @@ export interface FoldOptions {
   includePending: boolean;
 }
 
+interface ToolFacts {
+  calls: ViewToolCall[];
+  results: Map<string, ViewToolResult>;
+}
+
 /** Everything the fold knows about one messageId, including tool facts that arrived before the message. */
 interface MessageSlot {
   candidate: ViewMessage | null;
   retracted: boolean;
-  calls: Map<string, ViewToolCall> | null;
-  results: Map<string, ViewToolResult> | null;
+  /** The latest call per toolCallId: a revised call finds the one it replaces without a scan. */
+  callById: Map<string, ViewToolCall> | null;
+  /** Shared with `FoldState.toolFacts` while the message is effective, so one update serves both. */
+  facts: ToolFacts | null;
 }
 
 /** The fold at a head. Treat as opaque: only `applyRows` changes it. */
@@ -123,6 +147,7 @@ export interface FoldState {
   readonly messages: ViewMessage[];
   readonly toolCalls: ViewToolCall[];
   readonly toolResults: ViewToolResult[];
+  readonly toolFacts: Map<string, ToolFacts>;
   readonly anchors: ViewAnchor[];
   systemPromptEntryId: number | null;
 }
@@ -135,6 +160,7 @@ export function newFoldState(options: FoldOptions): FoldState {
     messages: [],
     toolCalls: [],
     toolResults: [],
+    toolFacts: new Map(),
     anchors: [],
     systemPromptEntryId: null,
   };
@@ -146,6 +172,7 @@ export function viewOf(state: FoldState): EffectiveView {
     messages: state.messages,
     toolCalls: state.toolCalls,
     toolResults: state.toolResults,
+    toolFacts: state.toolFacts,
     anchors: state.anchors,
     systemPromptEntryId: state.systemPromptEntryId,
   };
@@ -217,7 +244,7 @@ function removeByEntry<T extends { readonly entryId: number }>(list: T[], item: 
 function slotOf(state: FoldState, messageId: string): MessageSlot {
   let slot = state.slots.get(messageId);
   if (slot === undefined) {
-    slot = { candidate: null, retracted: false, calls: null, results: null };
+    slot = { candidate: null, retracted: false, callById: null, facts: null };
     state.slots.set(messageId, slot);
   }
   return slot;
@@ -225,14 +252,26 @@ function slotOf(state: FoldState, messageId: string): MessageSlot {
 
 const isEffective = (slot: MessageSlot): boolean => slot.candidate !== null && !slot.retracted;
 
-function showToolFacts(state: FoldState, slot: MessageSlot): void {
-  if (slot.calls !== null) for (const c of slot.calls.values()) insertByEntry(state.toolCalls, c);
-  if (slot.results !== null) for (const r of slot.results.values()) insertByEntry(state.toolResults, r);
+function showToolFacts(state: FoldState, messageId: string, slot: MessageSlot): void {
+  if (slot.facts === null) return;
+  for (const c of slot.facts.calls) insertByEntry(state.toolCalls, c);
+  for (const r of slot.facts.results.values()) insertByEntry(state.toolResults, r);
+  state.toolFacts.set(messageId, slot.facts);
 }
 
-function hideToolFacts(state: FoldState, slot: MessageSlot): void {
-  if (slot.calls !== null) for (const c of slot.calls.values()) removeByEntry(state.toolCalls, c);
-  if (slot.results !== null) for (const r of slot.results.values()) removeByEntry(state.toolResults, r);
+function hideToolFacts(state: FoldState, messageId: string, slot: MessageSlot): void {
+  if (slot.facts === null) return;
+  for (const c of slot.facts.calls) removeByEntry(state.toolCalls, c);
+  for (const r of slot.facts.results.values()) removeByEntry(state.toolResults, r);
+  state.toolFacts.delete(messageId);
+}
+
+function factsOf(state: FoldState, messageId: string, slot: MessageSlot): ToolFacts {
+  if (slot.facts === null) {
+    slot.facts = { calls: [], results: new Map() };
+    if (isEffective(slot)) state.toolFacts.set(messageId, slot.facts);
+  }
+  return slot.facts;
 }
 
 function applyMessage(state: FoldState, row: FoldRow): void {
@@ -257,7 +296,7 @@ function applyMessage(state: FoldState, row: FoldRow): void {
   slot.retracted = false;
   if (!wasEffective) {
     insertMessage(state.messages, slot.candidate as ViewMessage);
-    showToolFacts(state, slot);
+    showToolFacts(state, row.messageId, slot);
   }
 }
 
@@ -267,16 +306,20 @@ function applyRetraction(state: FoldState, messageId: string): void {
   if (slot === undefined || !isEffective(slot)) return;
   slot.retracted = true;
   removeMessage(state.messages, slot.candidate as ViewMessage);
-  hideToolFacts(state, slot);
+  hideToolFacts(state, messageId, slot);
 }
 
 function applyToolCall(state: FoldState, row: FoldRow): void {
   if (row.messageId === null || row.toolCallId === null) return;
   const slot = slotOf(state, row.messageId);
-  const calls = (slot.calls ??= new Map());
-  const old = calls.get(row.toolCallId);
+  const facts = factsOf(state, row.messageId, slot);
+  const callById = (slot.callById ??= new Map());
+  const old = callById.get(row.toolCallId);
   const next: ViewToolCall = { messageId: row.messageId, toolCallId: row.toolCallId, name: row.name, entryId: row.entryId };
-  calls.set(row.toolCallId, next);
+  callById.set(row.toolCallId, next);
+  // The new row has the highest entryId yet, so both lists stay sorted with a push.
+  if (old !== undefined) removeByEntry(facts.calls, old);
+  facts.calls.push(next);
   if (!isEffective(slot)) return;
   if (old !== undefined) removeByEntry(state.toolCalls, old);
   state.toolCalls.push(next);
@@ -285,7 +328,7 @@ function applyToolCall(state: FoldState, row: FoldRow): void {
 function applyToolResult(state: FoldState, row: FoldRow): void {
   if (row.messageId === null || row.toolCallId === null || (row.status !== 'ok' && row.status !== 'error')) return;
   const slot = slotOf(state, row.messageId);
-  const results = (slot.results ??= new Map());
+  const { results } = factsOf(state, row.messageId, slot);
   const old = results.get(row.toolCallId);
   const next: ViewToolResult = { messageId: row.messageId, toolCallId: row.toolCallId, status: row.status, entryId: row.entryId };
   results.set(row.toolCallId, next);

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { buildContext, contextFrom, ContextSelectionError, renderCheckpoint, resolveSelector, type ContextResult, type ContextSelector, type GetEntry } from '../../../src/tape/context';
+import { buildContext, contextFrom, contextItems, ContextSelectionError, cursorOf, renderCheckpoint, resolveSelector, type ContextItem, type ContextResult, type ContextSelector, type GetEntry } from '../../../src/tape/context';
 import type { Entry } from '../../../src/tape/entry';
 import { foldAll, type FoldRow } from '../../../src/tape/fold';
 import { FoldCache, type FoldSource } from '../../../src/tape/foldCache';
@@ -277,5 +277,56 @@ describe('tape context selection', () => {
     assert.deepStrictEqual(lines(first), ['system:you are terse', '*user:checkpoint', 'user:now rename it', 'assistant:renamed']);
     assert.deepStrictEqual(lines(second), ['system:a new prompt', '*user:checkpoint', 'user:now rename it', 'assistant:renamed', 'user:and now?']);
     assert.deepStrictEqual(second, contextOf(t, { kind: 'last' }), 'the incremental context equals a fresh one');
+  });
+
+  it('contextItems reads only the shown messages\' tool facts: 10 or 10,000 compacted-away calls give the same items', () => {
+    /** `earlier` tool-using turns, compacted, then a window with parallel calls, a revised result and an unanswered call. */
+    const session = (earlier: number) => {
+      const t = new TapeBuilder();
+      for (let i = 0; i < earlier; i++) {
+        t.assistant(`old${i}`, 'looking', { orderSeq: i + 1 });
+        t.call(`old${i}`, `c${i}`, 'grep', {});
+        t.result(`old${i}`, `c${i}`, 'grep', 'x');
+      }
+      const anchor = t.anchor('compaction/auto', { summary: 's', cursorOrderSeq: earlier });
+      const base = anchor.entryId;
+      t.user('u', 'go', { orderSeq: earlier + 1 });
+      t.assistant('a', 'two at once', { orderSeq: earlier + 2 });
+      t.call('a', 'p1', 'read_file', {});
+      t.call('a', 'p2', 'read_file', {});
+      t.result('a', 'p2', 'read_file', 'B');
+      t.result('a', 'p1', 'read_file', 'A', 'error');
+      t.result('a', 'p1', 'read_file', 'A again');
+      t.assistant('b', 'one more', { orderSeq: earlier + 3 });
+      t.call('b', 'q1', 'list_dir', {});
+      const view = foldAll(t.rows(), { includePending: false });
+      const items = contextItems(view, cursorOf(anchor));
+      // Entry ids move with the history before the window, so the items are compared relative to the anchor.
+      const rel = (id: number) => id - base;
+      const shape = items.map((i: ContextItem) =>
+        i.kind === 'message' ? [i.kind, i.message.messageId, rel(i.message.entryId)]
+        : i.kind === 'result' ? [i.kind, i.call.toolCallId, rel(i.call.entryId), i.result.status, rel(i.result.entryId)]
+        : [i.kind, i.call.toolCallId, rel(i.call.entryId)]);
+      return { view, anchor, shape };
+    };
+    const small = session(10);
+    const large = session(10_000);
+    assert.deepStrictEqual(small.shape, [
+      ['message', 'u', 1],
+      ['message', 'a', 2],
+      ['call', 'p1', 3],
+      ['call', 'p2', 4],
+      ['result', 'p1', 3, 'ok', 7],
+      ['result', 'p2', 4, 'ok', 5],
+      ['message', 'b', 8],
+      ['call', 'q1', 9],
+      ['interrupted', 'q1', 9],
+    ]);
+    assert.deepStrictEqual(large.shape, small.shape);
+
+    // The session-wide arrays are never read: a view without them gives the same items.
+    const untouchable = new Proxy([], { get: () => assert.fail('contextItems read a session-wide tool array') });
+    const { view, anchor } = large;
+    assert.deepStrictEqual(contextItems({ ...view, toolCalls: untouchable, toolResults: untouchable }, cursorOf(anchor)), contextItems(view, cursorOf(anchor)));
   });
 });

@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import fc from 'fast-check';
-import { applyRows, foldAll, foldRowOf, newFoldState, viewOf, type EffectiveView, type FoldRow } from '../../../src/tape/fold';
+import { applyRows, foldAll, foldRowOf, newFoldState, viewOf, type EffectiveView, type FoldRow, type MessageToolFacts, type ViewToolCall, type ViewToolResult } from '../../../src/tape/fold';
 import { randomTape, splitPoints } from './randomTape';
 import { TapeBuilder } from './tapeBuilder';
 
@@ -23,21 +23,36 @@ function referenceFold(rows: readonly FoldRow[], includePending: boolean): Effec
   }
   const effective = (id: string) => cand.has(id) && !retracted.get(id);
   const shown = [...facts.values()].filter((f) => effective(f.messageId!)).sort((a, b) => a.entryId - b.entryId);
+  const toolCalls = shown.filter((f) => f.kind === 'tool_call').map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, name: f.name, entryId: f.entryId }));
+  const toolResults = shown.filter((f) => f.kind === 'tool_result').map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, status: f.status!, entryId: f.entryId }));
   return {
     headEntryId: rows.length ? rows[rows.length - 1].entryId : 0,
     messages: [...cand.values()]
       .filter((r) => effective(r.messageId!))
       .sort((a, b) => a.orderSeq! - b.orderSeq! || a.entryId - b.entryId)
       .map((r) => ({ messageId: r.messageId!, role: r.role!, status: r.status!, orderSeq: r.orderSeq!, entryId: r.entryId })),
-    toolCalls: shown.filter((f) => f.kind === 'tool_call').map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, name: f.name, entryId: f.entryId })),
-    toolResults: shown.filter((f) => f.kind === 'tool_result').map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, status: f.status!, entryId: f.entryId })),
+    toolCalls,
+    toolResults,
+    toolFacts: groupByMessage(toolCalls, toolResults),
     anchors: rows.filter((r) => r.kind === 'anchor').map((r) => ({ entryId: r.entryId, name: r.name })),
     systemPromptEntryId: rows.filter((r) => r.kind === 'system' && r.name === 'system/prompt').pop()?.entryId ?? null,
   };
 }
 
-/** A deep copy: views share the state's arrays, and the next applyRows changes them. */
-const snapshot = (v: EffectiveView): EffectiveView => JSON.parse(JSON.stringify(v));
+/** The flat tool facts grouped per message, the plain way: what `EffectiveView.toolFacts` must equal. */
+function groupByMessage(calls: readonly ViewToolCall[], results: readonly ViewToolResult[]): Map<string, MessageToolFacts> {
+  const byMessage = new Map<string, { calls: ViewToolCall[]; results: Map<string, ViewToolResult> }>();
+  const of = (messageId: string) => {
+    if (!byMessage.has(messageId)) byMessage.set(messageId, { calls: [], results: new Map() });
+    return byMessage.get(messageId)!;
+  };
+  for (const c of calls) of(c.messageId).calls.push(c);
+  for (const r of results) of(r.messageId).results.set(r.toolCallId, r);
+  return byMessage;
+}
+
+/** A deep copy: views share the state's arrays and maps, and the next applyRows changes them. */
+const snapshot = (v: EffectiveView): EffectiveView => structuredClone(v);
 
 describe('tape fold (effective view)', () => {
   it('foldRowOf reads the fields the fold needs and nothing else', () => {
@@ -104,6 +119,8 @@ describe('tape fold (effective view)', () => {
     assert.deepStrictEqual(revived.messages.map((m) => [m.messageId, m.entryId]), [['u1', 1], ['a1', 7]]);
     assert.deepStrictEqual(revived.toolCalls, before.toolCalls, 'its tool facts come back with it');
     assert.deepStrictEqual(revived.toolResults, before.toolResults);
+    assert.deepStrictEqual(revived.toolFacts, before.toolFacts);
+    assert.deepStrictEqual(retracted.toolFacts, new Map(), 'the per-message index loses them too');
   });
 
   it('a revision after a retraction revives the best version, even when it ranks lower itself', () => {
@@ -148,6 +165,11 @@ describe('tape fold (effective view)', () => {
     const v = foldAll(t.rows(), final);
     assert.deepStrictEqual(v.toolResults.map((r) => [r.toolCallId, r.status, r.entryId]), [['c1', 'ok', 5]]);
     assert.deepStrictEqual(v.toolCalls.map((c) => [c.toolCallId, c.entryId]), [['c1', 2], ['c2', 4]]);
+
+    t.call('a1', 'c1', 'grep', { again: true });
+    const facts = foldAll(t.rows(), final).toolFacts.get('a1')!;
+    assert.deepStrictEqual(facts.calls.map((c) => [c.toolCallId, c.entryId]), [['c2', 4], ['c1', 6]], 'a revised call moves behind the calls made before it');
+    assert.deepStrictEqual([...facts.results.values()].map((r) => [r.toolCallId, r.entryId]), [['c1', 5]]);
   });
 
   it('orders messages by orderSeq, ties by entry id, wherever they arrive', () => {
@@ -209,6 +231,21 @@ describe('tape fold (effective view)', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('the per-message tool facts equal the flat calls and results grouped by message, on every prefix, and survive a structured copy', () => {
+    fc.assert(
+      fc.property(randomTape(), fc.boolean(), (entries, includePending) => {
+        const state = newFoldState({ includePending });
+        for (const row of entries.map(foldRowOf)) {
+          const view = applyRows(state, [row]);
+          assert.deepStrictEqual(view.toolFacts, groupByMessage(view.toolCalls, view.toolResults));
+          for (const m of view.toolFacts.keys()) assert.ok(view.messages.some((x) => x.messageId === m), `facts of ${m} only while it is effective`);
+        }
+        assert.deepStrictEqual(snapshot(viewOf(state)), viewOf(state));
+      }),
+      { numRuns: 200 },
     );
   });
 });
