@@ -7,8 +7,9 @@ import { ScriptedModel } from '../../../src/agent/model/scriptedModel';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { Entry } from '../../../src/tape/entry';
 import { manifestOfEntry } from '../../../src/tape/manifest';
+import { fakeServerPerTest, sessionEntries } from '../../support/agentCliFixture';
 import { runCli } from '../../support/cliProcess';
-import { startFakeOpenAiServer, type FakeOpenAiServer, type FakeReply } from '../../support/fakeOpenAiServer';
+import type { FakeReply } from '../../support/fakeOpenAiServer';
 import { buildCli } from './build';
 
 const SESSION = 's1';
@@ -18,23 +19,16 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
   this.timeout(60_000);
   let dir: string;
   let tape: string;
-  let server: FakeOpenAiServer | undefined;
 
   before(buildCli);
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-compact-'));
     tape = path.join(dir, 'agent.tape.sqlite');
   });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const startServer = fakeServerPerTest();
 
-  async function serve(replies: FakeReply[]): Promise<string> {
-    server = await startFakeOpenAiServer(replies, 60_000);
-    return server.baseURL;
-  }
+  const serve = async (replies: FakeReply[]): Promise<string> => (await startServer(replies)).baseURL;
 
   async function seed(): Promise<void> {
     const s = await TapeStore.open(tape);
@@ -43,14 +37,7 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
     await s.close();
   }
 
-  async function entries(): Promise<Entry[]> {
-    const s = await TapeStore.open(tape, { readOnly: true });
-    try {
-      return s.entries(SESSION);
-    } finally {
-      await s.close();
-    }
-  }
+  const entries = (): Promise<Entry[]> => sessionEntries(tape, SESSION);
 
   it('appends a compaction/manual anchor, prints its entry id, and the context starts from it', async () => {
     await seed();

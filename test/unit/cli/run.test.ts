@@ -3,11 +3,11 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { run } from '../../../src/cli/main';
-import { TapeStore } from '../../../src/store/tapeStore';
 import type { Entry } from '../../../src/tape/entry';
 import { manifestOfEntry } from '../../../src/tape/manifest';
+import { fakeServerPerTest, sessionEntries } from '../../support/agentCliFixture';
 import { runCli, startCli } from '../../support/cliProcess';
-import { closedPort, startFakeOpenAiServer, type FakeOpenAiServer, type FakeReply } from '../../support/fakeOpenAiServer';
+import { closedPort, type FakeReply } from '../../support/fakeOpenAiServer';
 import { buildCli } from './build';
 
 const KEY = 'sk-test-4f9a1c7e2b';
@@ -20,7 +20,6 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
   let dir: string;
   let ws: string;
   let tape: string;
-  let server: FakeOpenAiServer | undefined;
 
   before(buildCli);
   beforeEach(() => {
@@ -31,27 +30,14 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     fs.writeFileSync(path.join(dir, 'secret.txt'), 'TOP-SECRET outside the workspace\n');
     tape = path.join(dir, 'agent.tape.sqlite');
   });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const startServer = fakeServerPerTest();
 
-  async function serve(replies: FakeReply[]): Promise<FakeOpenAiServer> {
-    server = await startFakeOpenAiServer(replies, 60_000);
-    return server;
-  }
+  const serve = startServer;
 
   const argsFor = (baseURL: string, prompt: string, extra: string[] = []): string[] => ['run', tape, '--session', SESSION, '--base-url', baseURL, '--model', 'fake-model', '--workspace', ws, ...extra, '--', prompt];
 
-  async function entries(): Promise<Entry[]> {
-    const s = await TapeStore.open(tape, { readOnly: true });
-    try {
-      return s.entries(SESSION);
-    } finally {
-      await s.close();
-    }
-  }
+  const entries = (): Promise<Entry[]> => sessionEntries(tape, SESSION);
   const named = (all: Entry[], name: string): Entry[] => all.filter((e) => e.name === name);
 
   const READ_THEN_ANSWER: FakeReply[] = [
