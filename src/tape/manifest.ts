@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonicalJson';
 import type { ContextMessage, ContextRole } from './context';
@@ -91,28 +90,20 @@ export const contentHashOf = (m: PromptItem): string => sha256Hex(canonicalJson(
 
 const promptTexts = (messages: readonly PromptItem[]): string[] => messages.map((m) => canonicalJson(promptItem(m)));
 
-// The canonical JSON of an array is its items' canonical JSON, comma-separated in brackets: hashed
-// piece by piece, a long prompt is neither serialised twice nor copied into one string.
-function hashOfArray(texts: readonly string[]): string {
-  const hash = createHash('sha256').update('[');
-  for (let i = 0; i < texts.length; i++) {
-    if (i > 0) hash.update(',');
-    hash.update(texts[i], 'utf8');
-  }
-  return hash.update(']').digest('hex');
-}
-
 /**
- * SHA-256 of the canonical JSON of the context messages in the order they are sent, each as
- * `{ role, content, toolCallId?, toolName? }` (the contentHash input). Entry ids and sources are
- * left out: they are not sent, so the same prompt rebuilt from another tape has the same hash.
+ * SHA-256 of the canonical JSON of the context messages' content hashes, in the order they are
+ * sent: a prompt of n messages is hashed as `["<contentHash 1>",...,"<contentHash n>"]`. Each
+ * message's hash already covers `{ role, content, toolCallId?, toolName? }`, so this covers the
+ * whole prompt while hashing 64 bytes a message instead of its text a second time. Entry ids and
+ * sources are left out: they are not sent, so the same prompt rebuilt from another tape has the
+ * same hash.
  */
-export const promptHashOf = (messages: readonly PromptItem[]): string => hashOfArray(promptTexts(messages));
+export const promptHashOf = (messages: readonly PromptItem[]): string => hashPrompt(messages).promptHash;
 
 /** `contentHashOf` of each message and `promptHashOf` of them all, serialising each message once. */
 export function hashPrompt(messages: readonly PromptItem[]): { contentHashes: string[]; promptHash: string } {
-  const texts = promptTexts(messages);
-  return { contentHashes: texts.map(sha256Hex), promptHash: hashOfArray(texts) };
+  const contentHashes = promptTexts(messages).map(sha256Hex);
+  return { contentHashes, promptHash: sha256Hex(canonicalJson(contentHashes)) };
 }
 
 /** SHA-256 of the canonical JSON of the tool definitions array, in the order they are sent. */

@@ -230,7 +230,8 @@ describe('ViewManifest hashing (SPEC 2.6)', () => {
     assert.notStrictEqual(contentHashOf({ ...call, toolName: 'list_dir' }), contentHashOf(call));
 
     const user: ContextMessage = { role: 'user', source: 'tape', entryId: 2, content: 'hi' };
-    assert.strictEqual(promptHashOf([user, call]), sha256Hex(`[${canonicalJson({ role: 'user', content: 'hi' })},${canonicalJson({ role: 'assistant', content: '{"path":"a"}', toolCallId: 't1', toolName: 'read_file' })}]`));
+    const itemHashes = [canonicalJson({ role: 'user', content: 'hi' }), canonicalJson({ role: 'assistant', content: '{"path":"a"}', toolCallId: 't1', toolName: 'read_file' })].map(sha256Hex);
+    assert.strictEqual(promptHashOf([user, call]), sha256Hex(`["${itemHashes[0]}","${itemHashes[1]}"]`));
     assert.notStrictEqual(promptHashOf([call, user]), promptHashOf([user, call]), 'order is part of the prompt');
     assert.strictEqual(promptHashOf([{ ...user, entryId: 7 }, call]), promptHashOf([user, call]));
 
