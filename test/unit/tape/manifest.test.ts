@@ -55,6 +55,17 @@ describe('canonical JSON and SHA-256', () => {
     assert.strictEqual(sha256Hex('é😀'), createHash('sha256').update(Buffer.from('é😀', 'utf8')).digest('hex'));
   });
 
+  it('sorts each object by its own keys, whatever shapes came before (key lists that would join alike)', () => {
+    assert.strictEqual(canonicalJson({ 'a\u0000b': 1, c: 2 }), '{"a\\u0000b":1,"c":2}');
+    assert.strictEqual(canonicalJson({ c: 2, a: 1, 'b\u0000c': 3 }), '{"a":1,"b\\u0000c":3,"c":2}');
+    assert.strictEqual(canonicalJson({ '1:a': 1, b: 2 }), '{"1:a":1,"b":2}');
+    assert.strictEqual(canonicalJson({ 1: 'x', a: 'y' }), '{"1":"x","a":"y"}');
+    fc.assert(fc.property(fc.dictionary(fc.string(), fc.integer()), (o) => {
+      const sorted = Object.keys(o).sort();
+      assert.strictEqual(canonicalJson(o), `{${sorted.map((k) => `${JSON.stringify(k)}:${o[k]}`).join(',')}}`);
+    }));
+  });
+
   it('writes numbers as JSON does, with -0 as 0', () => {
     assert.strictEqual(canonicalJson([0, -5, 0.1, 1.5e-7, 1e21, 123456789012, 2 ** 53]), '[0,-5,0.1,1.5e-7,1e+21,123456789012,9007199254740992]');
     assert.strictEqual(canonicalJson(-0), '0');
