@@ -7,6 +7,25 @@ export interface AppendEvent {
 
 export type AppendListener = (event: AppendEvent) => void;
 
+interface SessionHead {
+  sessionId: string;
+  headEntryId: number;
+}
+
+/**
+ * What a tape read again (a reload, a reopen) holds beyond what was known: one event per session
+ * whose head moved past its head in `before`, a new session counting from entry 1.
+ */
+export function growthEvents(before: readonly SessionHead[], after: readonly SessionHead[]): AppendEvent[] {
+  const heads = new Map(before.map((s) => [s.sessionId, s.headEntryId]));
+  const events: AppendEvent[] = [];
+  for (const s of after) {
+    const known = heads.get(s.sessionId) ?? 0;
+    if (s.headEntryId > known) events.push({ sessionId: s.sessionId, firstEntryId: known + 1, lastEntryId: s.headEntryId });
+  }
+  return events;
+}
+
 export interface Disposable {
   dispose(): void;
 }

@@ -6,7 +6,7 @@ import type { FoldSource } from '../tape/foldCache';
 import type { EntrySource } from '../tape/projections/projection';
 import type { AppendResult } from './appender';
 import { Connection } from './connection';
-import { AppendEvents, type AppendListener, type Disposable } from './appendEvents';
+import { AppendEvents, growthEvents, type AppendListener, type Disposable } from './appendEvents';
 import { interruptedCallRepairs } from './crashRepair';
 import { Durability } from './durability';
 import { TapeFileError } from './errors';
@@ -268,7 +268,7 @@ export class TapeStore implements FoldSource, EntrySource {
   /** Re-reads a read-only tape from disk, bumps the generation and announces what grew. */
   async reload(): Promise<void> {
     if (!this.readOnly || !this.file) throw new Error('reload: only read-only file tapes reload; a writable store is the source of truth');
-    const heads = new Map(this.sessions().map((s) => [s.sessionId, s.headEntryId]));
+    const before = this.sessions();
     const file = this.file;
     const r = await recover(await loadSqlJs(), file, journalPathOf(file), true);
     if (this.closed) return void r.db.close();
@@ -278,10 +278,7 @@ export class TapeStore implements FoldSource, EntrySource {
     this.loadedAt = tailStartOf(r);
     this.foldRowCache.clear();
     this.gen++;
-    for (const s of this.sessions()) {
-      const before = heads.get(s.sessionId) ?? 0;
-      if (s.headEntryId > before) this.events.fire({ sessionId: s.sessionId, firstEntryId: before + 1, lastEntryId: s.headEntryId });
-    }
+    for (const e of growthEvents(before, this.sessions())) this.events.fire(e);
   }
 
   /** Applies records a followed writer journaled: the rows, their heads and fold rows, and one event each. */

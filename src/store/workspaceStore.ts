@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { AppendEvents, type AppendListener, type Disposable } from './appendEvents';
+import { AppendEvents, growthEvents, type AppendListener, type Disposable } from './appendEvents';
 import { TapeFileError, TapeLockedError } from './errors';
 import { watchFile } from './fileWatch';
 import { lockHolder, lockPathOf } from './lock';
@@ -96,7 +96,7 @@ export class WorkspaceStore {
     }
     if (this.closed) return void (await next.store.close());
     const previous = this.current;
-    const heads = new Map(previous.sessions().map((s) => [s.sessionId, s.headEntryId]));
+    const before = previous.sessions();
     this.forward.dispose();
     this.current = next.store;
     this.currentState = next.state;
@@ -107,10 +107,7 @@ export class WorkspaceStore {
       this.lockWatch = undefined;
     }
     // What the writer appended after this process last looked.
-    for (const s of next.store.sessions()) {
-      const before = heads.get(s.sessionId) ?? 0;
-      if (s.headEntryId > before) this.appends.fire({ sessionId: s.sessionId, firstEntryId: before + 1, lastEntryId: s.headEntryId });
-    }
+    for (const e of growthEvents(before, next.store.sessions())) this.appends.fire(e);
     for (const l of this.stateListeners) l(next.state);
   }
 }
