@@ -22,9 +22,13 @@ function clip(line: string): string {
 /** The first non-blank line: a message that starts with an empty line still names the session. */
 function firstLine(content: unknown): string | null {
   if (typeof content !== 'string') return null;
-  for (const line of content.split('\n')) {
-    const t = line.trim();
+  // Line by line, not split whole: a long message's lines after the first are never looked at.
+  for (let start = 0; start <= content.length; ) {
+    const nl = content.indexOf('\n', start);
+    const end = nl < 0 ? content.length : nl;
+    const t = content.slice(start, end).trim();
     if (t !== '') return t;
+    start = end + 1;
   }
   return null;
 }
@@ -47,7 +51,8 @@ export const titleProjection: Projection<TitleState, string | null> = {
     }
     // Once named explicitly, messages can no longer change the title.
     if (state.explicit !== null || !decidesEffectiveness(entry)) return state;
-    const line = entry.kind === 'message' ? firstLine(entry.payload.content) : undefined;
+    // Only user messages name a session: an assistant's (streamed, revised) text is never read.
+    const line = entry.kind === 'message' && entry.payload.role === 'user' ? firstLine(entry.payload.content) : undefined;
     return { explicit: null, messages: appendLog(state.messages, factOf(entry, line)) };
   },
   view(state: TitleState): string | null {
