@@ -72,7 +72,6 @@ const compactionState = loose({
   usage: z.unknown().optional(),
 });
 
-/** The event that takes a message out of the effective view (until a later revision of it). */
 /** The entry name of the system prompt; the last one on the tape is the one in force. */
 export const SYSTEM_PROMPT = 'system/prompt';
 
@@ -82,6 +81,7 @@ export const SESSION_START = 'session/start';
 export const BOOTSTRAP_KEY = SESSION_START;
 export const isSessionStart = (e: { kind: Kind; name: string }): boolean => e.kind === 'anchor' && e.name === SESSION_START;
 
+/** The event that takes a message out of the effective view (until a later revision of it). */
 export const RETRACTED_EVENT = 'message/retracted';
 
 const knownEventData: Record<string, z.ZodType> = {

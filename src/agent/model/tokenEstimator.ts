@@ -1,7 +1,6 @@
+import { CHARS_PER_TOKEN } from '../../tape/projections/contextPressure';
 import type { ModelMessage } from './modelPort';
 
-/** About four characters per token for English and code in BPE vocabularies. */
-const CHARS_PER_TOKEN = 4;
 /** Role markers and separators the chat template adds around each message. */
 const PER_MESSAGE_OVERHEAD = 4;
 /** A calibration outside this range says more about a broken server than about the text. */
