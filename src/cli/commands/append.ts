@@ -14,9 +14,17 @@ async function* lineBatches(input: NodeJS.ReadableStream): AsyncGenerator<string
   const decoder = new StringDecoder('utf8');
   let partial = '';
   for await (const chunk of input) {
-    const lines = (partial + (typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer))).split('\n');
-    partial = lines.pop() ?? '';
-    if (lines.length) yield lines;
+    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+    // Only the part up to the chunk's last newline is split: a long line arriving in many chunks
+    // is carried along, not rescanned with each of them.
+    const last = text.lastIndexOf('\n');
+    if (last < 0) {
+      partial += text;
+      continue;
+    }
+    const lines = (partial + text.slice(0, last)).split('\n');
+    partial = text.slice(last + 1);
+    yield lines;
   }
   partial += decoder.end();
   if (partial) yield [partial];
