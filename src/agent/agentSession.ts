@@ -1,6 +1,5 @@
 import { randomUUID } from 'crypto';
 import type { TapeStore } from '../store/tapeStore';
-import type { Entry } from '../tape/entry';
 import { FoldCache } from '../tape/foldCache';
 import { shouldAutoCompact } from './compaction';
 import { compact, type CompactOutcome } from './compactor';
@@ -55,10 +54,14 @@ export class AgentSession {
   private readonly tools = new ToolRegistry([...WORKSPACE_TOOLS, ...TAPE_TOOLS]);
   private readonly toolSpecs = this.tools.specs();
   private readonly workspace: WorkspacePort;
+  private readonly tape: StoreTape;
   private readonly now: () => number;
+  private probe: { slot: RequestSlot; head: number; assembled: AssembledRequest } | undefined;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.folds = new FoldCache(options.store);
+    // One for the session: its projection runner keeps the title between turns.
+    this.tape = new StoreTape(options.store, options.sessionId, this.folds);
     this.workspace = typeof options.workspace === 'string' ? new NodeWorkspace(options.workspace) : options.workspace;
     this.now = options.now ?? Date.now;
   }
@@ -69,8 +72,9 @@ export class AgentSession {
     // A failed auto-compaction is not tried again in the same turn: the provider just failed, and
     // budget trimming keeps the requests within the window meanwhile.
     let compactionFailed = false;
-    const beforeRequest = async ({ turnId, requestSeq }: RequestSlot): Promise<CompactionNotice | undefined> => {
-      if (compactionFailed || !this.overThreshold()) return undefined;
+    const beforeRequest = async (slot: RequestSlot): Promise<CompactionNotice | undefined> => {
+      const { turnId, requestSeq } = slot;
+      if (compactionFailed || !this.overThreshold(slot)) return undefined;
       const outcome = await compact(store, sessionId, model, { trigger: 'auto', signal, folds: this.folds, keepFromOrderSeq: this.inputOrderSeq() });
       if ('anchor' in outcome) return { anchorName: outcome.anchor.name };
       // A cancel is the turn's to report.
@@ -85,10 +89,11 @@ export class AgentSession {
         tape: store,
         sessionId,
         newTurnId: randomUUID,
-        lastOrderSeq: () => this.folds.view(sessionId, { includePending: true }).messages.reduce((max, m) => Math.max(max, m.orderSeq), 0),
+        // The view is ordered by orderSeq: its last message has the greatest.
+        lastOrderSeq: () => Math.max(0, this.folds.view(sessionId, { includePending: true }).messages.at(-1)?.orderSeq ?? 0),
         model,
         tools: this.tools,
-        toolContext: { workspace: this.workspace, permissions: this.options.permissions, tape: new StoreTape(store, sessionId, this.folds) },
+        toolContext: { workspace: this.workspace, permissions: this.options.permissions, tape: this.tape },
         assemble: (slot) => this.assemble(slot),
         beforeRequest,
         maxRounds: this.options.maxRounds ?? DEFAULT_MAX_ROUNDS,
@@ -110,11 +115,20 @@ export class AgentSession {
     const { store, sessionId, environment, agentsMd } = this.options;
     const prompt = buildSystemPrompt({ environment, agentsMd });
     const inForce = this.folds.view(sessionId, { includePending: false }).systemPromptEntryId;
-    const hash = inForce === null ? null : this.getEntry(inForce).payload.hash;
+    const hash = inForce === null ? null : this.options.store.requireEntry(this.options.sessionId, inForce).payload.hash;
     if (needsSystemPrompt(typeof hash === 'string' ? hash : null, prompt)) await store.append(sessionId, systemPromptEntry(prompt));
   }
 
-  private assemble({ turnId, requestSeq }: RequestSlot): AssembledRequest {
+  /** The request for `slot`: the one the compaction check assembled, when nothing was appended since. */
+  private assemble(slot: RequestSlot): AssembledRequest {
+    const probe = this.probe;
+    this.probe = undefined;
+    const head = this.options.store.headEntryId(this.options.sessionId);
+    if (probe !== undefined && probe.slot.turnId === slot.turnId && probe.slot.requestSeq === slot.requestSeq && probe.head === head) return probe.assembled;
+    return this.assembleNow(slot);
+  }
+
+  private assembleNow({ turnId, requestSeq }: RequestSlot): AssembledRequest {
     const { sessionId, model } = this.options;
     return assembleFromCache(this.folds, {
       sessionId,
@@ -122,7 +136,7 @@ export class AgentSession {
       requestSeq,
       viewId: `${turnId}/${requestSeq}`,
       assembledAt: this.now(),
-      getEntry: (id) => this.getEntry(id),
+      getEntry: (id) => this.options.store.requireEntry(this.options.sessionId, id),
       model: model.info,
       tools: this.toolSpecs,
       countTokens: (input) => model.countTokens(input),
@@ -134,8 +148,11 @@ export class AgentSession {
    * assembly that had to drop history was over the whole budget; otherwise its estimate is the
    * untrimmed prompt's.
    */
-  private overThreshold(): boolean {
-    const { manifest } = this.assemble({ turnId: 'probe', requestSeq: 0 });
+  private overThreshold(slot: RequestSlot): boolean {
+    const assembled = this.assembleNow(slot);
+    // Kept for the request itself when the check leads to no compaction (see assemble).
+    this.probe = { slot, head: this.options.store.headEntryId(this.options.sessionId), assembled };
+    const { manifest } = assembled;
     const { contextWindow, maxOutput, estimatedPrompt } = manifest.tokenBudget;
     const inputBudget = contextWindow - maxOutput - reserveFor(contextWindow);
     return manifest.excluded.length > 0 || shouldAutoCompact(estimatedPrompt, inputBudget, this.options.compactionShare);
@@ -146,11 +163,5 @@ export class AgentSession {
     const { messages } = this.folds.view(this.options.sessionId, { includePending: false });
     for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return messages[i].orderSeq;
     return undefined;
-  }
-
-  private getEntry(id: number): Entry {
-    const entry = this.options.store.getEntry(this.options.sessionId, id);
-    if (entry === undefined) throw new Error(`entry ${this.options.sessionId}#${id} is missing`);
-    return entry;
   }
 }
