@@ -20,17 +20,13 @@ export interface CompactOptions {
 
 export type CompactOutcome = { anchor: Entry } | { error: string };
 
-function missing(sessionId: string, entryId: number): never {
-  throw new Error(`entry ${sessionId}#${entryId} is missing`);
-}
-
 /**
  * Summarises the context in force and appends a `compaction/<trigger>` anchor after it; the next
  * request starts from the anchor and nothing is deleted. A failed summary request is recorded as
  * an `error/provider` entry and returned, so the caller can go on with budget trimming instead.
  */
 export async function compact(store: TapeStore, sessionId: string, model: ModelPort, options: CompactOptions): Promise<CompactOutcome> {
-  const getEntry = (id: number): Entry => store.getEntry(sessionId, id) ?? missing(sessionId, id);
+  const getEntry = (id: number): Entry => store.requireEntry(sessionId, id);
   const view = (options.folds ?? new FoldCache(store)).view(sessionId, { includePending: false });
   const { anchorEntryId } = resolveSelector(view.anchors, { kind: 'last' });
   const items = contextItems(view, anchorEntryId === null ? null : cursorOf(getEntry(anchorEntryId)));

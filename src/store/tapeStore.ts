@@ -206,6 +206,13 @@ export class TapeStore implements FoldSource, EntrySource {
     return this.c.queries.getEntry(sessionId, entryId);
   }
 
+  /** The entry, which the caller knows exists (an id from a fold or a view); throws when it does not. */
+  requireEntry(sessionId: string, entryId: number): Entry {
+    const entry = this.c.queries.getEntry(sessionId, entryId);
+    if (entry === undefined) throw new Error(`entry ${sessionId}#${entryId} is missing`);
+    return entry;
+  }
+
   /** The projection runner's input (EntrySource): the session's entries after `afterEntryId`. */
   entriesAfter(sessionId: string, afterEntryId: number): Entry[] {
     return this.entries(sessionId, { fromEntryId: afterEntryId + 1 });

@@ -29,11 +29,7 @@ export class TapeAssembler {
   };
 
   assemble = ({ turnId, requestSeq }: RequestSlot): AssembledRequest => {
-    const getEntry = (id: number): Entry => {
-      const e = this.store.getEntry(this.sessionId, id);
-      if (e === undefined) throw new Error(`entry ${id} is missing`);
-      return e;
-    };
+    const getEntry = (id: number): Entry => this.store.requireEntry(this.sessionId, id);
     const context = contextFrom(this.cache, this.sessionId, { kind: 'last' }, getEntry);
     const tools = this.tools.specs();
     const included = context.messages.map((m) => includedOf(m, 'history', this.model.countTokens(m.content)));

@@ -2,7 +2,7 @@ import { contextFrom, type ContextMessage, type ContextSelector } from '../../ta
 import { FoldCache } from '../../tape/foldCache';
 import { parseArgs, required, str } from '../args';
 import { json, type Io } from '../output';
-import { entryOrThrow, requireSession } from './session';
+import { requireSession } from './session';
 import { withTape } from './withTape';
 
 function selectorOf(anchor: string | undefined): ContextSelector {
@@ -23,7 +23,7 @@ export function contextCommand(args: string[], io: Io): Promise<number> {
   const sessionId = required(p, 'session');
   return withTape(p.positional[0], (store) => {
     requireSession(store, sessionId);
-    const ctx = contextFrom(new FoldCache(store), sessionId, selectorOf(str(p, 'anchor')), (id) => entryOrThrow(store, sessionId, id));
+    const ctx = contextFrom(new FoldCache(store), sessionId, selectorOf(str(p, 'anchor')), (id) => store.requireEntry(sessionId, id));
     if (p.flags.has('json')) {
       json(io, { sessionId, anchorEntryId: ctx.anchorEntryId, messages: ctx.messages });
       return 0;

@@ -1,5 +1,5 @@
 import type { TapeStore } from '../../store/tapeStore';
-import { textOf, type Entry } from '../../tape/entry';
+import { textOf } from '../../tape/entry';
 import { UsageError } from '../args';
 
 export function requireSession(store: TapeStore, sessionId: string): void {
@@ -9,11 +9,5 @@ export function requireSession(store: TapeStore, sessionId: string): void {
   }
 }
 
-export function entryOrThrow(store: TapeStore, sessionId: string, entryId: number): Entry {
-  const e = store.getEntry(sessionId, entryId);
-  if (!e) throw new Error(`entry ${sessionId}#${entryId} is missing`);
-  return e;
-}
-
 export const contentOf = (store: TapeStore, sessionId: string, entryId: number): string =>
-  textOf(entryOrThrow(store, sessionId, entryId).payload.content ?? null);
+  textOf(store.requireEntry(sessionId, entryId).payload.content ?? null);

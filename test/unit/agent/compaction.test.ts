@@ -12,11 +12,7 @@ import { assistant, demoStore, user } from './tape/fixture';
 const MODEL = { id: 'm1', vendor: 'test', contextWindow: 32_000, maxOutput: 8_000 };
 const JSON_ANSWER = '{"goal":"Fix the DB timeout","decisions":["raise timeoutMs to 5000"],"filesTouched":["src/db.ts"],"openWork":["run the tests"]}';
 
-const entryOf = (store: TapeStore) => (id: number) => {
-  const e = store.getEntry('s1', id);
-  if (!e) throw new Error(`missing ${id}`);
-  return e;
-};
+const entryOf = (store: TapeStore) => (id: number) => store.requireEntry('s1', id);
 
 describe('compaction (domain)', () => {
   it('the summary request carries the instructions and the conversation as a transcript, without the agent prompt', () => {

@@ -6,11 +6,7 @@ import { contextFrom } from '../../../../src/tape/context';
 import { FoldCache } from '../../../../src/tape/foldCache';
 import { assistant, callTool, demoStore, user } from './fixture';
 
-const entryOf = (store: TapeStore, sessionId: string) => (id: number) => {
-  const e = store.getEntry(sessionId, id);
-  if (!e) throw new Error(`missing ${id}`);
-  return e;
-};
+const entryOf = (store: TapeStore, sessionId: string) => (id: number) => store.requireEntry(sessionId, id);
 
 describe('tape tools', () => {
   let store: TapeStore;
