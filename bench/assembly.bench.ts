@@ -12,19 +12,13 @@ import type { ToolDefinition } from '../src/agent/model/modelPort';
 import { assembleFromCache, assembleRequest, type RequestFacts } from '../src/agent/context/assemble';
 import { buildSystemPrompt, systemPromptEntry } from '../src/agent/context/systemPrompt';
 import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../src/agent/context/policy';
-import { median, messageOf, proseOf, round, sessionRows, targets } from './common';
+import { median, messageOf, proseOf, round, sessionRows, targets, time } from './common';
 
 const N = 100_000;
 const ROUNDS = 15;
 const ITEMS = 1_000;
 const MANIFEST_ROUNDS = 25;
 const WARMUP = 5;
-
-function time(fn: () => void): number {
-  const t0 = performance.now();
-  fn();
-  return performance.now() - t0;
-}
 
 const TOOLS: ToolDefinition[] = ['read_file', 'list_dir', 'find_files', 'search_text', 'apply_edit', 'run_command', 'tape_search', 'tape_context', 'tape_handoff', 'tape_info', 'tape_anchors'].map((name) => ({
   name,

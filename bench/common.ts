@@ -108,3 +108,10 @@ export function sessionRows(sessionId: string, n: number, payloadBytes = 200, te
 export function targets(checks: Record<string, boolean>): Record<string, 'met' | 'not met'> {
   return Object.fromEntries(Object.entries(checks).map(([k, v]) => [k, v ? 'met' : 'not met']));
 }
+
+/** Milliseconds `fn` took. */
+export function time(fn: () => void): number {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+}

@@ -4,16 +4,10 @@ import { TapeStore } from '../src/store/tapeStore';
 import { foldAll, foldRowOf, type FoldRow } from '../src/tape/fold';
 import { FoldCache } from '../src/tape/foldCache';
 import type { Entry } from '../src/tape/entry';
-import { median, messageOf, round, sessionRows, targets } from './common';
+import { median, messageOf, round, sessionRows, targets, time } from './common';
 
 const N = 100_000;
 const ROUNDS = 7;
-
-function time(fn: () => void): number {
-  const t0 = performance.now();
-  fn();
-  return performance.now() - t0;
-}
 
 async function main(): Promise<void> {
   const tuples = sessionRows('s', N);

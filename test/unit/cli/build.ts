@@ -1,5 +1,6 @@
 import * as esbuild from 'esbuild';
 import * as path from 'path';
+import { run } from '../../../src/cli/main';
 
 export const ROOT = path.resolve(__dirname, '../../../..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -16,4 +17,12 @@ export async function buildCli(): Promise<void> {
     banner: { js: '#!/usr/bin/env node' },
     logLevel: 'warning',
   });
+}
+
+/** The CLI in this process (no bundle), with what it printed. */
+export async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await run(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
 }

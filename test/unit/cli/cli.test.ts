@@ -5,23 +5,15 @@ import * as os from 'os';
 import * as path from 'path';
 import { Readable } from 'stream';
 import { appendCommand } from '../../../src/cli/commands/append';
-import { run } from '../../../src/cli/main';
 import { ioOf } from '../../../src/cli/output';
 import { HEADER_BYTES, journalPathOf } from '../../../src/store/journal';
 import { TapeStore } from '../../../src/store/tapeStore';
 import * as entryModule from '../../../src/tape/entry';
-import { buildCli, CLI } from './build';
+import { buildCli, cli, CLI } from './build';
 import { recordStarts } from './journalFrames';
 
 /** Terminal control characters: C0 but tab and newline, DEL, C1. */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await run(argv, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 describe('agent-tape CLI', function () {
   this.timeout(30_000);

@@ -3,16 +3,8 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { run } from '../../../src/cli/main';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { buildCli, CLI } from './build';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await run(argv, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
+import { buildCli, cli, CLI } from './build';
 
 describe('agent-tape handoff', function () {
   this.timeout(30_000);

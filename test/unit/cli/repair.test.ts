@@ -3,20 +3,12 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { run } from '../../../src/cli/main';
 import { TapeFileError } from '../../../src/store/errors';
 import { HEADER_BYTES, journalPathOf } from '../../../src/store/journal';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { fingerprint, message } from '../store/helpers';
-import { buildCli, CLI } from './build';
+import { buildCli, cli, CLI } from './build';
 import { recordStarts } from './journalFrames';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await run(argv, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 interface Damaged {
   file: string;
