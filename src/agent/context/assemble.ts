@@ -13,6 +13,7 @@ import type { FoldCache } from '../../tape/foldCache';
 import { hashPrompt, includedOf, MANIFEST_SCHEMA_VERSION, sealManifest, toolsHashOf, type ExcludedItem, type ViewManifest } from '../../tape/manifest';
 import type { ModelInfo, ModelMessage, ModelRequest, ToolDefinition } from '../model/modelPort';
 import { BUILDER_VERSION, CONTEXT_TOOL_RESULT_MAX_BYTES, INCLUDED_REASONS, reserveFor, TAPE_CONTEXT_POLICY } from './policy';
+import { utf8Prefix } from '../utf8Prefix';
 
 /** What a request is assembled with besides the view: its identity and the model's facts. */
 export interface RequestFacts {
@@ -79,8 +80,6 @@ interface Item {
   kept: boolean;
 }
 
-const encoder = new TextEncoder();
-
 /** The output as the context shows it, or null when it fits whole. */
 function capToolOutput(content: string, entryId: number): string | null {
   // At most 3 UTF-8 bytes per UTF-16 unit: most outputs are known to fit without being measured.
@@ -88,9 +87,7 @@ function capToolOutput(content: string, entryId: number): string | null {
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes <= CONTEXT_TOOL_RESULT_MAX_BYTES) return null;
   const note = `\n[output cut to ${CONTEXT_TOOL_RESULT_MAX_BYTES} of ${bytes} bytes in this context; the whole output is on the tape at entry ${entryId}]`;
-  // encodeInto stops before a character that does not fit, so the cut never splits one.
-  const { read } = encoder.encodeInto(content, new Uint8Array(CONTEXT_TOOL_RESULT_MAX_BYTES - note.length));
-  return content.slice(0, read) + note;
+  return utf8Prefix(content, CONTEXT_TOOL_RESULT_MAX_BYTES - note.length) + note;
 }
 
 function itemOf(m: ContextMessage, countTokens: RequestFacts['countTokens']): Item {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { utf8Prefix } from '../utf8Prefix';
 import type { TapePort } from '../tape/tapePort';
 import type { Permissions } from '../workspace/permissions';
 import type { WorkspacePort } from '../workspace/workspacePort';
@@ -88,17 +89,7 @@ function describeIssues(error: z.ZodError): string {
 }
 
 function capResult(result: ToolResult): ToolResult {
-  const bytes = Buffer.from(result.output, 'utf8');
-  if (bytes.length <= MAX_TOOL_OUTPUT_BYTES) return result;
+  if (Buffer.byteLength(result.output, 'utf8') <= MAX_TOOL_OUTPUT_BYTES) return result;
   const note = `\n[output truncated at ${MAX_TOOL_OUTPUT_BYTES} bytes]`;
-  const head = cutUtf8(bytes, MAX_TOOL_OUTPUT_BYTES - Buffer.byteLength(note));
-  return { status: result.status, output: head + note, truncated: true };
-}
-
-/** The longest prefix of at most `max` bytes that does not split a character. */
-function cutUtf8(bytes: Buffer, max: number): string {
-  let end = max;
-  // Step back over continuation bytes (10xxxxxx) to the start of the character that would be split.
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
+  return { status: result.status, output: utf8Prefix(result.output, MAX_TOOL_OUTPUT_BYTES - Buffer.byteLength(note)) + note, truncated: true };
 }
