@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { ToolDefinition } from '../model/modelPort';
 import { utf8Prefix } from '../utf8Prefix';
 import type { TapePort } from '../tape/tapePort';
 import type { Permissions } from '../workspace/permissions';
@@ -31,13 +32,7 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
 }
 
 /** What the model is told about a tool: the JSON Schema comes from the same zod schema that validates its input. */
-export interface ToolSpec {
-  readonly name: string;
-  readonly description: string;
-  readonly parameters: Record<string, unknown>;
-}
-
-export function toolSpec(tool: Tool): ToolSpec {
+export function toolSpec(tool: Tool): ToolDefinition {
   const { $schema: _dialect, ...parameters } = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, parameters };
 }
@@ -60,7 +55,7 @@ export class ToolRegistry {
     return [...this.byName.keys()];
   }
 
-  specs(): ToolSpec[] {
+  specs(): ToolDefinition[] {
     return [...this.byName.values()].map(toolSpec);
   }
 }
