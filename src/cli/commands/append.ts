@@ -1,10 +1,10 @@
 import { StringDecoder } from 'string_decoder';
 import { TapeValidationError, validateNewEntry, type NewEntry } from '../../tape/entry';
 import { TapeFileError } from '../../store/errors';
-import { formatOf } from '../../store/tapeFile';
 import { TapeStore, type AppendResult } from '../../store/tapeStore';
-import { parseArgs, required, UsageError } from '../args';
+import { parseArgs, required } from '../args';
 import type { Io } from '../output';
+import { requireSqliteTape } from './session';
 
 /**
  * The complete lines of each chunk of `input` as it arrives, split on "\n" (a "\r" before it is
@@ -44,7 +44,7 @@ export async function appendCommand(args: string[], io: Io, input: NodeJS.Readab
   const p = parseArgs(args, { valued: ['session'], switches: ['durable'], positional: ['tape.sqlite'] });
   const [file] = p.positional;
   const sessionId = required(p, 'session');
-  if (formatOf(file) !== 'sqlite') throw new UsageError(`append writes to *.tape.sqlite files, not ${file}`);
+  requireSqliteTape('append', file);
   const store = await TapeStore.open(file, { durable: p.flags.has('durable') });
   let failure: unknown;
   let printed = Promise.resolve();

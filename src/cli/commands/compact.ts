@@ -2,8 +2,8 @@ import { compact } from '../../agent/compactor';
 import { TapeStore } from '../../store/tapeStore';
 import { parseArgs, required } from '../args';
 import type { Io } from '../output';
-import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, requireSqliteTape, withInterrupt } from './run';
-import { requireSession } from './session';
+import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
+import { requireSession, requireSqliteTape } from './session';
 
 /**
  * Compacts a session now: the model summarises the context in force into a `compaction/manual`

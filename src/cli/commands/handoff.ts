@@ -1,10 +1,9 @@
 import { handoffAnchorEntry } from '../../agent/compaction';
 import type { JsonObject } from '../../tape/entry';
-import { formatOf } from '../../store/tapeFile';
 import { TapeStore } from '../../store/tapeStore';
 import { parseArgs, required, str, UsageError } from '../args';
 import type { Io } from '../output';
-import { requireSession } from './session';
+import { requireSession, requireSqliteTape } from './session';
 
 function stateOf(text: string | undefined): JsonObject | undefined {
   if (text === undefined) return undefined;
@@ -27,7 +26,7 @@ export async function handoffCommand(args: string[], io: Io): Promise<number> {
   const summary = required(p, 'summary');
   // Everything is checked before the tape is opened, so bad input never touches the file.
   const entry = handoffAnchorEntry(name, summary, stateOf(str(p, 'state')));
-  if (formatOf(file) !== 'sqlite') throw new UsageError(`handoff writes to *.tape.sqlite files, not ${file}`);
+  requireSqliteTape('handoff', file);
 
   const store = await TapeStore.open(file, { create: false });
   try {

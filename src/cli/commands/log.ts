@@ -1,18 +1,17 @@
 import { jsonlLine } from '../../store/jsonl';
 import { KINDS, type Kind } from '../../tape/entry';
 import { int, parseArgs, str, UsageError } from '../args';
-import type { Io } from '../output';
+import { oneLine, type Io } from '../output';
 import { withTape } from './withTape';
+
+/** A payload shown in the human listing is cut here; --json has it whole. */
+const PAYLOAD_LINE_MAX = 100;
 
 export function kindOf(v: string | undefined): Kind | undefined {
   if (v !== undefined && !(KINDS as readonly string[]).includes(v)) throw new UsageError(`--kind must be one of ${KINDS.join(', ')}, got ${JSON.stringify(v)}`);
   return v as Kind | undefined;
 }
 
-const oneLine = (s: string, max = 100): string => {
-  const t = s.replace(/\s+/g, ' ');
-  return t.length > max ? `${t.slice(0, max)}…` : t;
-};
 
 export function logCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['session', 'kind', 'name', 'from', 'to'], switches: ['json'], positional: ['tape'] });
@@ -20,7 +19,7 @@ export function logCommand(args: string[], io: Io): Promise<number> {
   return withTape(p.positional[0], (store) => {
     for (const e of store.rawEntries(str(p, 'session') ?? null, filter)) {
       if (p.flags.has('json')) io.data(jsonlLine(e));
-      else io.out(`${e.sessionId} #${e.entryId} ${e.kind} ${e.name} ${oneLine(e.payload)}\n`);
+      else io.out(`${e.sessionId} #${e.entryId} ${e.kind} ${e.name} ${oneLine(e.payload, PAYLOAD_LINE_MAX)}\n`);
     }
     return 0;
   });

@@ -2,71 +2,16 @@ import { promises as fs, statSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { AgentSession, DEFAULT_MAX_ROUNDS, type SessionEvent } from '../../agent/agentSession';
-import { OpenAiCompatibleModel } from '../../agent/model/openAiCompatible';
 import type { TurnOutcomeKind } from '../../agent/turnEntries';
-import { formatOf } from '../../store/tapeFile';
 import { TapeStore } from '../../store/tapeStore';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
-import type { Io } from '../output';
+import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
+import { oneLine, type Io } from '../output';
+import { requireSqliteTape } from './session';
 
-/** The valued flags of every command that appends to a session with a model (run, compact). */
-export const MODEL_FLAGS = ['session', 'base-url', 'model', 'api-key-env', 'context-window'];
-
-const DEFAULT_CONTEXT_WINDOW = 32_768;
-const MIN_CONTEXT_WINDOW = 1_024;
-const MAX_OUTPUT = 4_096;
-/** What a shell reports for a process ended by SIGINT (128 + 2). */
-export const EXIT_INTERRUPTED = 130;
 const TOOL_LINE_MAX = 200;
 
-/**
- * The model the flags name. The key comes from the environment variable `--api-key-env` names, so
- * it never sits in the shell history or the process list; empty is fine for local servers.
- */
-export function modelFromFlags(p: Parsed, env: NodeJS.ProcessEnv = process.env): OpenAiCompatibleModel {
-  const baseURL = required(p, 'base-url');
-  let url: URL;
-  try {
-    url = new URL(baseURL);
-  } catch {
-    throw new UsageError(`--base-url is not a URL: ${baseURL}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, got ${url.protocol}`);
-  const contextWindow = int(p, 'context-window') ?? DEFAULT_CONTEXT_WINDOW;
-  if (contextWindow < MIN_CONTEXT_WINDOW) throw new UsageError(`--context-window must be at least ${MIN_CONTEXT_WINDOW}`);
-  const model = required(p, 'model');
-  const keyVar = str(p, 'api-key-env') ?? 'OPENAI_API_KEY';
-  // A quarter of a small window, so the prompt keeps most of it.
-  const maxOutput = Math.min(MAX_OUTPUT, Math.floor(contextWindow / 4));
-  return new OpenAiCompatibleModel({ baseURL, apiKey: env[keyVar] ?? '', model, contextWindow, maxOutput });
-}
-
-/** A writable SQLite tape: the only kind a turn or a compaction can append to. */
-export function requireSqliteTape(command: string, file: string): void {
-  if (formatOf(file) !== 'sqlite') throw new UsageError(`${command} writes to *.tape.sqlite files, not ${file}`);
-}
-
-/**
- * Runs `fn` with a signal that SIGINT (Ctrl+C) aborts, so what was cancelled lands on the tape
- * before the caller closes it; a second Ctrl+C, once the handler is gone, ends the process at once.
- */
-export async function withInterrupt<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
-  try {
-    return await fn(controller.signal);
-  } finally {
-    process.removeListener('SIGINT', onSigint);
-  }
-}
-
 const EXIT_OF: Record<TurnOutcomeKind, number> = { answer: 0, provider_error: 1, round_limit: 1, cancelled: EXIT_INTERRUPTED };
-
-function clip(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > TOOL_LINE_MAX ? `${line.slice(0, TOOL_LINE_MAX)}…` : line;
-}
 
 /** People read the answer on stdout and the agent's activity on stderr, so `> answer.txt` keeps only the answer. */
 function humanPrinter(io: Io): (event: SessionEvent) => void {
@@ -89,10 +34,10 @@ function humanPrinter(io: Io): (event: SessionEvent) => void {
         break;
       case 'tool_call':
         endLine();
-        io.err(`[tool] ${event.name} ${clip(typeof event.input === 'string' ? event.input : JSON.stringify(event.input))}\n`);
+        io.err(`[tool] ${event.name} ${oneLine(typeof event.input === 'string' ? event.input : JSON.stringify(event.input), TOOL_LINE_MAX)}\n`);
         break;
       case 'tool_result':
-        io.err(`[tool] ${event.name} ${event.status}${event.truncated ? ' (truncated)' : ''}${event.status === 'error' ? `: ${clip(event.output)}` : ''}\n`);
+        io.err(`[tool] ${event.name} ${event.status}${event.truncated ? ' (truncated)' : ''}${event.status === 'error' ? `: ${oneLine(event.output, TOOL_LINE_MAX)}` : ''}\n`);
         break;
       case 'compaction':
         endLine();

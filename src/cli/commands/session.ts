@@ -1,5 +1,6 @@
 import type { TapeStore } from '../../store/tapeStore';
 import { textOf } from '../../tape/entry';
+import { formatOf } from '../../store/tapeFile';
 import { UsageError } from '../args';
 
 export function requireSession(store: TapeStore, sessionId: string): void {
@@ -11,3 +12,8 @@ export function requireSession(store: TapeStore, sessionId: string): void {
 
 export const contentOf = (store: TapeStore, sessionId: string, entryId: number): string =>
   textOf(store.requireEntry(sessionId, entryId).payload.content ?? null);
+
+/** A writable SQLite tape: the only kind a turn or a compaction can append to. */
+export function requireSqliteTape(command: string, file: string): void {
+  if (formatOf(file) !== 'sqlite') throw new UsageError(`${command} writes to *.tape.sqlite files, not ${file}`);
+}
