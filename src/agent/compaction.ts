@@ -26,7 +26,7 @@ const SUMMARY_MAX_OUTPUT = 2048;
 // One huge tool output must not crowd the rest of the conversation out of the summary request.
 const ITEM_MAX_CHARS = 4000;
 
-export const COMPACTION_INSTRUCTIONS = `You compact a coding agent's conversation so that the work can go on from your summary alone; the conversation itself will no longer be shown.
+const COMPACTION_INSTRUCTIONS = `You compact a coding agent's conversation so that the work can go on from your summary alone; the conversation itself will no longer be shown.
 Answer with one JSON object and nothing else:
 {"goal": "what the user wants, in one or two sentences",
  "decisions": ["decisions taken and facts learned that later work depends on"],

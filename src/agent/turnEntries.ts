@@ -12,8 +12,8 @@ import type { ToolResult } from './tools/tool';
  * entries into its parent, where their keys must not meet the parent's.
  */
 
-export const TURN_START = 'turn/start';
-export const TURN_END = 'turn/end';
+const TURN_START = 'turn/start';
+const TURN_END = 'turn/end';
 
 export type TurnOutcomeKind = 'answer' | 'round_limit' | 'provider_error' | 'cancelled';
 

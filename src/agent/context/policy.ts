@@ -13,8 +13,8 @@ export const BUILDER_VERSION = 'agent-tape/assemble@1';
  * server calibrated it) and chat templates add tokens nobody counted. A small window would lose too
  * much to a fixed margin, so the reserve is the smaller of a fixed count and a share of the window.
  */
-export const RESERVE_TOKENS = 1024;
-export const RESERVE_SHARE = 0.05;
+const RESERVE_TOKENS = 1024;
+const RESERVE_SHARE = 0.05;
 
 export const reserveFor = (contextWindow: number): number => Math.min(RESERVE_TOKENS, Math.floor(contextWindow * RESERVE_SHARE));
 

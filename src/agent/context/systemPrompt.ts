@@ -42,7 +42,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   return parts.join('\n\n');
 }
 
-export const systemPromptHashOf = (text: string): string => sha256Hex(text);
+const systemPromptHashOf = (text: string): string => sha256Hex(text);
 
 export function systemPromptEntry(text: string): NewEntry {
   return { kind: 'system', name: SYSTEM_PROMPT, payload: { content: text, hash: systemPromptHashOf(text) } };

@@ -79,7 +79,7 @@ export function classifyStatus(status: number, message = '', code?: string | nul
 }
 
 /** Replaces every secret in a text shown to users or logged. */
-export function redact(text: string, secrets: readonly string[]): string {
+function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) if (s.length > 0) out = out.split(s).join('[redacted]');
   return out;

@@ -25,10 +25,6 @@ export class ToolCallAssembler {
     this.calls.set(fragment.index, call);
   }
 
-  get size(): number {
-    return this.calls.size;
-  }
-
   /** The calls in index order; a call without an id gets one, since results must name their call. */
   finish(): ToolCall[] {
     const out = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([index, c]) => parseCall(c.id || `call_${index}`, c.name, c.raw));

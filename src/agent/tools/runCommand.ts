@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { isPermitted } from '../workspace/permissions';
 import { MAX_TOOL_OUTPUT_BYTES, type Tool } from './tool';
 
-export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
-export const MAX_COMMAND_TIMEOUT_MS = 30 * 60_000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
+const MAX_COMMAND_TIMEOUT_MS = 30 * 60_000;
 
 const input = z.object({
   command: z.string().min(1).describe('Shell command line, run in the workspace root.'),

@@ -4,7 +4,7 @@ import { withTapePort } from './tapeAccess';
 import type { Tool } from './tool';
 
 /** Well under the tool cap: this output goes back into the context the tape tools exist to keep small. */
-export const TAPE_CONTEXT_MAX_BYTES = 16 * 1024;
+const TAPE_CONTEXT_MAX_BYTES = 16 * 1024;
 const ENTRY_MAX_CHARS = 2000;
 
 const input = z.object({

@@ -14,12 +14,12 @@ export interface ConfinedPath {
 }
 
 /** True when `child` is `root` or below it (both absolute and normalised). */
-export function isWithin(root: string, child: string): boolean {
+function isWithin(root: string, child: string): boolean {
   const rel = path.relative(root, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-export function toPosix(rel: string): string {
+function toPosix(rel: string): string {
   return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
 
