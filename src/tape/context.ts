@@ -30,6 +30,17 @@ export interface ContextMessage {
   toolName?: string;
 }
 
+/** What a provider receives of a context message: its role, content and tool ids, no tape bookkeeping. */
+export type PromptMessage = Pick<ContextMessage, 'role' | 'content' | 'toolCallId' | 'toolName'>;
+
+/** The message as sent; absent tool fields are left out, not set to undefined (canonical JSON refuses those). */
+export function promptMessageOf(m: PromptMessage): PromptMessage {
+  const out: PromptMessage = { role: m.role, content: m.content };
+  if (m.toolCallId !== undefined) out.toolCallId = m.toolCallId;
+  if (m.toolName !== undefined) out.toolName = m.toolName;
+  return out;
+}
+
 export interface ContextResult {
   /** The reconstruction anchor in force, or null when the context starts at the beginning. */
   anchorEntryId: number | null;

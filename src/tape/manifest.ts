@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonicalJson';
-import type { ContextMessage, ContextRole } from './context';
+import { promptMessageOf, type ContextMessage, type ContextRole, type PromptMessage } from './context';
 import type { Entry, NewEntry } from './entry';
 
 /**
@@ -74,21 +74,13 @@ function describe(error: z.ZodError, prefix = ''): string {
   return error.issues.map((i) => `${prefix}${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
 }
 
-/** What a provider receives of one context message: the input of its contentHash and of the promptHash. */
-type PromptItem = Pick<ContextMessage, 'role' | 'content' | 'toolCallId' | 'toolName'>;
-
-// Absent tool fields are left out rather than set to undefined, which canonical JSON refuses.
-function promptItem(m: PromptItem): PromptItem {
-  const item: PromptItem = { role: m.role, content: m.content };
-  if (m.toolCallId !== undefined) item.toolCallId = m.toolCallId;
-  if (m.toolName !== undefined) item.toolName = m.toolName;
-  return item;
-}
+/** What a provider receives of a message is the input of its contentHash and of the promptHash. */
+type PromptItem = PromptMessage;
 
 /** SHA-256 of the canonical JSON of `{ role, content, toolCallId?, toolName? }`. */
-export const contentHashOf = (m: PromptItem): string => sha256Hex(canonicalJson(promptItem(m)));
+export const contentHashOf = (m: PromptItem): string => sha256Hex(canonicalJson(promptMessageOf(m)));
 
-const promptTexts = (messages: readonly PromptItem[]): string[] => messages.map((m) => canonicalJson(promptItem(m)));
+const promptTexts = (messages: readonly PromptItem[]): string[] => messages.map((m) => canonicalJson(promptMessageOf(m)));
 
 /**
  * SHA-256 of the canonical JSON of the context messages' content hashes, in the order they are

@@ -2,6 +2,7 @@ import {
   buildContext,
   ContextSelectionError,
   contextInputFrom,
+  promptMessageOf,
   resolveSelector,
   type ContextInput,
   type ContextMessage,
@@ -106,13 +107,6 @@ function itemOf(m: ContextMessage, countTokens: RequestFacts['countTokens']): It
 }
 
 // Tape bookkeeping (entry id, source) is not sent; absent tool fields stay absent.
-function modelMessageOf(m: ContextMessage): ModelMessage {
-  const out: ModelMessage = { role: m.role, content: m.content };
-  if (m.toolCallId !== undefined) out.toolCallId = m.toolCallId;
-  if (m.toolName !== undefined) out.toolName = m.toolName;
-  return out;
-}
-
 /** Tool calls and results belong to the message before them: a group starts at each message that is neither. */
 const startsGroup = (m: ContextMessage): boolean => m.toolCallId === undefined;
 
@@ -191,5 +185,5 @@ function assemble(context: ContextInput, latestEntryId: number, facts: RequestFa
     hashes: { promptHash, toolsHash: toolsHashOf(tools) },
     assembledAt: facts.assembledAt,
   });
-  return { request: { messages: kept.map((i) => modelMessageOf(i.message)), tools, maxOutput: model.maxOutput }, manifest };
+  return { request: { messages: kept.map((i) => promptMessageOf(i.message)), tools, maxOutput: model.maxOutput }, manifest };
 }

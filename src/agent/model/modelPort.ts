@@ -1,4 +1,4 @@
-import type { ContextMessage } from '../../tape/context';
+import type { PromptMessage } from '../../tape/context';
 
 /** What the context builder needs to fit a request: the budget facts of one model. */
 export interface ModelInfo {
@@ -13,7 +13,7 @@ export interface ModelInfo {
  * builds is sent as is: tool calls are assistant messages carrying `toolCallId`/`toolName` with the
  * arguments as JSON text in `content`, tool results are `tool` messages.
  */
-export type ModelMessage = Pick<ContextMessage, 'role' | 'content' | 'toolCallId' | 'toolName'>;
+export type ModelMessage = PromptMessage;
 
 export interface ToolDefinition {
   name: string;
