@@ -74,13 +74,10 @@ function describe(error: z.ZodError, prefix = ''): string {
   return error.issues.map((i) => `${prefix}${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
 }
 
-/** What a provider receives of a message is the input of its contentHash and of the promptHash. */
-type PromptItem = PromptMessage;
+/** SHA-256 of the canonical JSON of what a provider receives of the message, `{ role, content, toolCallId?, toolName? }`. */
+export const contentHashOf = (m: PromptMessage): string => sha256Hex(canonicalJson(promptMessageOf(m)));
 
-/** SHA-256 of the canonical JSON of `{ role, content, toolCallId?, toolName? }`. */
-export const contentHashOf = (m: PromptItem): string => sha256Hex(canonicalJson(promptMessageOf(m)));
-
-const promptTexts = (messages: readonly PromptItem[]): string[] => messages.map((m) => canonicalJson(promptMessageOf(m)));
+const promptTexts = (messages: readonly PromptMessage[]): string[] => messages.map((m) => canonicalJson(promptMessageOf(m)));
 
 /**
  * SHA-256 of the canonical JSON of the context messages' content hashes, in the order they are
@@ -90,10 +87,10 @@ const promptTexts = (messages: readonly PromptItem[]): string[] => messages.map(
  * sources are left out: they are not sent, so the same prompt rebuilt from another tape has the
  * same hash.
  */
-export const promptHashOf = (messages: readonly PromptItem[]): string => hashPrompt(messages).promptHash;
+export const promptHashOf = (messages: readonly PromptMessage[]): string => hashPrompt(messages).promptHash;
 
 /** `contentHashOf` of each message and `promptHashOf` of them all, serialising each message once. */
-export function hashPrompt(messages: readonly PromptItem[]): { contentHashes: string[]; promptHash: string } {
+export function hashPrompt(messages: readonly PromptMessage[]): { contentHashes: string[]; promptHash: string } {
   const contentHashes = promptTexts(messages).map(sha256Hex);
   return { contentHashes, promptHash: sha256Hex(canonicalJson(contentHashes)) };
 }
