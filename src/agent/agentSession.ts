@@ -7,11 +7,11 @@ import { assembleFromCache } from './context/assemble';
 import { reserveFor } from './context/policy';
 import { buildSystemPrompt, needsSystemPrompt, systemPromptEntry, type EnvironmentFacts } from './context/systemPrompt';
 import { runTurn, type AssembledRequest, type CompactionNotice, type RequestSlot } from './loop';
-import type { ModelPort } from './model/modelPort';
+import type { ModelPort, ToolDefinition } from './model/modelPort';
 import type { RetryPolicy } from './model/retry';
 import { StoreTape } from './tape/storeTape';
 import { TAPE_TOOLS } from './tools/tapeTools';
-import { ToolRegistry } from './tools/tool';
+import { ToolRegistry, type Toolbox } from './tools/tool';
 import { WORKSPACE_TOOLS } from './tools/workspaceTools';
 import type { TurnEvent, TurnOutcome } from './turnEvent';
 import { NodeWorkspace } from './workspace/nodeWorkspace';
@@ -30,11 +30,18 @@ export interface AgentSessionOptions {
   environment: EnvironmentFacts;
   /** The workspace's AGENTS.md as the host read it; null when there is none. */
   agentsMd?: string | null;
+  /** The core's workspace and tape tools when omitted. */
+  tools?: Toolbox;
   maxRounds?: number;
   /** Share of the input budget at which a request is preceded by a compaction (default 0.8). */
   compactionShare?: number;
   retry?: RetryPolicy;
   now?: () => number;
+}
+
+/** The core's tools: the workspace tools and the tape tools. */
+export function defaultTools(): ToolRegistry {
+  return new ToolRegistry([...WORKSPACE_TOOLS, ...TAPE_TOOLS]);
 }
 
 /** Besides the loop's events: an automatic compaction failed and the turn goes on with budget trimming. */
@@ -51,8 +58,9 @@ export interface TurnOptions {
  */
 export class AgentSession {
   readonly folds: FoldCache;
-  private readonly tools = new ToolRegistry([...WORKSPACE_TOOLS, ...TAPE_TOOLS]);
-  private readonly toolSpecs = this.tools.specs();
+  private readonly tools: Toolbox;
+  // Taken again at each turn: a host's toolbox can change between turns (trust granted, settings).
+  private toolSpecs: ToolDefinition[] = [];
   private readonly workspace: WorkspacePort;
   private readonly tape: StoreTape;
   private readonly now: () => number;
@@ -60,6 +68,8 @@ export class AgentSession {
 
   constructor(private readonly options: AgentSessionOptions) {
     this.folds = new FoldCache(options.store);
+    this.tools = options.tools ?? defaultTools();
+
     // One for the session: its projection runner keeps the title between turns.
     this.tape = new StoreTape(options.store, options.sessionId, this.folds);
     this.workspace = typeof options.workspace === 'string' ? new NodeWorkspace(options.workspace) : options.workspace;
@@ -69,6 +79,7 @@ export class AgentSession {
   async runTurn(text: string, { signal, onEvent }: TurnOptions): Promise<TurnOutcome> {
     const { store, sessionId, model } = this.options;
     await this.writeSystemPrompt();
+    this.toolSpecs = this.tools.specs();
     // A failed auto-compaction is not tried again in the same turn: the provider just failed, and
     // budget trimming keeps the requests within the window meanwhile.
     let compactionFailed = false;

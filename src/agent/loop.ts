@@ -4,7 +4,7 @@ import { ProviderError } from './model/providerError';
 import { streamWithRetry, type AttemptRecord, type RetryPolicy } from './model/retry';
 import { DEFAULT_REVISION_THROTTLE, RevisionThrottle, type RevisionThrottleSettings } from './revisionThrottle';
 import { TapeWriter, type AppendTarget } from './tapeWriter';
-import { invokeTool, type ToolContext, type ToolRegistry, type ToolResult } from './tools/tool';
+import type { ToolContext, Toolbox, ToolResult } from './tools/tool';
 import type { TurnEvent, TurnOutcome } from './turnEvent';
 import {
   attemptEntry,
@@ -43,7 +43,7 @@ export interface TurnDeps {
   /** The greatest orderSeq among the session's messages (0 when it has none): the turn's messages follow it. */
   lastOrderSeq: () => number;
   model: ModelPort;
-  tools: ToolRegistry;
+  tools: Toolbox;
   /** The turn's signal is added: cancelling the turn cancels the tool that runs. */
   toolContext: Omit<ToolContext, 'signal'>;
   /** Builds a request from the tape; called once per request, after everything of the turn so far is appended. */
@@ -140,7 +140,7 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
       const result: ToolResult = deps.signal.aborted
         ? NOT_RUN
         : call.valid
-          ? await invokeTool(deps.tools, call.name, call.arguments, toolContext)
+          ? await deps.tools.invoke(call.name, call.arguments, toolContext)
           : { status: 'error', output: `invalid call of ${name}: ${call.problem}; nothing was run` };
       const failed = result.status === 'error' && result !== NOT_RUN;
       writer.write(

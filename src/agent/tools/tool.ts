@@ -37,7 +37,18 @@ export function toolSpec(tool: Tool): ToolDefinition {
   return { name: tool.name, description: tool.description, parameters };
 }
 
-export class ToolRegistry {
+/**
+ * What a turn's tool calls go to: the definitions the model is offered and the way a call runs.
+ * The registry runs the core's tools itself; a host can put its own in between (an editor that
+ * confirms edits in its own UI, or offers tools of other extensions).
+ */
+export interface Toolbox {
+  specs(): ToolDefinition[];
+  /** Never throws: every failure is an `error` result the model can read. */
+  invoke(name: string, input: unknown, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export class ToolRegistry implements Toolbox {
   private readonly byName = new Map<string, Tool>();
 
   constructor(tools: readonly Tool[]) {
@@ -57,6 +68,10 @@ export class ToolRegistry {
 
   specs(): ToolDefinition[] {
     return [...this.byName.values()].map(toolSpec);
+  }
+
+  invoke(name: string, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+    return invokeTool(this, name, input, ctx);
   }
 }
 
@@ -83,7 +98,8 @@ function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`).join('; ');
 }
 
-function capResult(result: ToolResult): ToolResult {
+/** Caps an output at MAX_TOOL_OUTPUT_BYTES, saying so in the text and in `truncated`. */
+export function capResult(result: ToolResult): ToolResult {
   if (Buffer.byteLength(result.output, 'utf8') <= MAX_TOOL_OUTPUT_BYTES) return result;
   const note = `\n[output truncated at ${MAX_TOOL_OUTPUT_BYTES} bytes]`;
   return { status: result.status, output: utf8Prefix(result.output, MAX_TOOL_OUTPUT_BYTES - Buffer.byteLength(note)) + note, truncated: true };
