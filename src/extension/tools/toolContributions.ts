@@ -1,0 +1,67 @@
+import { defaultTools } from '../../agent/agentSession';
+
+/**
+ * What package.json's `contributes.languageModelTools` says about each core tool. VS Code reads
+ * the contribution, not the registered tool, for the name, schema and description it shows the
+ * model, so they are generated from the core (scripts/tool-contributions.mjs) and checked for
+ * drift by a unit test. Kept free of `vscode` so the script and plain-Node tests can load it.
+ */
+export interface ToolContribution {
+  readonly name: string;
+  readonly displayName: string;
+  readonly toolReferenceName: string;
+  readonly canBeReferencedInPrompt: true;
+  readonly userDescription: string;
+  readonly modelDescription: string;
+  readonly icon: string;
+  readonly tags: readonly string[];
+  readonly when?: string;
+  readonly inputSchema: Record<string, unknown>;
+}
+
+interface Presentation {
+  readonly displayName: string;
+  readonly userDescription: string;
+  /** A codicon, `$(name)`. */
+  readonly icon: string;
+  readonly tags: readonly string[];
+}
+
+/** The tools that change the workspace: VS Code offers them only in a trusted workspace, and asks before each call. */
+export const CONFIRMED_TOOLS: ReadonlySet<string> = new Set(['apply_edit', 'run_command']);
+
+const WHEN_TRUSTED = 'isWorkspaceTrusted';
+
+const PRESENTATION: Readonly<Record<string, Presentation>> = {
+  read_file: { displayName: 'Read File', userDescription: 'Read a text file of the workspace, or some of its lines.', icon: '$(file)', tags: ['workspace', 'read'] },
+  list_dir: { displayName: 'List Directory', userDescription: 'List the entries of a workspace directory.', icon: '$(folder-opened)', tags: ['workspace', 'read'] },
+  find_files: { displayName: 'Find Files', userDescription: 'Find workspace files by glob, leaving out what .gitignore ignores.', icon: '$(files)', tags: ['workspace', 'search'] },
+  search_text: { displayName: 'Search Text', userDescription: 'Search the text of workspace files line by line.', icon: '$(search)', tags: ['workspace', 'search'] },
+  apply_edit: { displayName: 'Apply Edit', userDescription: 'Replace one exact piece of a file, or create or overwrite a file (asks first).', icon: '$(edit)', tags: ['workspace', 'edit'] },
+  run_command: { displayName: 'Run Command', userDescription: 'Run a shell command in the workspace folder (asks first).', icon: '$(terminal)', tags: ['workspace', 'terminal'] },
+  tape_search: { displayName: 'Search Tape', userDescription: "Full-text search of this session's tape.", icon: '$(history)', tags: ['tape', 'search'] },
+  tape_context: { displayName: 'Tape Context', userDescription: "Show entries of this session's tape with their neighbours.", icon: '$(list-flat)', tags: ['tape', 'read'] },
+  tape_handoff: { displayName: 'Tape Handoff', userDescription: 'Leave a handoff anchor on the tape: a summary the next context starts from.', icon: '$(bookmark)', tags: ['tape', 'write'] },
+  tape_info: { displayName: 'Tape Info', userDescription: "This session's id, title, head and entry counts.", icon: '$(info)', tags: ['tape', 'read'] },
+  tape_anchors: { displayName: 'Tape Anchors', userDescription: "The anchors of this session's tape and the one the context starts from.", icon: '$(pinned)', tags: ['tape', 'read'] },
+};
+
+/** One contribution per core tool, in the core's order. */
+export function toolContributions(): ToolContribution[] {
+  return defaultTools().specs().map((spec) => {
+    const shown = PRESENTATION[spec.name];
+    if (shown === undefined) throw new Error(`core tool "${spec.name}" has no presentation in src/extension/tools/toolContributions.ts`);
+    return {
+      name: spec.name,
+      displayName: shown.displayName,
+      toolReferenceName: spec.name,
+      canBeReferencedInPrompt: true,
+      userDescription: shown.userDescription,
+      modelDescription: spec.description,
+      icon: shown.icon,
+      tags: ['agent-tape', ...shown.tags],
+      ...(CONFIRMED_TOOLS.has(spec.name) ? { when: WHEN_TRUSTED } : {}),
+      inputSchema: spec.parameters,
+    };
+  });
+}

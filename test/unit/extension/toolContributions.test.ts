@@ -1,0 +1,38 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { defaultTools } from '../../../src/agent/agentSession';
+import { toolContributions } from '../../../src/extension/tools/toolContributions';
+
+// Compiled to <out>/test/unit/extension/, four levels below the repository root.
+const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as {
+  contributes: { languageModelTools?: Array<Record<string, unknown>> };
+};
+const contributed = manifest.contributes.languageModelTools ?? [];
+const FIX = 'run `node scripts/tool-contributions.mjs --write`';
+
+describe('package.json languageModelTools', () => {
+  it('contributes every core tool, by the same name and in the same order', () => {
+    assert.deepStrictEqual(contributed.map((t) => t.name), defaultTools().names(), FIX);
+  });
+
+  it("gives each the core's description and exactly the input schema the core validates with", () => {
+    for (const spec of defaultTools().specs()) {
+      const entry = contributed.find((t) => t.name === spec.name);
+      assert.strictEqual(entry?.modelDescription, spec.description, `${spec.name}: ${FIX}`);
+      assert.deepStrictEqual(entry?.inputSchema, spec.parameters, `${spec.name}: ${FIX}`);
+      assert.strictEqual(entry?.toolReferenceName, spec.name);
+    }
+  });
+
+  it('offers apply_edit and run_command only in a trusted workspace, the others everywhere', () => {
+    const when = Object.fromEntries(contributed.map((t) => [t.name, t.when]));
+    assert.strictEqual(when.apply_edit, 'isWorkspaceTrusted');
+    assert.strictEqual(when.run_command, 'isWorkspaceTrusted');
+    assert.deepStrictEqual(Object.entries(when).filter(([, w]) => w !== undefined).map(([n]) => n), ['apply_edit', 'run_command']);
+  });
+
+  it('matches what the generator writes, presentation included', () => {
+    assert.deepStrictEqual(contributed, JSON.parse(JSON.stringify(toolContributions())), FIX);
+  });
+});
