@@ -32,6 +32,8 @@ export interface AgentSessionOptions {
   agentsMd?: string | null;
   /** The core's workspace and tape tools when omitted. */
   tools?: Toolbox;
+  /** The host's fold cache of `store`, so a session object per request refolds only what is new. */
+  folds?: FoldCache;
   maxRounds?: number;
   /** Share of the input budget at which a request is preceded by a compaction (default 0.8). */
   compactionShare?: number;
@@ -67,7 +69,7 @@ export class AgentSession {
   private probe: { slot: RequestSlot; head: number; assembled: AssembledRequest } | undefined;
 
   constructor(private readonly options: AgentSessionOptions) {
-    this.folds = new FoldCache(options.store);
+    this.folds = options.folds ?? new FoldCache(options.store);
     this.tools = options.tools ?? defaultTools();
 
     // One for the session: its projection runner keeps the title between turns.

@@ -61,3 +61,28 @@ export async function exportJsonl(src: string, dst: string): Promise<{ entries: 
     await store.close();
   }
 }
+
+/**
+ * One session of an open tape -> a tape file of its own, in the format `dst` names, with the
+ * entries exactly as stored. `replace` is for a destination the user already agreed to overwrite
+ * (a save dialog); the write is still atomic. A `.tape.sqlite` destination with a journal beside it
+ * is refused either way: that journal would be replayed onto the new file on its next open.
+ */
+export async function exportSession(store: TapeStore, sessionId: string, dst: string, options: { replace?: boolean } = {}): Promise<{ entries: number }> {
+  const format = formatOf(dst);
+  const rows = store.rawEntries(sessionId);
+  if (rows.length === 0) throw new TapeFileError(dst, `cannot be written: the tape has no session ${JSON.stringify(sessionId)}`);
+  const text = rows.map(jsonlLine).join('');
+  if (format === 'jsonl') {
+    await writeFileDurably(dst, [Buffer.from(text)], !options.replace);
+    return { entries: rows.length };
+  }
+  if (fs.existsSync(journalPathOf(dst))) throw new TapeFileError(dst, `has a journal (${journalPathOf(dst)}) beside it; choose another name or remove both`);
+  const copy = await TapeStore.inMemory(parseJsonl(text, dst));
+  try {
+    await writeFileDurably(dst, [copy.snapshotBytes()], !options.replace);
+  } finally {
+    await copy.close();
+  }
+  return { entries: rows.length };
+}

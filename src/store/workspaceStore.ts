@@ -14,6 +14,11 @@ export type WorkspaceStoreState =
   /** Another process (a second window on the same workspace) writes the tape; this one follows it. */
   | { mode: 'readOnly'; reason: string; holderPid: number };
 
+/** Where a WorkspaceStore reports what goes wrong in the background (following, reopening). */
+export type BackgroundErrorSink = (what: string, error: unknown) => void;
+
+const toConsole: BackgroundErrorSink = (what, error) => console.error(`agent-tape: ${what}:`, error);
+
 /** A read-only open right after another process took the lock may find no file yet. */
 const CREATION_WAIT_MS = [20, 50, 100, 250, 500, 1000];
 
@@ -37,17 +42,21 @@ export class WorkspaceStore {
     private current: TapeStore,
     private currentState: WorkspaceStoreState,
     private readonly options: OpenOptions,
+    private readonly onError: BackgroundErrorSink,
   ) {
     this.forward = current.onDidAppend((e) => this.appends.fire(e));
     if (currentState.mode === 'readOnly') this.watchLock();
   }
 
-  /** Opens (creating the directory and the tape when missing) the workspace tape in `dir`. */
-  static async open(dir: string, options: Omit<OpenOptions, 'readOnly'> = {}): Promise<WorkspaceStore> {
+  /**
+   * Opens (creating the directory and the tape when missing) the workspace tape in `dir`. Failures
+   * in the background go to `onError` (a host's log; the console by default).
+   */
+  static async open(dir: string, options: Omit<OpenOptions, 'readOnly'> = {}, onError: BackgroundErrorSink = toConsole): Promise<WorkspaceStore> {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, WORKSPACE_TAPE);
-    const { store, state } = await openEither(file, options);
-    return new WorkspaceStore(file, store, state, options);
+    const { store, state } = await openEither(file, options, onError);
+    return new WorkspaceStore(file, store, state, options, onError);
   }
 
   get store(): TapeStore {
@@ -89,9 +98,9 @@ export class WorkspaceStore {
   private async promote(): Promise<void> {
     let next: { store: TapeStore; state: WorkspaceStoreState };
     try {
-      next = await openEither(this.file, this.options);
+      next = await openEither(this.file, this.options, this.onError);
     } catch (e) {
-      console.error(`agent-tape: could not reopen ${this.file} after its writer closed it:`, e);
+      this.onError(`could not reopen ${this.file} after its writer closed it`, e);
       return;
     }
     if (this.closed) return void (await next.store.close());
@@ -112,13 +121,13 @@ export class WorkspaceStore {
   }
 }
 
-async function openEither(file: string, options: OpenOptions): Promise<{ store: TapeStore; state: WorkspaceStoreState }> {
+async function openEither(file: string, options: OpenOptions, onError: BackgroundErrorSink): Promise<{ store: TapeStore; state: WorkspaceStoreState }> {
   try {
     return { store: await TapeStore.open(file, { ...options, readOnly: false }), state: { mode: 'writable' } };
   } catch (e) {
     if (!(e instanceof TapeLockedError)) throw e;
     const store = await openReadOnly(file);
-    store.follow();
+    store.follow((e) => onError(`following ${file} failed`, e));
     const reason = `${file} is open for writing in another window or process (pid ${e.holderPid}); this one shows it read-only and follows its changes until it is closed`;
     return { store, state: { mode: 'readOnly', reason, holderPid: e.holderPid } };
   }
