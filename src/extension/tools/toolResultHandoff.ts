@@ -37,8 +37,17 @@ interface Slot {
   result?: ToolResult;
 }
 
-/** The extension host's one handoff: registered tools are global to it, and so are their calls. */
-export const toolResults = new ToolResultHandoff();
+/**
+ * The extension host's one handoff: registered tools are global to the process, and so are their
+ * calls. Kept on globalThis so that a second copy of this module (the compiled integration tests
+ * beside the extension's bundle) meets the same one.
+ */
+export const toolResults: ToolResultHandoff = shared(Symbol.for('agent-tape.toolResults'));
+
+function shared(key: symbol): ToolResultHandoff {
+  const holder = globalThis as { [key]?: ToolResultHandoff };
+  return (holder[key] ??= new ToolResultHandoff());
+}
 
 /**
  * A call's identity: the name and the input as JSON with sorted keys. The input reaches our invoke
