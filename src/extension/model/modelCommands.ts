@@ -1,0 +1,52 @@
+import * as vscode from 'vscode';
+import type { OwnModelProvider } from './ownProvider';
+import { API_KEY_SECRET } from './providerSettings';
+
+const SET_API_KEY = 'agentTape.setApiKey';
+const MANAGE_MODELS = 'agentTape.manageModels';
+
+/**
+ * "Tape: Set API Key…" and "Tape: Manage Models…" (the model picker's management command) of
+ * our own model provider. Returns their registrations for the caller to dispose.
+ */
+export function registerModelCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, provider: OwnModelProvider): vscode.Disposable[] {
+  const storeKey = async (key: string): Promise<void> => {
+    if (key === '') {
+      await context.secrets.delete(API_KEY_SECRET);
+      log.info('model provider: API key cleared');
+    } else {
+      await context.secrets.store(API_KEY_SECRET, key);
+      // That a key was set, never the key itself.
+      log.info('model provider: API key set');
+    }
+    provider.keyChanged();
+  };
+
+  return [
+    /** `executeCommand('agentTape.setApiKey', key)` sets it without asking (`''` clears it), for automation. */
+    vscode.commands.registerCommand(SET_API_KEY, async (given?: unknown): Promise<void> => {
+      if (typeof given === 'string') return storeKey(given.trim());
+      const answer = await vscode.window.showInputBox({
+        title: 'Agent Tape: API key of the model server',
+        prompt: 'Stored in VS Code\'s secret storage; sent as "Authorization: Bearer <key>". Leave empty to clear the key.',
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (answer === undefined) return;
+      await storeKey(answer.trim());
+      void vscode.window.showInformationMessage(answer.trim() === '' ? 'Agent Tape: the API key was cleared.' : 'Agent Tape: the API key was saved.');
+    }),
+    vscode.commands.registerCommand(MANAGE_MODELS, async (): Promise<void> => {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'agentTape.provider');
+      const { baseUrl, models, problems } = provider.current;
+      const hasKey = (await context.secrets.get(API_KEY_SECRET)) !== undefined;
+      const state = baseUrl === ''
+        ? 'Set agentTape.provider.baseUrl to an OpenAI-compatible server to offer its models.'
+        : `${models.length} model(s) offered${problems.length > 0 ? `, ${problems.length} setting(s) ignored (see the "Agent Tape" log)` : ''}; API key ${hasKey ? 'set' : 'not set'}.`;
+      // Not awaited: the notification stays until dismissed, and the command is done once settings show.
+      void vscode.window.showInformationMessage(`Agent Tape models: ${state}`, 'Set API Key…').then((choice) => {
+        if (choice !== undefined) void vscode.commands.executeCommand(SET_API_KEY);
+      });
+    }),
+  ];
+}
