@@ -41,13 +41,17 @@ export class LmModelPort implements ModelPort {
     let outputChars = 0;
     try {
       try {
-        const response = await this.model.sendRequest(
+        // Raced with the signal: a provider that ignores the cancellation (or a consent dialog) must not hold up a cancel.
+        const response = await orAbort(this.model.sendRequest(
           toLmMessages(request.messages),
           { ...(request.tools.length > 0 ? { tools: toLmTools(request.tools) } : {}), justification: JUSTIFICATION },
           cancellation.token,
-        );
-        for await (const part of response.stream) {
-          if (signal.aborted) break;
+        ), signal);
+        const parts = response === ABORTED ? undefined : response.stream[Symbol.asyncIterator]();
+        while (parts !== undefined) {
+          const next = await orAbort(parts.next(), signal);
+          if (next === ABORTED || next.done === true) break;
+          const part: unknown = next.value;
           if (part instanceof vscode.LanguageModelTextPart) {
             outputChars += part.value.length;
             yield { type: 'text', delta: part.value };
@@ -89,6 +93,27 @@ export class LmModelPort implements ModelPort {
     if (classifyStatus(400, message) === 'context_too_long') return new ProviderError('context_too_long', { detail: message });
     return new ProviderError('server', { detail: message });
   }
+}
+
+const ABORTED = Symbol('aborted');
+
+/** The promise's value, or ABORTED as soon as the signal aborts; a later rejection is then ignored. */
+function orAbort<T>(promise: Thenable<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**

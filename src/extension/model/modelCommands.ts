@@ -23,7 +23,7 @@ export function registerModelCommands(context: vscode.ExtensionContext, log: vsc
   };
 
   return [
-    /** `executeCommand('agentTape.setApiKey', key)` sets it without asking (`''` clears it), for automation. */
+    // `executeCommand('agentTape.setApiKey', key)` sets it without asking (`''` clears it), for automation and tests.
     vscode.commands.registerCommand(SET_API_KEY, async (given?: unknown): Promise<void> => {
       if (typeof given === 'string') return storeKey(given.trim());
       const answer = await vscode.window.showInputBox({

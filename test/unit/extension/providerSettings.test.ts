@@ -1,0 +1,51 @@
+import * as assert from 'assert';
+import { parseProviderSettings } from '../../../src/extension/model/providerSettings';
+
+describe('providerSettings', () => {
+  it('applies the defaults: name = id, a 32768 window, a quarter of it at most 4096 for the answer, tool calling on', () => {
+    assert.deepStrictEqual(parseProviderSettings('http://127.0.0.1:11434/v1/', [{ id: 'llama3' }, { id: 'small', name: 'Small', contextWindow: 8192, toolCalling: false }]), {
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      models: [
+        { id: 'llama3', name: 'llama3', contextWindow: 32768, maxOutput: 4096, toolCalling: true },
+        { id: 'small', name: 'Small', contextWindow: 8192, maxOutput: 2048, toolCalling: false },
+      ],
+      problems: [],
+    });
+  });
+
+  it('an empty or absent base URL offers no models and is no problem', () => {
+    for (const url of ['', '  ', undefined]) assert.deepStrictEqual(parseProviderSettings(url, [{ id: 'x' }]), { baseUrl: '', models: [], problems: [] });
+  });
+
+  it('a base URL that is not http(s) offers no models and says so', () => {
+    for (const url of ['localhost:11434', 'ftp://example.com/v1', 'not a url']) {
+      const s = parseProviderSettings(url, [{ id: 'x' }]);
+      assert.deepStrictEqual([s.baseUrl, s.models], ['', []]);
+      assert.deepStrictEqual(s.problems, [`agentTape.provider.baseUrl: "${url}" is not an http(s) URL; no models are offered`]);
+    }
+  });
+
+  it('skips each entry that does not fit, naming its index and field, and keeps the others', () => {
+    const s = parseProviderSettings('https://api.example.com/v1', [
+      { id: 'good' },
+      'just-a-string',
+      { id: '  ' },
+      { id: 'tiny', contextWindow: 512 },
+      { id: 'typo', toolcalling: true },
+      { id: 'good', name: 'again' },
+      { id: 'greedy', contextWindow: 4096, maxOutput: 4096 },
+    ]);
+    assert.deepStrictEqual(s.models.map((m) => m.id), ['good']);
+    assert.strictEqual(s.problems.length, 6);
+    assert.match(s.problems[0] ?? '', /^agentTape\.provider\.models\[1\] is skipped: .*object/);
+    assert.match(s.problems[1] ?? '', /^agentTape\.provider\.models\[2\] is skipped: id: /);
+    assert.match(s.problems[2] ?? '', /^agentTape\.provider\.models\[3\] is skipped: contextWindow: .*1024/);
+    assert.match(s.problems[3] ?? '', /^agentTape\.provider\.models\[4\] is skipped: .*toolcalling/);
+    assert.strictEqual(s.problems[4], 'agentTape.provider.models[5] is skipped: the id "good" is listed earlier');
+    assert.strictEqual(s.problems[5], 'agentTape.provider.models[6] is skipped: maxOutput 4096 leaves no room for input in a window of 4096');
+  });
+
+  it('models that are not an array are one problem, not an exception', () => {
+    assert.deepStrictEqual(parseProviderSettings('http://localhost:8080/v1', { id: 'x' }).problems, ['agentTape.provider.models: expected an array of { id, name?, contextWindow?, maxOutput?, toolCalling? }']);
+  });
+});
