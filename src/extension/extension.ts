@@ -1,15 +1,60 @@
 import * as vscode from 'vscode';
+import { registerParticipant } from './chat/participant';
 import { registerCommands } from './commands';
+import { registerSessionCommands } from './sessionCommands';
+import { StoreTape } from '../agent/tape/storeTape';
+import { TapeSessions } from './tapeSessions';
+import { registerModelCommands } from './model/modelCommands';
+import { registerOwnProvider } from './model/ownProvider';
+import { registerLmTools } from './tools/lmTools';
+import { WorkspaceTape } from './workspaceTape';
+
+/** What the extension offers other extensions (and its own integration tests). */
+export interface AgentTapeApi {
+  /** The workspace tape's file, opening the tape if needed. */
+  workspaceTapeFile(): Promise<string>;
+  /** Closes the workspace tape (it reopens on next use), e.g. before its storage is cleared. */
+  closeWorkspaceTape(): Promise<void>;
+}
+
+let workspaceTape: WorkspaceTape | undefined;
 
 /**
- * Activation is lazy (command and view events only): nothing here loads sql.js or touches the
- * disk, so an editor that never uses the tape pays nothing for it.
+ * Activation is lazy (the chat participant, the model provider, a tool or a command): nothing
+ * here loads sql.js or touches the disk; the tape opens on first use.
  */
-export function activate(context: vscode.ExtensionContext): void {
+export function activate(context: vscode.ExtensionContext): AgentTapeApi {
   const log = vscode.window.createOutputChannel('Agent Tape', { log: true });
   context.subscriptions.push(log);
   log.info(`Agent Tape ${context.extension.packageJSON.version as string} activated`);
   registerCommands(context, log);
+  const tape = new WorkspaceTape(context, log);
+  workspaceTape = tape;
+  const deps = { context, log, tape, sessions: new TapeSessions() };
+  const provider = registerOwnProvider(context, log);
+  context.subscriptions.push(
+    provider,
+    ...registerModelCommands(context, log, provider),
+    registerParticipant(deps),
+    ...registerSessionCommands(deps),
+    registerLmTools({
+      workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri,
+      // Outside @tape (agent mode, a #reference) the tape tools work on the session @tape used last.
+      tape: () => {
+        const ws = tape.opened;
+        const sessionId = ws && deps.sessions.current(ws.store);
+        return ws && sessionId !== undefined ? new StoreTape(ws.store, sessionId) : undefined;
+      },
+      log,
+    }),
+  );
+  return {
+    workspaceTapeFile: async () => (await tape.open()).file,
+    closeWorkspaceTape: () => tape.close(),
+  };
 }
 
-export function deactivate(): void {}
+/** Closing the tape checkpoints it and releases the lock, so another window can take it over. */
+export async function deactivate(): Promise<void> {
+  await workspaceTape?.dispose();
+}

@@ -76,7 +76,13 @@ export class TapeStore implements FoldSource, EntrySource {
   private closed = false;
   private following: Follower | undefined;
 
-  private c: Connection;
+  private conn: Connection;
+
+  /** The open connection; a closed store's sql.js database is freed, and using it gave "out of memory". */
+  private get c(): Connection {
+    if (this.closed) throw new Error(`${this.file ?? 'the in-memory tape'} is closed; open it again to read or append`);
+    return this.conn;
+  }
 
   private constructor(
     db: Database,
@@ -91,7 +97,7 @@ export class TapeStore implements FoldSource, EntrySource {
     /** Where the database ends in the journal (what following a writer continues from). */
     private loadedAt: TailStart,
   ) {
-    this.c = this.connect(db);
+    this.conn = this.connect(db);
     this.durability = journal && file
       ? new Durability(file, journal, (lastSeq) => this.captureImage(lastSeq), { checkpointBytes: options.checkpointBytes ?? 32 << 20 })
       : null;
@@ -280,7 +286,7 @@ export class TapeStore implements FoldSource, EntrySource {
     const r = await recover(await loadSqlJs(), file, journalPathOf(file), true);
     if (this.closed) return void r.db.close();
     this.c.close();
-    this.c = this.connect(r.db);
+    this.conn = this.connect(r.db);
     this.image = new LiveImage(r.image);
     this.loadedAt = tailStartOf(r);
     this.foldRowCache.clear();
@@ -310,13 +316,13 @@ export class TapeStore implements FoldSource, EntrySource {
   /** Waits for pending appends, checkpoints (writable file tapes), releases the lock. */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
     this.unfollow();
-    this.c.transaction.commit();
+    this.conn.transaction.commit();
+    this.closed = true;
     try {
       await this.durability?.close(this.openReport.migratedFrom !== null);
     } finally {
-      this.c.close();
+      this.conn.close();
       this.releaseLock();
     }
   }
@@ -339,9 +345,10 @@ export class TapeStore implements FoldSource, EntrySource {
     return new Connection(db, (e) => this.durability?.markFailed(e));
   }
 
+  // Runs in close() too, after the store counts as closed: hence the connection itself.
   private captureImage(lastSeq: number): Uint8Array {
-    this.c.transaction.commit();
-    writeMeta(this.c.db, 'last_seq', lastSeq);
-    return this.image.capture(this.c.db) ?? this.c.db.export();
+    this.conn.transaction.commit();
+    writeMeta(this.conn.db, 'last_seq', lastSeq);
+    return this.image.capture(this.conn.db) ?? this.conn.db.export();
   }
 }

@@ -6,17 +6,10 @@ import type { VersionInfo } from '../../src/extension/commands';
 import { sqliteVersion } from '../../src/store/sqljs';
 import { TapeStore } from '../../src/store/tapeStore';
 import { message, tempDir } from '../unit/store/helpers';
+import { until } from './waiting';
 
 const EXTENSION_ID = 'agent-tape.agent-tape';
 
-/** Polls until `probe` returns a value: the workbench applies UI changes and log writes asynchronously. */
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> {
-  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 100))) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-  }
-}
 
 const aboutTabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
   .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentTape.about'));
@@ -30,7 +23,7 @@ describe('extension in a real VS Code', () => {
 
   before(() => console.log(`    running inside VS Code ${vscode.version} (${vscode.env.appName}, ui kind ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'})`));
 
-  it('stays inactive until one of its commands runs, which activates it and registers its commands', async () => {
+  it('stays inactive until one of its commands runs, which activates it and registers every command it contributes', async () => {
     assert.ok(ext, `${EXTENSION_ID} is installed`);
     assert.strictEqual(activeAtLoad, false, 'nothing activated the extension at start-up');
     // Extensions that wait for the end of start-up are activated all at once; once one of them is active, ours would be too.
@@ -40,7 +33,8 @@ describe('extension in a real VS Code', () => {
     shown = await vscode.commands.executeCommand<VersionInfo | undefined>('agentTape.showVersion');
     assert.strictEqual(ext.isActive, true);
     const registered = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('agentTape.')).sort();
-    assert.deepStrictEqual(registered, ['agentTape.showAbout', 'agentTape.showVersion']);
+    const contributed = (ext.packageJSON.contributes.commands as { command: string }[]).map((c) => c.command).sort();
+    assert.deepStrictEqual(registered, contributed, 'every contributed command is registered, and no other');
   });
 
   it('"Tape: Show Version" loads sql.js in the extension host and returns the extension and SQLite versions', async () => {

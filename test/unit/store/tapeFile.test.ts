@@ -57,3 +57,13 @@ describe('tape files: JSONL import/export refusals', () => {
     await assert.rejects(openTapeFile(src), /read-only/);
   });
 });
+
+describe('a closed store', () => {
+  it('says it is closed instead of failing inside SQLite', async () => {
+    const store = await TapeStore.inMemory();
+    await store.append('s', message('m1', 'hi'));
+    await store.close();
+    assert.throws(() => store.entries('s'), /the in-memory tape is closed; open it again/);
+    assert.throws(() => store.sessions(), /is closed/);
+  });
+});

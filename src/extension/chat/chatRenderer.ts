@@ -1,0 +1,84 @@
+import * as vscode from 'vscode';
+import type { SessionEvent } from '../../agent/agentSession';
+import { oneLine } from '../../cli/output';
+
+const PROGRESS_MAX = 120;
+
+/** Tools whose input names a workspace file the user may want to open from the answer. */
+const FILE_TOOLS: ReadonlySet<string> = new Set(['read_file', 'apply_edit']);
+
+export interface RendererOptions {
+  /** The folder the tools' relative paths start from. */
+  root: vscode.Uri;
+  /** Tools VS Code itself shows in the chat (those that run through `vscode.lm.invokeTool`). */
+  shownByEditor: (toolName: string) => boolean;
+}
+
+/**
+ * Turns the agent's events into a chat response as they come: answer text streamed as markdown,
+ * a progress line per tool call, the files read and edited as references, and compactions and
+ * handoffs as short notices. Model and tool text reaches the chat only as markdown text, which the
+ * chat renders without HTML.
+ */
+export class ChatRenderer {
+  private messageId: string | undefined;
+  private readonly inputs = new Map<string, unknown>();
+  private readonly referenced = new Set<string>();
+
+  constructor(
+    private readonly stream: vscode.ChatResponseStream,
+    private readonly options: RendererOptions,
+  ) {}
+
+  readonly onEvent = (event: SessionEvent): void => {
+    switch (event.type) {
+      case 'text':
+        // The answer after a tool round starts a paragraph of its own.
+        if (this.messageId !== undefined && event.messageId !== this.messageId) this.stream.markdown('\n\n');
+        this.messageId = event.messageId;
+        if (event.delta !== '') this.stream.markdown(event.delta);
+        break;
+      case 'tool_call':
+        this.inputs.set(event.toolCallId, event.input);
+        if (!this.options.shownByEditor(event.name)) this.stream.progress(`${event.name} ${oneLine(describeInput(event.input), PROGRESS_MAX)}`);
+        break;
+      case 'tool_result':
+        if (event.status === 'ok') this.afterTool(event.name, this.inputs.get(event.toolCallId));
+        break;
+      case 'compaction':
+        notice(this.stream, 'fold', `Compacted: the context now starts from the summary anchor \`${event.anchorName}\`.`);
+        break;
+      case 'error':
+        if (event.kind === 'compaction') notice(this.stream, 'warning', `Automatic compaction failed (${event.message}); older messages are left out of this request instead.`);
+        break;
+      case 'turn_end':
+        break;
+    }
+  };
+
+  private afterTool(name: string, input: unknown): void {
+    if (name === 'tape_handoff' && isRecord(input) && typeof input.name === 'string') {
+      notice(this.stream, 'milestone', `Handoff \`handoff/${input.name}\`: the next request starts from its summary.`);
+      return;
+    }
+    if (!FILE_TOOLS.has(name) || !isRecord(input) || typeof input.path !== 'string') return;
+    const uri = vscode.Uri.joinPath(this.options.root, input.path);
+    if (this.referenced.has(uri.toString())) return;
+    this.referenced.add(uri.toString());
+    this.stream.reference(uri, new vscode.ThemeIcon(name === 'apply_edit' ? 'edit' : 'file'));
+  }
+}
+
+/** A line set apart from the answer, with a codicon. */
+export function notice(stream: vscode.ChatResponseStream, icon: string, text: string): void {
+  stream.markdown(new vscode.MarkdownString(`\n\n$(${icon}) *${text}*\n\n`, true));
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The one argument that says what a call does (its path, pattern or query), else the JSON. */
+function describeInput(input: unknown): string {
+  if (!isRecord(input)) return String(input);
+  for (const key of ['path', 'pattern', 'query', 'command', 'name']) if (typeof input[key] === 'string') return input[key];
+  return JSON.stringify(input);
+}

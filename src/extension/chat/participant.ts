@@ -1,0 +1,195 @@
+import * as os from 'os';
+import * as vscode from 'vscode';
+import { AgentSession } from '../../agent/agentSession';
+import { backfillSession } from '../../agent/backfill';
+import { handoffAnchorEntry } from '../../agent/compaction';
+import { compact } from '../../agent/compactor';
+import type { FailureClass } from '../../agent/model/providerError';
+import type { TapeStore } from '../../store/tapeStore';
+import type { WorkspaceStore } from '../../store/workspaceStore';
+import { LmModelPort } from '../model/lmModelPort';
+import { readAgentSettings } from '../settings';
+import type { TapeSessions } from '../tapeSessions';
+import { abortSignalOf } from '../tools/cancellation';
+import { ChatToolbox } from '../tools/chatToolbox';
+import { VsCodeWorkspace } from '../tools/vscodeWorkspace';
+import { describe, type WorkspaceTape } from '../workspaceTape';
+import { ChatRenderer, notice } from './chatRenderer';
+import { inspectSummary } from './inspectSummary';
+import { historyTurnsOf, newChatSessionId, sessionOfHistory, tapeChatMetadata, type TapeChatMetadata } from './threadSession';
+
+export const PARTICIPANT_ID = 'agent-tape.tape';
+
+/** Failures the user fixes in the model set-up, not by asking again. */
+const SET_UP_FAILURES: ReadonlySet<FailureClass> = new Set(['auth', 'model_missing', 'unreachable']);
+
+export interface ParticipantDeps {
+  context: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
+  tape: WorkspaceTape;
+  sessions: TapeSessions;
+}
+
+interface TapeChatResult extends vscode.ChatResult {
+  metadata: TapeChatMetadata;
+}
+
+/** The `@tape` chat participant: each chat thread is one session on the workspace tape. */
+export function registerParticipant(deps: ParticipantDeps): vscode.Disposable {
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, context, stream, token) => handle(deps, request, context, stream, token));
+  participant.iconPath = vscode.Uri.joinPath(deps.context.extensionUri, 'media', 'icon.png');
+  participant.followupProvider = { provideFollowups: followupsOf };
+  return participant;
+}
+
+async function handle(
+  deps: ParticipantDeps,
+  request: vscode.ChatRequest,
+  context: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<TapeChatResult> {
+  const { log } = deps;
+  if (request.command === 'new') {
+    const sessionId = newChatSessionId();
+    stream.markdown(`Started a new tape session (\`${sessionId}\`). The next request starts from an empty context; the earlier session stays on the tape.`);
+    return { metadata: { sessionId } };
+  }
+  const sessionId = sessionOfHistory(context.history) ?? newChatSessionId();
+  const metadata: TapeChatMetadata = { sessionId };
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (root === undefined || root.scheme !== 'file') {
+    stream.markdown('`@tape` works on a folder on this machine: open one, then ask again.');
+    stream.button({ command: 'vscode.openFolder', title: 'Open Folder…' });
+    return { metadata, errorDetails: { message: 'No workspace folder is open.' } };
+  }
+  let ws: WorkspaceStore;
+  try {
+    ws = await deps.tape.open();
+  } catch (e) {
+    return { metadata, errorDetails: { message: `The workspace tape could not be opened: ${describe(e)}` } };
+  }
+  const store = ws.store;
+  if (request.command === 'inspect') {
+    stream.markdown(inspectSummary(store, sessionId));
+    return { metadata };
+  }
+  if (ws.state.mode === 'readOnly') {
+    stream.markdown(`This window's tape is **read-only**: ${ws.state.reason}. Nothing was sent or written. Ask in that window, or close it: this one then takes the tape over.`);
+    return { metadata, errorDetails: { message: 'The workspace tape is read-only in this window.' } };
+  }
+  deps.sessions.used(sessionId, request.model);
+  const rebuilt = await backfillSession(store, sessionId, historyTurnsOf(context.history, sessionId), 'vscode-chat-history');
+  if (rebuilt > 0) {
+    log.info(`session ${sessionId} was not on the tape; rebuilt ${rebuilt} exchanges from the chat history`);
+    notice(stream, 'history', `This chat's session was not on the tape (storage cleared, or another machine); rebuilt ${rebuilt} exchange${rebuilt === 1 ? '' : 's'} from the chat history.`);
+  }
+
+  const abort = abortSignalOf(token);
+  try {
+    if (request.command === 'handoff') return await handoff(store, sessionId, request.prompt, stream, metadata);
+    const model = new LmModelPort(request.model);
+    if (request.command === 'compact') {
+      stream.progress('Summarising the session…');
+      const outcome = await compact(store, sessionId, model, { trigger: 'manual', signal: abort.signal, folds: deps.sessions.foldsOf(store) });
+      if ('error' in outcome) return { metadata, errorDetails: { message: outcome.error } };
+      notice(stream, 'fold', `Compacted: the next request starts from the summary anchor \`${outcome.anchor.name}\` (entry #${outcome.anchor.entryId}); nothing was deleted.`);
+      return { metadata };
+    }
+    return await runTurn(deps, { request, store, sessionId, root, model, stream, signal: abort.signal });
+  } catch (e) {
+    log.error(`@tape request in ${sessionId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return { metadata, errorDetails: { message: describe(e) } };
+  } finally {
+    abort.dispose();
+  }
+}
+
+interface TurnRequest {
+  request: vscode.ChatRequest;
+  store: TapeStore;
+  sessionId: string;
+  root: vscode.Uri;
+  model: LmModelPort;
+  stream: vscode.ChatResponseStream;
+  signal: AbortSignal;
+}
+
+async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatResult> {
+  const settings = readAgentSettings(deps.log);
+  const workspace = new VsCodeWorkspace(t.root);
+  const tools = new ChatToolbox({
+    toolInvocationToken: t.request.toolInvocationToken,
+    extraTools: settings.extraTools,
+    isTrusted: vscode.workspace.isTrusted,
+    log: deps.log,
+  });
+  const session = new AgentSession({
+    store: t.store,
+    sessionId: t.sessionId,
+    model: t.model,
+    workspace,
+    // Edits and commands are confirmed in the chat by the toolbox (VS Code's own confirmation).
+    permissions: { edits: false, commands: false },
+    tools,
+    folds: deps.sessions.foldsOf(t.store),
+    environment: {
+      os: `${os.type()} ${os.release()}`,
+      shell: vscode.env.shell || (process.platform === 'win32' ? 'cmd.exe' : '/bin/sh'),
+      workspaceRoot: t.root.fsPath,
+      date: new Date().toISOString().slice(0, 10),
+    },
+    agentsMd: await agentsMdOf(t.root),
+    maxRounds: settings.maxRounds,
+    compactionShare: settings.autoCompactShare,
+  });
+  const renderer = new ChatRenderer(t.stream, { root: t.root, shownByEditor: (name) => tools.shownByEditor(name) });
+  const outcome = await session.runTurn(t.request.prompt, { signal: t.signal, onEvent: renderer.onEvent });
+  const metadata: TapeChatMetadata = { sessionId: t.sessionId, outcome: outcome.outcome };
+  switch (outcome.outcome) {
+    case 'answer':
+      return { metadata };
+    case 'cancelled':
+      notice(t.stream, 'debug-stop', 'Cancelled. What was streamed is on the tape, marked as interrupted.');
+      return { metadata };
+    case 'round_limit':
+      notice(t.stream, 'warning', `Stopped after ${outcome.rounds} model requests (the \`agentTape.maxRounds\` setting) while the model was still calling tools.`);
+      return { metadata };
+    case 'provider_error': {
+      const error = outcome.error;
+      if (error && SET_UP_FAILURES.has(error.failureClass)) {
+        t.stream.markdown(`\n\nThe model \`${t.request.model.name}\` cannot be used as it is set up. Pick another model in the chat's model picker, or set up Agent Tape's own OpenAI-compatible provider (base URL, models and API key).`);
+        t.stream.button({ command: 'agentTape.manageModels', title: 'Set Up a Model…' });
+      }
+      return { metadata, errorDetails: { message: error?.message ?? 'The model request failed.' } };
+    }
+  }
+}
+
+async function handoff(store: TapeStore, sessionId: string, prompt: string, stream: vscode.ChatResponseStream, metadata: TapeChatMetadata): Promise<TapeChatResult> {
+  const [, name = '', notes = ''] = /^\s*(\S*)\s*([\s\S]*)$/.exec(prompt) ?? [];
+  if (name === '') return { metadata, errorDetails: { message: 'Usage: /handoff <name> [notes], e.g. /handoff phase-2 the parser is done; next, the CLI' } };
+  // The notes are the checkpoint the next request starts from: without any, say that much.
+  const entry = handoffAnchorEntry(name, notes.trim() || `Handoff "${name}" (the user left no notes).`);
+  const anchor = (await store.append(sessionId, entry, { durable: true })).entry;
+  notice(stream, 'milestone', `Handoff \`${anchor.name}\` (entry #${anchor.entryId}): the next request starts from its notes, without the history before it.`);
+  return { metadata };
+}
+
+async function agentsMdOf(root: vscode.Uri): Promise<string | null> {
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, 'AGENTS.md')));
+  } catch (e) {
+    if (e instanceof vscode.FileSystemError && e.code === 'FileNotFound') return null;
+    throw e;
+  }
+}
+
+function followupsOf(result: vscode.ChatResult): vscode.ChatFollowup[] {
+  const metadata = tapeChatMetadata.safeParse(result.metadata).data;
+  if (metadata === undefined) return [];
+  const followups: vscode.ChatFollowup[] = [];
+  if (metadata.outcome === 'round_limit') followups.push({ prompt: 'Go on from where you stopped.', label: 'Continue' });
+  if (metadata.outcome !== undefined) followups.push({ prompt: '', command: 'inspect', label: "Inspect this session's tape" });
+  return followups;
+}

@@ -1,0 +1,152 @@
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { handoffAnchorEntry, handoffName } from '../agent/compaction';
+import { compact } from '../agent/compactor';
+import { exportSession, JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
+import type { TapeStore } from '../store/tapeStore';
+import { PARTICIPANT_ID } from './chat/participant';
+import { LmModelPort } from './model/lmModelPort';
+import type { TapeSessions } from './tapeSessions';
+import { describe, type WorkspaceTape } from './workspaceTape';
+
+interface Deps {
+  log: vscode.LogOutputChannel;
+  tape: WorkspaceTape;
+  sessions: TapeSessions;
+}
+
+/** What a session command acts on; undefined (after telling the user why) when there is nothing. */
+interface Target {
+  store: TapeStore;
+  sessionId: string;
+  writable: boolean;
+}
+
+/**
+ * The Command Palette's way to the operations `@tape` has as slash commands, on the session `@tape`
+ * used last in this window (else the chat session the tape heard from last). Each returns what it
+ * did, so scripts and tests can use them.
+ */
+export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
+  const { log } = deps;
+  const run = <A extends unknown[], R>(id: string, fn: (...args: A) => Promise<R | undefined>) =>
+    vscode.commands.registerCommand(id, async (...args: A): Promise<R | undefined> => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        log.error(`${id} failed: ${describe(e)}`);
+        void vscode.window.showErrorMessage(`Agent Tape: ${describe(e)}`);
+        return undefined;
+      }
+    });
+
+  const target = async (needsWrite: boolean): Promise<Target | undefined> => {
+    const ws = await deps.tape.open();
+    const sessionId = deps.sessions.current(ws.store);
+    if (sessionId === undefined) {
+      void vscode.window.showInformationMessage('Agent Tape: there is no chat session on this workspace\'s tape yet. Ask @tape something first.');
+      return undefined;
+    }
+    const writable = ws.state.mode === 'writable';
+    if (needsWrite && ws.state.mode === 'readOnly') {
+      void vscode.window.showWarningMessage(`Agent Tape: the tape is read-only in this window (${ws.state.reason}).`);
+      return undefined;
+    }
+    return { store: ws.store, sessionId, writable };
+  };
+
+  return [
+    run('agentTape.compactSession', async () => {
+      const t = await target(true);
+      if (!t) return undefined;
+      const chat = await pickModel(deps.sessions);
+      if (!chat) return undefined;
+      const outcome = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Compacting ${t.sessionId} with ${chat.name}…`, cancellable: true },
+        (_progress, token) => {
+          const abort = new AbortController();
+          token.onCancellationRequested(() => abort.abort());
+          return compact(t.store, t.sessionId, new LmModelPort(chat), { trigger: 'manual', signal: abort.signal, folds: deps.sessions.foldsOf(t.store) });
+        },
+      );
+      if ('error' in outcome) throw new Error(outcome.error);
+      void vscode.window.showInformationMessage(`Agent Tape: compacted; the next request starts from ${outcome.anchor.name} (entry #${outcome.anchor.entryId}).`);
+      return { entryId: outcome.anchor.entryId, name: outcome.anchor.name };
+    }),
+
+    run('agentTape.handoff', async (givenName?: string, givenNotes?: string) => {
+      const t = await target(true);
+      if (!t) return undefined;
+      const name =
+        givenName ??
+        (await vscode.window.showInputBox({
+          title: 'Tape: Handoff (1/2)',
+          prompt: 'Name of the handoff anchor (handoff/<name>)',
+          placeHolder: 'phase-2',
+          validateInput: (v) => handoffName.safeParse(v).error?.issues[0]?.message,
+        }));
+      if (name === undefined) return undefined;
+      const notes =
+        givenNotes ??
+        (await vscode.window.showInputBox({
+          title: 'Tape: Handoff (2/2)',
+          prompt: 'Notes for whoever continues: what was done, what comes next. The next request starts from them.',
+          validateInput: (v) => (v.trim() === '' ? 'The notes are the checkpoint the next request starts from; write at least a line.' : undefined),
+        }));
+      if (notes === undefined) return undefined;
+      const anchor = (await t.store.append(t.sessionId, handoffAnchorEntry(name, notes), { durable: true })).entry;
+      void vscode.window.showInformationMessage(`Agent Tape: appended ${anchor.name} (entry #${anchor.entryId}); the next request starts from it.`);
+      return { entryId: anchor.entryId, name: anchor.name };
+    }),
+
+    run('agentTape.newSession', async () => {
+      // A chat thread is a session: a new thread with @tape is a new session.
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@${PARTICIPANT_ID.split('.').pop()} `, isPartialQuery: true });
+      return true;
+    }),
+
+    run('agentTape.exportSession', async (destination?: vscode.Uri) => {
+      const t = await target(false);
+      if (!t) return undefined;
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      const uri =
+        destination ??
+        (await vscode.window.showSaveDialog({
+          title: 'Tape: Export Session',
+          saveLabel: 'Export',
+          defaultUri: folder && vscode.Uri.joinPath(folder, `${t.sessionId}${JSONL_SUFFIX}`),
+          filters: { 'Tape (JSON Lines)': ['tape.jsonl'], 'Tape (SQLite)': ['tape.sqlite'] },
+        }));
+      if (uri === undefined) return undefined;
+      if (uri.scheme !== 'file') throw new Error(`only files on this machine can be written, not ${uri.toString()}`);
+      const file = uri.fsPath;
+      if (!file.endsWith(JSONL_SUFFIX) && !file.endsWith(SQLITE_SUFFIX)) throw new Error(`a tape file name ends in ${JSONL_SUFFIX} or ${SQLITE_SUFFIX}: ${path.basename(file)}`);
+      // The save dialog already asked about replacing an existing file.
+      const { entries } = await exportSession(t.store, t.sessionId, file, { replace: true });
+      log.info(`exported ${entries} entries of ${t.sessionId} to ${file}`);
+      void vscode.window.showInformationMessage(`Agent Tape: exported ${entries} entries to ${path.basename(file)}.`);
+      return { file, entries, sessionId: t.sessionId };
+    }),
+  ];
+}
+
+/** The model a command runs with: the one `@tape` used last, else the user's pick. */
+async function pickModel(sessions: TapeSessions): Promise<vscode.LanguageModelChat | undefined> {
+  const models = await vscode.lm.selectChatModels();
+  const last = sessions.model(models);
+  if (last) return last;
+  if (models.length === 0) {
+    const setUp = 'Set Up a Model…';
+    if ((await vscode.window.showWarningMessage('Agent Tape: no language model is available to write the summary.', setUp)) === setUp) {
+      await vscode.commands.executeCommand('agentTape.manageModels');
+    }
+    return undefined;
+  }
+  if (models.length === 1) return models[0];
+  const picked = await vscode.window.showQuickPick(
+    models.map((m) => ({ label: m.name, description: `${m.vendor} · ${m.family}`, model: m })),
+    { title: 'Tape: Compact Session', placeHolder: 'Model that writes the summary' },
+  );
+  return picked?.model;
+}

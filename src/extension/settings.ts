@@ -1,0 +1,35 @@
+import * as vscode from 'vscode';
+import * as z from 'zod';
+import { DEFAULT_MAX_ROUNDS } from '../agent/agentSession';
+
+/** The `@tape` settings (the own provider's are read by its own module). */
+export interface AgentSettings {
+  maxRounds: number;
+  autoCompactShare: number;
+  extraTools: string[];
+}
+
+const DEFAULTS: AgentSettings = { maxRounds: DEFAULT_MAX_ROUNDS, autoCompactShare: 0.8, extraTools: [] };
+
+const schema = {
+  maxRounds: z.number().int().min(1).max(200),
+  autoCompactShare: z.number().min(0.3).max(0.98),
+  extraTools: z.array(z.string().min(1)),
+} satisfies { [K in keyof AgentSettings]: z.ZodType<AgentSettings[K]> };
+
+/**
+ * Reads the settings, each checked on its own: a hand-edited settings.json with a bad value gets
+ * that setting's default and a warning in the log, never a failed request.
+ */
+export function readAgentSettings(log: vscode.LogOutputChannel): AgentSettings {
+  const config = vscode.workspace.getConfiguration('agentTape');
+  const pick = <K extends keyof AgentSettings>(key: K): AgentSettings[K] => {
+    const raw = config.get<unknown>(key);
+    if (raw === undefined) return DEFAULTS[key];
+    const parsed = schema[key].safeParse(raw);
+    if (parsed.success) return parsed.data as AgentSettings[K];
+    log.warn(`setting agentTape.${key} ignored (${parsed.error.issues[0]?.message ?? 'invalid'}); using ${JSON.stringify(DEFAULTS[key])}`);
+    return DEFAULTS[key];
+  };
+  return { maxRounds: pick('maxRounds'), autoCompactShare: pick('autoCompactShare'), extraTools: pick('extraTools') };
+}

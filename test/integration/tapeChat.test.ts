@@ -1,0 +1,209 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { run as cli } from '../../src/cli/main';
+import type { AgentTapeApi } from '../../src/extension/extension';
+import type { Entry } from '../../src/tape/entry';
+import { TapeStore } from '../../src/store/tapeStore';
+import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fakeOpenAiServer';
+import { until } from './waiting';
+
+const EXTENSION_ID = 'agent-tape.agent-tape';
+const FAKE = { vendor: 'agent-tape-fake' };
+
+/** What the tape holds right now, read the way another process would: a read-only open. */
+async function readTape<T>(api: AgentTapeApi, read: (store: TapeStore) => T): Promise<T> {
+  const store = await TapeStore.open(await api.workspaceTapeFile(), { readOnly: true });
+  try {
+    return read(store);
+
+  } finally {
+    await store.close();
+  }
+}
+
+const chatSessions = (store: TapeStore) => store.sessions().filter((s) => s.sessionId.startsWith('chat-'));
+
+/** Sends a request to @tape through the Chat view, in the current chat thread. */
+async function ask(query: string, modelSelector: vscode.LanguageModelChatSelector = FAKE): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@tape ${query}`, modelSelector, mode: 'ask' });
+}
+
+/** The session's turns that have ended, each as the outcome its `turn/end` recorded. */
+const endedTurns = (store: TapeStore, sessionId: string): string[] =>
+  store.entries(sessionId).filter((e) => e.name === 'turn/end').map((e) => (e.payload.data as { outcome: string }).outcome);
+
+const manifests = (entries: readonly Entry[]) => entries.filter((e) => e.name === 'view/assembled').map((e) => e.payload.data as { anchorEntryId: number | null; included: { entryId: number | null; role: string }[] });
+
+/** CLI output, as a user would read it. */
+async function agentTape(...argv: string[]): Promise<string> {
+  let out = '';
+  let err = '';
+  const code = await cli(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+  assert.strictEqual(code, 0, `agent-tape ${argv.join(' ')}: ${err}`);
+  return out;
+}
+
+describe('@tape in the Chat view', function () {
+  let api: AgentTapeApi;
+  let sessionId: string;
+  const demo = vscode.workspace.workspaceFolders![0].uri.fsPath;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-chat-'));
+
+  /** A new chat thread, and the session its first request creates (retried: a fresh profile may not have picked a model yet). */
+  async function newThread(firstQuery: string): Promise<string> {
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+    const before = new Set(await readTape(api, (s) => chatSessions(s).map((c) => c.sessionId)));
+    for (let attempt = 1; ; attempt++) {
+      await ask(firstQuery);
+      try {
+        return await until('a new chat session with an ended turn', () =>
+          readTape(api, (s) => chatSessions(s).find((c) => !before.has(c.sessionId) && endedTurns(s, c.sessionId).length > 0)?.sessionId), 15_000);
+      } catch (e) {
+        if (attempt === 3) throw e;
+      }
+    }
+  }
+
+  before(async () => {
+    const ext = vscode.extensions.getExtension<AgentTapeApi>(EXTENSION_ID)!;
+    api = await ext.activate();
+  });
+  after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+  it('answers a request whose model reads a file: the turn is on the tape, and an export folds to the same transcript', async () => {
+    const file = path.join(demo, 'README.md');
+    const content = fs.readFileSync(file, 'utf8');
+    sessionId = await newThread('tool:read_file {"path":"README.md"}');
+    const entries = await readTape(api, (s) => s.entries(sessionId));
+    const names = entries.map((e) => e.name);
+    for (const name of ['turn/start', 'message/user', 'read_file', 'provider/attempt', 'view/assembled', 'turn/end']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+    const call = entries.find((e) => e.kind === 'tool_call')!;
+    assert.deepStrictEqual(call.payload.input, { path: 'README.md' });
+    const result = entries.find((e) => e.kind === 'tool_result')!;
+    assert.strictEqual(result.payload.status, 'ok');
+    assert.strictEqual(manifests(entries).length, 2, 'one manifest per request: the call, then the answer');
+    assert.strictEqual(names.filter((n) => n === 'provider/attempt').length, 2);
+    const answer = entries.filter((e) => e.name === 'message/assistant' && e.payload.status === 'sent').at(-1)!;
+    assert.ok(String(answer.payload.content).startsWith('done: ') && String(answer.payload.content).includes(content.split('\n')[0]), String(answer.payload.content));
+    assert.deepStrictEqual(await readTape(api, (s) => endedTurns(s, sessionId)), ['answer']);
+
+    const exported = path.join(scratch, 'session.tape.jsonl');
+    const receipt = await vscode.commands.executeCommand<{ file: string; entries: number; sessionId: string }>('agentTape.exportSession', vscode.Uri.file(exported));
+    assert.deepStrictEqual(receipt, { file: exported, entries: entries.length, sessionId });
+    const fromExport = await agentTape('view', exported, '--session', sessionId);
+    assert.strictEqual(fromExport, await agentTape('view', await api.workspaceTapeFile(), '--session', sessionId));
+    assert.ok(fromExport.includes('done: '), fromExport);
+  });
+
+  it('/compact, then a question: one compaction anchor, and the next request starts from it', async () => {
+    await ask('/compact');
+    const anchor = await until('the compaction anchor', () => readTape(api, (s) => s.entries(sessionId).find((e) => e.name === 'compaction/manual')));
+    await ask('what now?');
+    await until('the second turn', () => readTape(api, (s) => (endedTurns(s, sessionId).length === 2 ? true : undefined)));
+    const entries = await readTape(api, (s) => s.entries(sessionId));
+    assert.strictEqual(entries.filter((e) => e.name.startsWith('compaction/')).length, 1);
+    const last = manifests(entries).at(-1)!;
+    assert.strictEqual(last.anchorEntryId, anchor.entryId);
+    assert.ok(last.included.every((i) => i.entryId === null || i.entryId > anchor.entryId || entries[i.entryId - 1].kind === 'system'),
+      'nothing from before the anchor but the system prompt');
+  });
+
+  it('/handoff phase-2 notes, then a question: the next request holds the handoff checkpoint and no earlier history', async () => {
+    await ask('/handoff phase-2 the parser is done; next, the CLI');
+    const anchor = await until('the handoff anchor', () => readTape(api, (s) => s.entries(sessionId).find((e) => e.name === 'handoff/phase-2')));
+    assert.deepStrictEqual(anchor.payload.state, { summary: 'the parser is done; next, the CLI' });
+    await ask('go on');
+    await until('the third turn', () => readTape(api, (s) => (endedTurns(s, sessionId).length === 3 ? true : undefined)));
+    const entries = await readTape(api, (s) => s.entries(sessionId));
+    const last = manifests(entries).at(-1)!;
+    assert.strictEqual(last.anchorEntryId, anchor.entryId);
+    assert.ok(last.included.some((i) => i.entryId === null), 'the checkpoint, rendered from the anchor');
+    assert.ok(last.included.every((i) => i.entryId === null || i.entryId > anchor.entryId || entries[i.entryId - 1].kind === 'system'));
+  });
+
+  it('a thread whose tape is gone is rebuilt once from the chat history, then goes on', async () => {
+    const file = await api.workspaceTapeFile();
+    await api.closeWorkspaceTape();
+    for (const f of fs.readdirSync(path.dirname(file))) fs.rmSync(path.join(path.dirname(file), f), { recursive: true, force: true });
+    await ask('still there?');
+    await until('the rebuilt session to answer', () => readTape(api, (s) => (endedTurns(s, sessionId).length === 1 ? true : undefined)));
+    const entries = await readTape(api, (s) => s.entries(sessionId));
+    const backfilled = entries.filter((e) => e.name === 'session/backfilled');
+    assert.strictEqual(backfilled.length, 1);
+    // The chat history holds the three plain requests (the slash commands are not conversation).
+    assert.deepStrictEqual(backfilled[0].payload.data, { source: 'vscode-chat-history', turns: 3 });
+    const users = entries.filter((e) => e.name === 'message/user').map((e) => e.payload.content);
+    assert.deepStrictEqual(users, ['tool:read_file {"path":"README.md"}', 'what now?', 'go on', 'still there?']);
+    await ask('and again?');
+    await until('the next turn', () => readTape(api, (s) => (endedTurns(s, sessionId).length === 2 ? true : undefined)));
+    assert.strictEqual((await readTape(api, (s) => s.entries(sessionId))).filter((e) => e.name === 'session/backfilled').length, 1, 'backfilled once');
+  });
+
+  describe('with the own OpenAI-compatible provider', () => {
+    let server: FakeOpenAiServer | undefined;
+    const config = () => vscode.workspace.getConfiguration('agentTape.provider');
+    const OWN = { vendor: 'agent-tape' };
+
+    async function useServer(replies: Parameters<typeof startFakeOpenAiServer>[0], baseUrl?: string): Promise<void> {
+      server = await startFakeOpenAiServer(replies, 60_000);
+      await config().update('baseUrl', baseUrl ?? server.baseURL, vscode.ConfigurationTarget.Global);
+      await config().update('models', [{ id: 'scripted', contextWindow: 16000 }], vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('agentTape.setApiKey', 'sk-chat-test');
+      await until('the own model in the picker', async () => ((await vscode.lm.selectChatModels(OWN)).length > 0 ? true : undefined));
+    }
+
+    afterEach(async () => {
+      await server?.close();
+      server = undefined;
+    });
+    after(async () => {
+      await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('models', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('agentTape.setApiKey', '');
+    });
+
+    it('cancel mid-stream: the partial text is on the tape with status error, and the next request works', async () => {
+      const slow = { stream: Array.from({ length: 200 }, (_, i) => ({ text: `word${i} ` })), chunkDelayMs: 50 };
+      await useServer([slow, { stream: [{ text: 'fine again' }] }]);
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      const before = new Set(await readTape(api, (s) => chatSessions(s).map((c) => c.sessionId)));
+      await ask('write a long answer', OWN);
+      const id = await until('streamed text on the tape', () => readTape(api, (s) =>
+        chatSessions(s).find((c) => !before.has(c.sessionId) && s.entries(c.sessionId).some((e) => e.name === 'message/assistant' && e.payload.status === 'pending'))?.sessionId));
+      await vscode.commands.executeCommand('workbench.action.chat.cancel');
+      await until('the cancelled turn', () => readTape(api, (s) => (endedTurns(s, id).length === 1 ? true : undefined)));
+      let entries = await readTape(api, (s) => s.entries(id));
+      assert.deepStrictEqual(await readTape(api, (s) => endedTurns(s, id)), ['cancelled']);
+      const partial = entries.filter((e) => e.name === 'message/assistant').at(-1)!;
+      assert.strictEqual(partial.payload.status, 'error');
+      assert.match(String(partial.payload.content), /^word0 word1 /);
+      assert.ok(!String(partial.payload.content).includes('word199'), 'cut short');
+      await ask('are you there?', OWN);
+      await until('the next turn', () => readTape(api, (s) => (endedTurns(s, id).length === 2 ? true : undefined)));
+      entries = await readTape(api, (s) => s.entries(id));
+      assert.deepStrictEqual(await readTape(api, (s) => endedTurns(s, id)), ['cancelled', 'answer']);
+      assert.strictEqual(entries.filter((e) => e.name === 'message/assistant').at(-1)!.payload.content, 'fine again');
+    });
+
+    for (const [what, replies, baseUrl, expected] of [
+      ['a 401', [{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }], undefined, /refused the credentials/],
+      ['an unreachable server', [], 'http://127.0.0.1:9/v1', /cannot be reached/],
+    ] as const) {
+      it(`${what} ends the turn with a clear error on the tape`, async () => {
+        await useServer([...replies], baseUrl);
+        await vscode.commands.executeCommand('workbench.action.chat.newChat');
+        const before = new Set(await readTape(api, (s) => chatSessions(s).map((c) => c.sessionId)));
+        await ask('hello', OWN);
+        const id = await until('the failed turn', () => readTape(api, (s) => chatSessions(s).find((c) => !before.has(c.sessionId) && endedTurns(s, c.sessionId).length > 0)?.sessionId), 60_000);
+        const entries = await readTape(api, (s) => s.entries(id));
+        assert.deepStrictEqual(await readTape(api, (s) => endedTurns(s, id)), ['provider_error']);
+        const error = entries.find((e) => e.name === 'error/provider')!;
+        assert.match(String(error.payload.message), expected);
+        assert.ok(!JSON.stringify(entries).includes('sk-chat-test'), 'the key never reaches the tape');
+      });
+    }
+  });
+});
