@@ -48,8 +48,6 @@ export interface ServerOptions {
   extensionFolders?: string[];
   /** Profile folder; a fresh temp folder when omitted. Reusing one keeps settings and state. */
   dataDir?: string;
-  /** Workspace trust on: a folder opens in restricted mode until the user trusts it. Off by default. */
-  workspaceTrust?: boolean;
 }
 
 export interface RunningServer {
@@ -73,7 +71,6 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false,
       'extensions.autoCheckUpdates': false, 'update.mode': 'none', 'security.workspace.trust.enabled': false,
       'workbench.enableExperiments': false, 'git.openRepositoryInParentFolders': 'never',
-      ...(opts.workspaceTrust ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' } : {}),
     }, null, 2));
   }
   for (const f of opts.extensionFolders ?? []) {
@@ -83,7 +80,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const args = [SERVER, '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
     // VS Code 1.139's built server honours ?payload=extensionDevelopmentPath/extensionTestsPath only with this flag.
     '--enable-smoke-test-driver',
-    ...(opts.workspaceTrust ? [] : ['--disable-workspace-trust']), '--disable-telemetry',
+    '--disable-workspace-trust', '--disable-telemetry',
     '--user-data-dir', path.join(dir, 'udd'), '--server-data-dir', path.join(dir, 'sdd'), '--extensions-dir', path.join(dir, 'exts')];
   const logFile = path.join(dir, 'server.log');
   const server = spawn(NODE, args, {

@@ -18,9 +18,9 @@ function scratchWorkspace(): string {
 }
 
 /** The workbench as a user sees it, with the deterministic test model installed. */
-async function openWorkbench(opts: { workspaceTrust?: boolean } = {}): Promise<{ server: RunningServer; browser: Browser; page: Page; ws: string }> {
+async function openWorkbench(): Promise<{ server: RunningServer; browser: Browser; page: Page; ws: string }> {
   const ws = scratchWorkspace();
-  const server = await startServer({ extensionFolders: [FAKE_LM], workspaceTrust: opts.workspaceTrust });
+  const server = await startServer({ extensionFolders: [FAKE_LM] });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.goto(workbenchUrl(server, { folder: ws, extensionDevelopmentPath: root }));
@@ -29,20 +29,30 @@ async function openWorkbench(opts: { workspaceTrust?: boolean } = {}): Promise<{
   return { server, browser, page, ws };
 }
 
-/** Types into the chat input as a user does (the input is a Monaco editor: click it, then type). */
+/**
+ * Types a request to @tape into the chat input as a user does (the input is a Monaco editor: click
+ * it, then type). A sticky participant leaves `@tape ` in the input after each request; typed
+ * before the participant list has loaded, `@tape` would go to the default chat instead.
+ */
 async function send(page: Page, text: string): Promise<void> {
   const input = page.locator('.interactive-input-part .interactive-input-editor').first();
   await input.waitFor({ timeout: 30_000 });
   await input.click();
+  const current = ((await input.locator('.view-lines').textContent()) ?? '').replace(/\u00a0/g, ' ');
+  if (!current.startsWith('@tape')) {
+    await page.keyboard.type('@tape', { delay: 50 });
+    await page.waitForTimeout(300);
+    await page.keyboard.type(' ');
+  }
   await page.keyboard.type(text);
   await page.keyboard.press('Enter');
 }
 
 const responses = (page: Page) => page.locator('.interactive-item-container.interactive-response');
 
-/** Waits for the n-th response (1-based) to contain `text`; the workbench may need a second try to pick the model. */
-async function answer(page: Page, n: number, text: string | RegExp, timeout = 30_000): Promise<string> {
-  const response = responses(page).nth(n - 1);
+/** Waits for the newest response to contain `text` and returns its text. */
+async function answer(page: Page, text: string | RegExp, timeout = 30_000): Promise<string> {
+  const response = responses(page).last();
   await response.filter({ hasText: text }).waitFor({ timeout });
   return (await response.textContent()) ?? '';
 }
@@ -53,17 +63,15 @@ async function openChat(page: Page): Promise<void> {
 }
 
 /** The first request of a fresh profile can fail while the model picker has not chosen a model yet. */
-async function warmUp(page: Page): Promise<number> {
-  for (let n = 1; n <= 3; n++) {
-    await send(page, '@tape hello');
+async function warmUp(page: Page): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await send(page, 'hello');
     try {
-      await answer(page, n, /echo\(\d+\): hello/, 15_000);
-      return n;
+      return void (await answer(page, /echo\(\d+\): hello/, 15_000));
     } catch (e) {
-      if (n === 3) throw e;
+      if (attempt === 3) throw e;
     }
   }
-  throw new Error('unreachable');
 }
 
 /** The visible button of a tool confirmation (it is drawn twice: in the response and above the input). */
@@ -74,12 +82,11 @@ async function confirmation(page: Page, label: RegExp): Promise<void> {
 }
 
 describe('@tape in the Chat view, as a user sees it', () => {
-  describe('in a trusted workspace', () => {
+  describe('with the scripted test model', () => {
     let server: RunningServer;
     let browser: Browser;
     let page: Page;
     let ws: string;
-    let n = 0;
 
     afterEach(async function () {
       if (this.currentTest?.state === 'failed') await page.screenshot({ path: path.join(shots, `failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}.png`) });
@@ -87,7 +94,7 @@ describe('@tape in the Chat view, as a user sees it', () => {
     before(async () => {
       ({ server, browser, page, ws } = await openWorkbench());
       await openChat(page);
-      n = await warmUp(page);
+      await warmUp(page);
     });
     after(async () => {
       await browser?.close();
@@ -96,25 +103,35 @@ describe('@tape in the Chat view, as a user sees it', () => {
     });
 
     it('shows tool activity, a reference to the file read, and the answer', async () => {
-      await send(page, '@tape tool:read_file {"path":"notes.txt"}');
-      const text = await answer(page, ++n, 'done: alpha');
-      assert.match(text, /notes\.txt/, 'the file read is referenced in the response');
+      await send(page, 'tool:read_file {"path":"notes.txt"}');
+      await answer(page, 'done: alpha');
+      // The steps and the references are collapsed ("Completed N steps", "Used N references"); a user opens both.
+      const response = responses(page).last();
+      await response.getByText(/^Completed \d+ steps?$/).click();
+      await response.getByText(/^Used \d+ references?$/).click();
+      await response.locator('.chat-used-context-list', { hasText: 'notes.txt' }).waitFor({ timeout: 10_000 });
+      await page.waitForTimeout(500); // the list opens with an animation
       await page.screenshot({ path: path.join(shots, 'chat-tool-activity.png') });
     });
 
-    it('apply_edit asks first; allowed, the file changes and Undo in the editor restores it', async () => {
-      await send(page, '@tape tool:apply_edit {"path":"notes.txt","oldText":"alpha","newText":"beta"}');
-      n++;
-      await page.locator('.chat-confirmation-widget-buttons').first().waitFor({ timeout: 30_000 });
+    it('apply_edit asks first; declined, nothing is written and the model reads the refusal', async () => {
+      await send(page, 'tool:apply_edit {"path":"notes.txt","oldText":"alpha","newText":"gamma"}');
+      await page.locator('.chat-confirmation-widget-buttons:visible').first().waitFor({ timeout: 30_000 });
       await page.screenshot({ path: path.join(shots, 'chat-edit-confirmation.png') });
+      await confirmation(page, /^Skip/);
+      const text = await answer(page, /done: .*declined/);
+      assert.match(text, /notes\.txt was not changed/);
+      assert.strictEqual(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'alpha\n');
+      await page.screenshot({ path: path.join(shots, 'chat-edit-declined.png') });
+    });
+    it('apply_edit allowed: the file changes and Undo in the editor restores it', async () => {
+      await send(page, 'tool:apply_edit {"path":"notes.txt","oldText":"alpha","newText":"beta"}');
       await confirmation(page, /^Allow/);
-      await answer(page, n, 'done: replaced 1 occurrence in notes.txt');
+      await answer(page, 'done: replaced 1 occurrence in notes.txt');
       assert.strictEqual(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'beta\n');
       // Undo where a user would: in the file's editor.
-      await page.keyboard.press('Control+P');
-      await page.keyboard.type('notes.txt');
-      await page.keyboard.press('Enter');
-      const lines = page.locator('.editor-instance .view-lines').first();
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'notes.txt' }).click();
+      const lines = page.locator('.editor-group-container .monaco-editor .view-lines').first();
       await lines.filter({ hasText: 'beta' }).waitFor({ timeout: 15_000 });
       await lines.click();
       await page.keyboard.press('Control+Z');
@@ -122,47 +139,6 @@ describe('@tape in the Chat view, as a user sees it', () => {
       await page.keyboard.press('Control+S');
       for (let i = 0; i < 50 && fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') !== 'alpha\n'; i++) await new Promise((r) => setTimeout(r, 100));
       assert.strictEqual(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'alpha\n');
-    });
-
-    it('apply_edit declined: nothing is written and the model reads the refusal', async () => {
-      await openChat(page);
-      await send(page, '@tape tool:apply_edit {"path":"notes.txt","oldText":"alpha","newText":"gamma"}');
-      n++;
-      await confirmation(page, /^Skip/);
-      const text = await answer(page, n, /done: .*declined/);
-      assert.match(text, /notes\.txt was not changed/);
-      assert.strictEqual(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'alpha\n');
-      await page.screenshot({ path: path.join(shots, 'chat-edit-declined.png') });
-    });
-  });
-
-  describe('in an untrusted workspace', () => {
-    let server: RunningServer;
-    let browser: Browser;
-    let page: Page;
-    let ws: string;
-
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed') await page.screenshot({ path: path.join(shots, `failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}.png`) });
-    });
-    before(async () => {
-      ({ server, browser, page, ws } = await openWorkbench({ workspaceTrust: true }));
-      await openChat(page);
-    });
-    after(async () => {
-      await browser?.close();
-      await server?.stop();
-      fs.rmSync(ws, { recursive: true, force: true });
-    });
-
-    it('apply_edit is not offered to the model: the test model, which calls a tool only when offered, answers instead', async () => {
-      const n = await warmUp(page);
-      await send(page, '@tape tool:apply_edit {"path":"notes.txt","newText":"x"}');
-      await answer(page, n + 1, /echo\(\d+\): tool:apply_edit/);
-      assert.strictEqual(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'alpha\n');
-      await send(page, '@tape tool:read_file {"path":"notes.txt"}');
-      await answer(page, n + 2, 'done: alpha');
-      await page.screenshot({ path: path.join(shots, 'chat-untrusted.png') });
     });
   });
 });
