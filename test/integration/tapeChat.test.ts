@@ -142,6 +142,21 @@ describe('@tape in the Chat view', function () {
     assert.strictEqual((await readTape(api, (s) => s.entries(sessionId))).filter((e) => e.name === 'session/backfilled').length, 1, 'backfilled once');
   });
 
+  it("offers another extension's tool named in agentTape.extraTools, and runs it through VS Code", async () => {
+    const config = vscode.workspace.getConfiguration('agentTape');
+    await config.update('extraTools', ['fake_upper', 'no_such_tool'], vscode.ConfigurationTarget.Global);
+    try {
+      const id = await newThread('tool:fake_upper {"text":"shout this"}');
+      const entries = await readTape(api, (s) => s.entries(id));
+      assert.deepStrictEqual(entries.filter((e) => e.kind === 'tool_call').map((e) => [e.name, e.payload.input]), [['fake_upper', { text: 'shout this' }]]);
+      const result = entries.find((e) => e.kind === 'tool_result')!;
+      assert.deepStrictEqual([result.payload.status, result.payload.output], ['ok', 'SHOUT THIS']);
+      assert.strictEqual(entries.filter((e) => e.name === 'message/assistant').at(-1)!.payload.content, 'done: SHOUT THIS');
+    } finally {
+      await config.update('extraTools', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   describe('with the own OpenAI-compatible provider', () => {
     let server: FakeOpenAiServer | undefined;
     const config = () => vscode.workspace.getConfiguration('agentTape.provider');
