@@ -32,8 +32,3 @@ export const ioOf = (sink: Sink): Io => ({
 
 export const json = (io: Io, value: unknown): void => io.data(`${JSON.stringify(value, null, 2)}\n`);
 
-/** Text on one line (runs of whitespace as one space), cut at `max` characters with an ellipsis. */
-export function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max)}…` : line;
-}

@@ -1,7 +1,8 @@
 import { jsonlLine } from '../../store/jsonl';
 import { KINDS, type Kind } from '../../tape/entry';
 import { int, parseArgs, str, UsageError } from '../args';
-import { oneLine, type Io } from '../output';
+import { oneLine } from '../../agent/oneLine';
+import type { Io } from '../output';
 import { withTape } from './withTape';
 
 /** A payload shown in the human listing is cut here; --json has it whole. */

@@ -6,7 +6,8 @@ import type { TurnOutcomeKind } from '../../agent/turnEntries';
 import { TapeStore } from '../../store/tapeStore';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
-import { oneLine, type Io } from '../output';
+import { oneLine } from '../../agent/oneLine';
+import type { Io } from '../output';
 import { requireSqliteTape } from './session';
 
 const TOOL_LINE_MAX = 200;

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { SessionEvent } from '../../agent/agentSession';
-import { oneLine } from '../../cli/output';
+import { oneLine } from '../../agent/oneLine';
 
 const PROGRESS_MAX = 120;
 

@@ -10,7 +10,7 @@ import type { WorkspaceStore } from '../../store/workspaceStore';
 import { LmModelPort } from '../model/lmModelPort';
 import { readAgentSettings } from '../settings';
 import type { TapeSessions } from '../tapeSessions';
-import { abortSignalOf } from '../tools/cancellation';
+import { abortSignalOf } from '../cancellation';
 import { ChatToolbox } from '../tools/chatToolbox';
 import { VsCodeWorkspace } from '../tools/vscodeWorkspace';
 import { describe, type WorkspaceTape } from '../workspaceTape';

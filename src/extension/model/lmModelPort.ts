@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ModelEvent, ModelInfo, ModelMessage, ModelPort, ModelRequest, ToolCall } from '../../agent/model/modelPort';
 import { ProviderError, classifyStatus, type FailureClass } from '../../agent/model/providerError';
 import { TokenEstimator } from '../../agent/model/tokenEstimator';
+import { cancellationOf } from '../cancellation';
 import { toLmMessages, toLmTools } from './lmMessages';
 import { OWN_VENDOR } from './providerSettings';
 
@@ -34,9 +35,7 @@ export class LmModelPort implements ModelPort {
       yield { type: 'stop', reason: 'cancelled' };
       return;
     }
-    const cancellation = new vscode.CancellationTokenSource();
-    const onAbort = () => cancellation.cancel();
-    signal.addEventListener('abort', onAbort, { once: true });
+    const cancellation = cancellationOf(signal);
     const calls: ToolCall[] = [];
     let outputChars = 0;
     try {
@@ -70,9 +69,7 @@ export class LmModelPort implements ModelPort {
       yield { type: 'usage', usage: { inputTokens: this.estimator.count(promptOf(request)), outputTokens: this.estimator.countChars(outputChars), estimated: true } };
       yield { type: 'stop', reason: signal.aborted ? 'cancelled' : calls.length > 0 ? 'tool_calls' : 'stop' };
     } finally {
-      signal.removeEventListener('abort', onAbort);
       // Also ends the provider's work when the consumer stops reading early.
-      cancellation.cancel();
       cancellation.dispose();
     }
   }

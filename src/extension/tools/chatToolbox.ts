@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { defaultTools } from '../../agent/agentSession';
 import type { ToolDefinition } from '../../agent/model/modelPort';
 import { capResult, invokeTool, type ToolContext, type Toolbox, type ToolResult } from '../../agent/tools/tool';
-import { cancellationOf, isCancellationError } from './cancellation';
+import { cancellationOf, isCancellationError } from '../cancellation';
 import { CONFIRMED_TOOLS } from './toolContributions';
 import { toolResults } from './toolResultHandoff';
 

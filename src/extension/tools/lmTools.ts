@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { defaultTools } from '../../agent/agentSession';
 import type { TapePort } from '../../agent/tape/tapePort';
 import { invokeTool, type ToolResult } from '../../agent/tools/tool';
-import { abortSignalOf } from './cancellation';
+import { abortSignalOf } from '../cancellation';
 import { codeBlock, codeSpan } from './markdownCode';
 import { CONFIRMED_TOOLS } from './toolContributions';
 import { callKey, toolResults } from './toolResultHandoff';

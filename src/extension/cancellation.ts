@@ -11,6 +11,7 @@ export function abortSignalOf(token: vscode.CancellationToken): { readonly signa
   return { signal: controller.signal, dispose: () => listener.dispose() };
 }
 
+/** Disposing cancels too: work the caller stopped waiting for (a stream it no longer reads) stops with it. */
 export function cancellationOf(signal: AbortSignal | undefined): { readonly token: vscode.CancellationToken; dispose(): void } {
   const source = new vscode.CancellationTokenSource();
   if (signal?.aborted) source.cancel();
@@ -20,6 +21,7 @@ export function cancellationOf(signal: AbortSignal | undefined): { readonly toke
     token: source.token,
     dispose: () => {
       signal?.removeEventListener('abort', onAbort);
+      source.cancel();
       source.dispose();
     },
   };
