@@ -27,8 +27,8 @@ async function readTape<T>(api: AgentTapeApi, read: (store: TapeStore) => T): Pr
 const chatSessions = (store: TapeStore) => store.sessions().filter((s) => s.sessionId.startsWith('chat-'));
 
 /** Sends a request to @tape through the Chat view, in the current chat thread. */
-async function ask(query: string, modelSelector: vscode.LanguageModelChatSelector = FAKE): Promise<void> {
-  await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@tape ${query}`, modelSelector, mode: 'ask' });
+async function ask(query: string, modelSelector: vscode.LanguageModelChatSelector = FAKE, attachFiles: vscode.Uri[] = []): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@tape ${query}`, modelSelector, mode: 'ask', attachFiles });
 }
 
 /** The session's turns that have ended, each as the outcome its `turn/end` recorded. */
@@ -140,6 +140,15 @@ describe('@tape in the Chat view', function () {
     await ask('and again?');
     await until('the next turn', () => readTape(api, (s) => (endedTurns(s, sessionId).length === 2 ? true : undefined)));
     assert.strictEqual((await readTape(api, (s) => s.entries(sessionId))).filter((e) => e.name === 'session/backfilled').length, 1, 'backfilled once');
+  });
+
+  it('an attached file goes into the user message on the tape, under its workspace path', async () => {
+    const readme = vscode.Uri.file(path.join(demo, 'README.md'));
+    await ask('what is this file about?', FAKE, [readme]);
+    const user = await until('the attachment on the tape', () => readTape(api, (s) => s.entries(sessionId)
+      .find((e) => e.name === 'message/user' && String(e.payload.content).startsWith('what is this file about?'))));
+    const first = fs.readFileSync(readme.fsPath, 'utf8').split('\n')[0];
+    assert.ok(String(user.payload.content).includes(`Attached: README.md\n\`\`\`\n${first}`), String(user.payload.content));
   });
 
   it("offers another extension's tool named in agentTape.extraTools, and runs it through VS Code", async () => {

@@ -16,6 +16,7 @@ import { VsCodeWorkspace } from '../tools/vscodeWorkspace';
 import { describe, type WorkspaceTape } from '../workspaceTape';
 import { ChatRenderer, notice } from './chatRenderer';
 import { inspectSummary } from './inspectSummary';
+import { userMessageOf } from './userMessage';
 import { historyTurnsOf, newChatSessionId, sessionOfHistory, tapeChatMetadata, type TapeChatMetadata } from './threadSession';
 
 export const PARTICIPANT_ID = 'agent-tape.tape';
@@ -144,7 +145,7 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
     compactionShare: settings.autoCompactShare,
   });
   const renderer = new ChatRenderer(t.stream, { root: t.root, shownByEditor: (name) => tools.shownByEditor(name) });
-  const outcome = await session.runTurn(t.request.prompt, { signal: t.signal, onEvent: renderer.onEvent });
+  const outcome = await session.runTurn(await userMessageOf(t.request, t.root), { signal: t.signal, onEvent: renderer.onEvent });
   const metadata: TapeChatMetadata = { sessionId: t.sessionId, outcome: outcome.outcome };
   switch (outcome.outcome) {
     case 'answer':
