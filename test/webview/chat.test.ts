@@ -1,78 +1,9 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, startServer, workbenchUrl, type RunningServer } from '../support/vscodeServer';
-
-const root = path.resolve(__dirname, '../../..');
-const shots = path.join(root, 'test-results');
-const FAKE_LM = path.join(root, 'test/fixtures/fake-lm');
-
-/** A scratch copy of the demo workspace: these tests edit files. */
-function scratchWorkspace(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-chat-ws-'));
-  fs.cpSync(path.join(root, 'demo'), dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'notes.txt'), 'alpha\n');
-  return dir;
-}
-
-/** The workbench as a user sees it, with the deterministic test model installed. */
-async function openWorkbench(): Promise<{ server: RunningServer; browser: Browser; page: Page; ws: string }> {
-  const ws = scratchWorkspace();
-  const server = await startServer({ extensionFolders: [FAKE_LM] });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(workbenchUrl(server, { folder: ws, extensionDevelopmentPath: root }));
-  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  fs.mkdirSync(shots, { recursive: true });
-  return { server, browser, page, ws };
-}
-
-/**
- * Types a request to @tape into the chat input as a user does (the input is a Monaco editor: click
- * it, then type). A sticky participant leaves `@tape ` in the input after each request; typed
- * before the participant list has loaded, `@tape` would go to the default chat instead.
- */
-async function send(page: Page, text: string): Promise<void> {
-  const input = page.locator('.interactive-input-part .interactive-input-editor').first();
-  await input.waitFor({ timeout: 30_000 });
-  await input.click();
-  const current = ((await input.locator('.view-lines').textContent()) ?? '').replace(/\u00a0/g, ' ');
-  if (!current.startsWith('@tape')) {
-    await page.keyboard.type('@tape', { delay: 50 });
-    await page.waitForTimeout(300);
-    await page.keyboard.type(' ');
-  }
-  await page.keyboard.type(text);
-  await page.keyboard.press('Enter');
-}
-
-const responses = (page: Page) => page.locator('.interactive-item-container.interactive-response');
-
-/** Waits for the newest response to contain `text` and returns its text. */
-async function answer(page: Page, text: string | RegExp, timeout = 30_000): Promise<string> {
-  const response = responses(page).last();
-  await response.filter({ hasText: text }).waitFor({ timeout });
-  return (await response.textContent()) ?? '';
-}
-
-async function openChat(page: Page): Promise<void> {
-  await page.keyboard.press('Control+Alt+KeyI');
-  await page.locator('.interactive-input-part').first().waitFor({ timeout: 30_000 });
-}
-
-/** The first request of a fresh profile can fail while the model picker has not chosen a model yet. */
-async function warmUp(page: Page): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    await send(page, 'hello');
-    try {
-      return void (await answer(page, /echo\(\d+\): hello/, 15_000));
-    } catch (e) {
-      if (attempt === 3) throw e;
-    }
-  }
-}
+import type { Browser, Page } from 'playwright-core';
+import type { RunningServer } from '../support/vscodeServer';
+import { answer, openChat, openWorkbench, responses, send, shots, warmUp } from './chatDriver';
 
 /** The visible button of a tool confirmation (it is drawn twice: in the response and above the input). */
 async function confirmation(page: Page, label: RegExp): Promise<void> {

@@ -1,0 +1,102 @@
+// Drives the Chat view of the real VS Code web workbench as a user does, for the Chromium suites
+// that talk to @tape (chat.test.ts, secondWindow.test.ts).
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, startServer, workbenchUrl, type RunningServer } from '../support/vscodeServer';
+
+export const root = path.resolve(__dirname, '../../..');
+export const shots = path.join(root, 'test-results');
+export const FAKE_LM = path.join(root, 'test/fixtures/fake-lm');
+
+/** A scratch copy of the demo workspace: these tests edit files. */
+export function scratchWorkspace(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-chat-ws-'));
+  fs.cpSync(path.join(root, 'demo'), dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'notes.txt'), 'alpha\n');
+  return dir;
+}
+
+/** A workbench window (a browser page) on `ws`, with Agent Tape as the development extension. */
+export async function openWindow(browser: Browser, server: RunningServer, ws: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(workbenchUrl(server, { folder: ws, extensionDevelopmentPath: root }));
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  fs.mkdirSync(shots, { recursive: true });
+  return page;
+}
+
+/** The workbench as a user sees it, with the deterministic test model installed. */
+export async function openWorkbench(): Promise<{ server: RunningServer; browser: Browser; page: Page; ws: string }> {
+  const ws = scratchWorkspace();
+  const server = await startServer({ extensionFolders: [FAKE_LM] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const page = await openWindow(browser, server, ws);
+  return { server, browser, page, ws };
+}
+
+/**
+ * Types a request to @tape into the chat input as a user does (the input is a Monaco editor: click
+ * it, then type). A sticky participant leaves `@tape ` in the input after each request; typed
+ * before the participant list has loaded, `@tape` would go to the default chat instead.
+ */
+export async function send(page: Page, text: string): Promise<void> {
+  const input = page.locator('.interactive-input-part .interactive-input-editor').first();
+  await input.waitFor({ timeout: 30_000 });
+  await input.click();
+  const current = ((await input.locator('.view-lines').textContent()) ?? '').replace(/\u00a0/g, ' ');
+  if (!current.startsWith('@tape')) {
+    await page.keyboard.type('@tape', { delay: 50 });
+    await page.waitForTimeout(300);
+    await page.keyboard.type(' ');
+  }
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+
+export const responses = (page: Page) => page.locator('.interactive-item-container.interactive-response');
+
+/** Waits for the newest response to contain `text` and returns its text. */
+export async function answer(page: Page, text: string | RegExp, timeout = 30_000): Promise<string> {
+  const response = responses(page).last();
+  await response.filter({ hasText: text }).waitFor({ timeout });
+  return (await response.textContent()) ?? '';
+}
+
+export async function openChat(page: Page): Promise<void> {
+  await page.keyboard.press('Control+Alt+KeyI');
+  await page.locator('.interactive-input-part').first().waitFor({ timeout: 30_000 });
+}
+
+/**
+ * Sends `text` until the newest response contains `expected`: the first request of a fresh profile
+ * can fail ("Language model unavailable") while the model picker has not chosen a model yet.
+ */
+export async function sendUntil(page: Page, text: string, expected: string | RegExp, attempts = 3): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    await send(page, text);
+    try {
+      return await answer(page, expected, 15_000);
+    } catch (e) {
+      if (attempt === attempts) throw e;
+      await closeDialog(page);
+    }
+  }
+}
+
+/**
+ * Closes a modal dialog as a user would (Escape). A request sent before the model picker has chosen
+ * a model can make VS Code offer "Sign in to use GitHub Copilot" in one, and it blocks the input.
+ */
+async function closeDialog(page: Page): Promise<void> {
+  const modal = page.locator('.monaco-dialog-modal-block');
+  if ((await modal.count()) === 0) return;
+  await page.keyboard.press('Escape');
+  await modal.waitFor({ state: 'detached', timeout: 10_000 });
+}
+
+/** The first request of a fresh profile can fail while the model picker has not chosen a model yet. */
+export async function warmUp(page: Page): Promise<void> {
+  await sendUntil(page, 'hello', /echo\(\d+\): hello/);
+}
