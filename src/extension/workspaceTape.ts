@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { WorkspaceStore, type WorkspaceStoreState } from '../store/workspaceStore';
+import { workspaceTapeDir } from './tapeLocation';
 
 /**
  * The workspace's tape for this window, opened on first use (activation stays free of sql.js) in
@@ -23,7 +24,8 @@ export class WorkspaceTape implements vscode.Disposable {
   }
 
   get directory(): string {
-    return (this.context.storageUri ?? this.context.globalStorageUri).fsPath;
+    const storage = this.context.storageUri;
+    return storage === undefined ? this.context.globalStorageUri.fsPath : workspaceTapeDir(storage.fsPath);
   }
 
   /** The store once open() has succeeded, for callers that must not wait (a tool VS Code invokes). */

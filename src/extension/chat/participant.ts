@@ -76,7 +76,7 @@ async function handle(
     return { metadata };
   }
   if (ws.state.mode === 'readOnly') {
-    stream.markdown(`This window's tape is **read-only**: ${ws.state.reason}. Nothing was sent or written. Ask in that window, or close it: this one then takes the tape over.`);
+    stream.markdown(`This window's tape is **read-only**: another window on this workspace (process ${ws.state.holderPid}) is writing it. Nothing was sent or written. Ask in that window, or close it: this one then takes the tape over.`);
     return { metadata, errorDetails: { message: 'The workspace tape is read-only in this window.' } };
   }
   deps.sessions.used(sessionId, request.model);
