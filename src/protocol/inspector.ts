@@ -1,0 +1,157 @@
+import * as z from 'zod/mini';
+
+/**
+ * The Tape Inspector's messages between the extension host and its webview. Both sides parse what
+ * they receive with these schemas. The host keeps the tape; the webview asks for what it shows
+ * (a page of entry rows, one entry's JSON, a diff) and hears deltas as the tape grows, so a big
+ * tape never crosses the boundary whole. Every text from the tape is plain text to the webview.
+ */
+
+const KINDS = ['message', 'system', 'tool_call', 'tool_result', 'error', 'anchor', 'event'] as const;
+const kind = z.enum(KINDS);
+const entryId = z.number();
+/** A request the webview made; the reply carries it back, so a late reply to an old question is dropped. */
+const requestId = z.number();
+
+export const VIEWS = ['transcript', 'entries', 'anchors', 'requests', 'projections'] as const;
+export const inspectorView = z.enum(VIEWS);
+export type InspectorView = z.infer<typeof inspectorView>;
+
+/** One raw entry as a list row: its header and a one-line summary of its payload (at most 200 characters). */
+export const entryRow = z.object({ entryId, kind, name: z.string(), summary: z.string(), createdAt: z.number() });
+export type EntryRow = z.infer<typeof entryRow>;
+
+export const entryFilter = z.object({
+  kinds: z.optional(z.array(kind)),
+  /** A prefix of the entry name, e.g. `message/` or `handoff/`. */
+  name: z.optional(z.string()),
+  /** Full-text query (the core's ranked search, CJK included); rows then come best first. */
+  text: z.optional(z.string()),
+});
+export type EntryFilter = z.infer<typeof entryFilter>;
+
+export const MARKERS = ['revised', 'retracted', 'compacted', 'merged', 'pending', 'error'] as const;
+export const transcriptItem = z.object({
+  /** The entry of the version shown. */
+  entryId,
+  messageId: z.string(),
+  role: z.string(),
+  status: z.string(),
+  /** The text, cut at 4,000 characters (`cut` says so; the entry detail has it whole). */
+  text: z.string(),
+  cut: z.boolean(),
+  markers: z.array(z.enum(MARKERS)),
+  /** Every raw entry behind this message: its versions, its tool calls and their results. */
+  entryIds: z.array(entryId),
+  toolCalls: z.array(z.object({ entryId, name: z.string(), summary: z.string(), resultStatus: z.nullable(z.string()), resultEntryId: z.nullable(entryId) })),
+});
+export type TranscriptItem = z.infer<typeof transcriptItem>;
+
+export const anchorItem = z.object({
+  entryId,
+  name: z.string(),
+  createdAt: z.number(),
+  inForce: z.boolean(),
+  /** The anchor's state as JSON text. */
+  state: z.string(),
+  /** What a request starting from this anchor reads first (the checkpoint message), or null. */
+  checkpoint: z.nullable(z.string()),
+});
+export type AnchorItem = z.infer<typeof anchorItem>;
+
+export const requestItem = z.object({
+  /** The `view/assembled` entry. */
+  entryId,
+  turnId: z.string(),
+  requestSeq: z.number(),
+  model: z.string(),
+  assembledAt: z.number(),
+  estimatedPrompt: z.number(),
+  included: z.number(),
+  excluded: z.number(),
+  anchorEntryId: z.nullable(entryId),
+  /** From the request's `provider/attempt` entries (0 when none was recorded). */
+  attempts: z.number(),
+  durationMs: z.nullable(z.number()),
+  inputTokens: z.nullable(z.number()),
+  outputTokens: z.nullable(z.number()),
+  cachedTokens: z.nullable(z.number()),
+});
+export type RequestItem = z.infer<typeof requestItem>;
+
+const diffItem = z.object({ entryId: z.nullable(entryId), role: z.string(), reason: z.string(), tokens: z.number() });
+const change = <T extends z.core.SomeType>(t: T) => z.nullable(z.object({ from: t, to: t }));
+const delta = z.object({ from: z.number(), to: z.number(), delta: z.number() });
+
+/** `diffManifests` of two requests, as the webview shows it. */
+export const requestDiff = z.object({
+  a: entryId,
+  b: entryId,
+  added: z.array(diffItem),
+  removed: z.array(z.extend(diffItem, { excludedAs: z.nullable(z.string()) })),
+  reasonChanges: z.array(z.object({ list: z.string(), entryId: z.nullable(entryId), from: z.string(), to: z.string() })),
+  anchor: change(z.nullable(entryId)),
+  policy: change(z.string()),
+  model: change(z.string()),
+  promptChanged: z.boolean(),
+  toolsChanged: z.boolean(),
+  tokens: z.object({ estimatedPrompt: delta, included: delta }),
+  unchangedPrefix: z.object({ items: z.number(), tokens: z.number() }),
+});
+export type RequestDiff = z.infer<typeof requestDiff>;
+
+export const projectionsView = z.object({
+  title: z.nullable(z.string()),
+  todos: z.array(z.object({ content: z.string(), status: z.string() })),
+  toolStats: z.array(z.object({ name: z.string(), calls: z.number(), ok: z.number(), error: z.number(), pending: z.number() })),
+  tokenUsage: z.object({ attempts: z.number(), inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number() }),
+  contextPressure: z.object({ estimatedTokens: z.number(), contextWindow: z.number(), ratio: z.number() }),
+});
+export type ProjectionsView = z.infer<typeof projectionsView>;
+
+export const sessionItem = z.object({ sessionId: z.string(), title: z.nullable(z.string()), entryCount: z.number(), lastCreatedAt: z.number() });
+
+export const hostToInspector = z.discriminatedUnion('type', [
+  /** What is open: sent first, and again when the session or the sessions change. */
+  z.object({
+    type: z.literal('source'),
+    label: z.string(),
+    readOnly: z.boolean(),
+    sessions: z.array(sessionItem),
+    sessionId: z.nullable(z.string()),
+    headEntryId: z.number(),
+  }),
+  /** The tape could not be opened or read: the inspector shows this instead of its views. */
+  z.object({ type: z.literal('failed'), message: z.string() }),
+  z.object({ type: z.literal('transcript'), sessionId: z.string(), headEntryId: z.number(), items: z.array(transcriptItem) }),
+  z.object({ type: z.literal('entries'), requestId, offset: z.number(), total: z.number(), rows: z.array(entryRow) }),
+  /** One entry exactly as stored (`entry` is its JSON text). */
+  z.object({ type: z.literal('entry'), requestId, entryId, entry: z.string() }),
+  z.object({ type: z.literal('anchors'), sessionId: z.string(), items: z.array(anchorItem) }),
+  z.object({ type: z.literal('requests'), sessionId: z.string(), items: z.array(requestItem) }),
+  z.object({ type: z.literal('diff'), requestId, diff: requestDiff }),
+  z.object({ type: z.literal('projections'), sessionId: z.string(), view: projectionsView }),
+  /**
+   * The tape grew (batched: at most one per 100 ms): the new entries' rows and the transcript items
+   * that are new or changed. The webview merges them; it asks again only for what it shows.
+   */
+  z.object({ type: z.literal('appended'), sessionId: z.string(), headEntryId: z.number(), rows: z.array(entryRow), transcript: z.array(transcriptItem) }),
+  /** Select an entry (the replay cursor, or "show in inspector"). */
+  z.object({ type: z.literal('reveal'), entryId }),
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type HostToInspector = z.infer<typeof hostToInspector>;
+
+export const inspectorToHost = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('selectSession'), sessionId: z.string() }),
+  /** Asks for the data of a view (transcript, anchors, requests, projections); entries are paged. */
+  z.object({ type: z.literal('load'), view: inspectorView }),
+  z.object({ type: z.literal('entries'), requestId, offset: z.number(), limit: z.number(), filter: entryFilter }),
+  z.object({ type: z.literal('entry'), requestId, entryId }),
+  z.object({ type: z.literal('diff'), requestId, a: entryId, b: entryId }),
+  z.object({ type: z.literal('copy'), text: z.string() }),
+  /** Host commands the inspector offers (export, compact, fork from an entry, ...). */
+  z.object({ type: z.literal('command'), command: z.string(), args: z.optional(z.array(z.union([z.string(), z.number()]))) }),
+]);
+export type InspectorToHost = z.infer<typeof inspectorToHost>;
