@@ -1,0 +1,260 @@
+import type { Disposable, TapeStore } from '../store/tapeStore';
+import { FoldCache } from '../tape/foldCache';
+import { ProjectionRegistry, ProjectionRunner } from '../tape/projections/projection';
+import { titleProjection } from '../tape/projections/title';
+import { inspectorToHost, type HostToInspector, type InspectorToHost, type InspectorView } from '../protocol/inspector';
+import { anchorItems } from './anchorsTimeline';
+import { EntryQuery } from './entryQuery';
+import { entryRowOf, storedJsonOf } from './entryRows';
+import { ProjectionsReader } from './projectionsView';
+import { requestDiff, requestItems } from './requests';
+import { Transcript } from './transcript';
+
+export interface InspectorSource {
+  store: TapeStore;
+  label: string;
+  readOnly: boolean;
+}
+
+/** What the controller needs of its host (a webview panel, a test). */
+export interface InspectorHost {
+  post(m: HostToInspector): void;
+  copy(text: string): void;
+  command(name: string, args: (string | number)[]): void;
+}
+
+export const DEFAULT_BATCH_MS = 100;
+
+/** Everything derived from one store: replaced together when the store is. */
+class Readers {
+  readonly folds: FoldCache;
+  readonly transcript: Transcript;
+  readonly entries: EntryQuery;
+  readonly projections: ProjectionsReader;
+  /** Titles of every listed session, kept between announcements so a new one costs its session only. */
+  readonly titles: ProjectionRunner;
+
+  constructor(readonly store: TapeStore) {
+    this.folds = new FoldCache(store);
+    this.transcript = new Transcript(store, this.folds);
+    this.entries = new EntryQuery(store);
+    this.projections = new ProjectionsReader(store);
+    this.titles = new ProjectionRunner(store, new ProjectionRegistry(), Number.MAX_SAFE_INTEGER);
+  }
+}
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * The host side of one Tape Inspector: answers the webview's typed requests from the store and
+ * tells it, in batches, what was appended to the session it shows. Nothing here throws at the
+ * host: a failure becomes an `error` message.
+ */
+export class InspectorController {
+  private source: InspectorSource;
+  private readers: Readers;
+  private subscription: Disposable;
+  private selected: string | null;
+  /** Nothing is posted before the page said `ready`: it would not be listening. */
+  private started = false;
+  /** The head the page has seen of the selected session; an append batch posts what is after it. */
+  private postedHead = 0;
+  private known = new Set<string>();
+  private sessionsGrew = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private disposed = false;
+  private readonly batchMs: number;
+
+  constructor(
+    source: InspectorSource,
+    private readonly host: InspectorHost,
+    options: { sessionId?: string; batchMs?: number } = {},
+  ) {
+    this.batchMs = options.batchMs ?? DEFAULT_BATCH_MS;
+    this.source = source;
+    this.readers = new Readers(source.store);
+    this.subscription = this.listen();
+    this.selected = options.sessionId ?? null;
+  }
+
+  get sessionId(): string | null {
+    return this.selected;
+  }
+
+  async handle(raw: unknown): Promise<void> {
+    const parsed = inspectorToHost.safeParse(raw);
+    if (!parsed.success) {
+      this.post({ type: 'error', message: `malformed message from the inspector: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}` });
+      return;
+    }
+    this.guarded(() => this.dispatch(parsed.data));
+  }
+
+  /** The workspace's store was replaced (a read-only tape became writable): the page starts over on it. */
+  setSource(source: InspectorSource): void {
+    this.subscription.dispose();
+    this.clearTimer();
+    this.source = source;
+    this.readers = new Readers(source.store);
+    this.subscription = this.listen();
+    if (this.started) this.guarded(() => this.announce());
+  }
+
+  reveal(entryId: number): void {
+    this.post({ type: 'reveal', entryId });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.subscription.dispose();
+    this.clearTimer();
+  }
+
+  private dispatch(m: InspectorToHost): void {
+    switch (m.type) {
+      case 'ready':
+        this.started = true;
+        this.announce();
+        return;
+      case 'selectSession':
+        if (!this.readers.store.sessions().some((s) => s.sessionId === m.sessionId)) throw new Error(`the tape has no session ${JSON.stringify(m.sessionId)}`);
+        this.selected = m.sessionId;
+        this.announce();
+        return;
+      case 'load':
+        this.load(m.view);
+        return;
+      case 'entries': {
+        const page = this.selected === null ? { total: 0, rows: [] } : this.readers.entries.page(this.selected, m.filter, m.offset, m.limit);
+        this.post({ type: 'entries', requestId: m.requestId, offset: m.offset, ...page });
+        return;
+      }
+      case 'entry': {
+        const raw = this.readers.store.rawEntries(this.session(), { fromEntryId: m.entryId, toEntryId: m.entryId })[0];
+        if (raw === undefined) throw new Error(`session ${this.session()} has no entry ${m.entryId}`);
+        this.post({ type: 'entry', requestId: m.requestId, entryId: m.entryId, entry: storedJsonOf(raw) });
+        return;
+      }
+      case 'diff':
+        this.post({ type: 'diff', requestId: m.requestId, diff: requestDiff(this.readers.store, this.session(), m.a, m.b) });
+        return;
+      case 'copy':
+        this.host.copy(m.text);
+        return;
+      case 'command':
+        this.host.command(m.command, m.args ?? []);
+        return;
+    }
+  }
+
+  private load(view: InspectorView): void {
+    const sessionId = this.session();
+    const r = this.readers;
+    switch (view) {
+      case 'transcript':
+        this.postTranscript(sessionId);
+        return;
+      case 'entries':
+        // Entry rows are paged: the page asks for the window it shows with `entries`.
+        return;
+      case 'anchors':
+        this.post({ type: 'anchors', sessionId, items: anchorItems(r.store, r.folds, sessionId) });
+        return;
+      case 'requests': {
+        const { items, skipped } = requestItems(r.store, sessionId);
+        this.post({ type: 'requests', sessionId, items });
+        // The protocol's request items have no place for a manifest that does not read; say so once.
+        if (skipped.length > 0) this.post({ type: 'error', message: skipped.map((s) => `request entry ${s.entryId} skipped: ${s.reason}`).join('\n') });
+        return;
+      }
+      case 'projections':
+        this.post({ type: 'projections', sessionId, view: r.projections.view(sessionId) });
+        return;
+    }
+  }
+
+  /** `source`, then the selected session's transcript. */
+  private announce(): void {
+    this.postSource();
+    if (this.selected !== null) this.postTranscript(this.selected);
+  }
+
+  private postSource(): void {
+    const { store, titles } = this.readers;
+    const sessions = store.sessions().sort((a, b) => b.lastCreatedAt - a.lastCreatedAt);
+    this.known = new Set(sessions.map((s) => s.sessionId));
+    this.sessionsGrew = false;
+    this.selected ??= sessions[0]?.sessionId ?? null;
+    this.post({
+      type: 'source',
+      label: this.source.label,
+      readOnly: this.source.readOnly,
+      sessions: sessions.map((s) => ({ sessionId: s.sessionId, title: titles.view(s.sessionId, titleProjection), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt })),
+      sessionId: this.selected,
+      headEntryId: this.selected === null ? 0 : store.headEntryId(this.selected),
+    });
+  }
+
+  private postTranscript(sessionId: string): void {
+    const headEntryId = this.readers.store.headEntryId(sessionId);
+    this.post({ type: 'transcript', sessionId, headEntryId, items: this.readers.transcript.items(sessionId) });
+    if (sessionId === this.selected) this.postedHead = headEntryId;
+  }
+
+  private listen(): Disposable {
+    return this.source.store.onDidAppend((e) => {
+      if (!this.known.has(e.sessionId)) this.sessionsGrew = true;
+      if (this.sessionsGrew || e.sessionId === this.selected) this.timer ??= setTimeout(() => this.flush(), this.batchMs);
+    });
+  }
+
+  /** One batch: a new `source` if a session appeared, then one `appended` with what the page has not seen. */
+  private flush(): void {
+    this.timer = undefined;
+    if (!this.started || this.disposed) return;
+    this.guarded(() => {
+      if (this.sessionsGrew) {
+        const hadSession = this.selected !== null;
+        this.postSource();
+        // The first session of an empty tape: the page has no transcript yet.
+        if (!hadSession && this.selected !== null) this.postTranscript(this.selected);
+      }
+      const sessionId = this.selected;
+      if (sessionId === null) return;
+      const { store, transcript } = this.readers;
+      const head = store.headEntryId(sessionId);
+      if (head <= this.postedHead) return;
+      const rows = store.entries(sessionId, { fromEntryId: this.postedHead + 1, toEntryId: head }).map(entryRowOf);
+      const items = transcript.changedSince(sessionId, this.postedHead);
+      this.postedHead = head;
+      this.post({ type: 'appended', sessionId, headEntryId: head, rows, transcript: items });
+    });
+  }
+
+  private session(): string {
+    if (this.selected === null) throw new Error('no session is selected: the tape has none yet');
+    return this.selected;
+  }
+
+  private guarded(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.post({ type: 'error', message: messageOf(e) });
+    }
+  }
+
+  private post(m: HostToInspector): void {
+    if (this.disposed) return;
+    try {
+      this.host.post(m);
+    } catch {
+      // A page that went away while we answered: nothing to tell it.
+    }
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,120 @@
+import type { TapeStore } from '../store/tapeStore';
+import type { JsonObject } from '../tape/entry';
+import { diffManifests, manifestOfEntry, VIEW_ASSEMBLED, type ViewManifest } from '../tape/manifest';
+import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
+import type { RequestDiff, RequestItem } from '../protocol/inspector';
+
+export interface SkippedRequest {
+  entryId: number;
+  reason: string;
+}
+
+export interface RequestList {
+  items: RequestItem[];
+  /** `view/assembled` entries whose manifest does not read: listed here instead of failing the view. */
+  skipped: SkippedRequest[];
+}
+
+const record = (v: unknown): JsonObject => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : {});
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const requestKey = (turnId: string, requestSeq: number): string => `${turnId}\u0000${requestSeq}`;
+
+const eventIds = (store: TapeStore, sessionId: string, name: string): number[] =>
+  store.foldRows(sessionId, 0).filter((r) => r.kind === 'event' && r.name === name).map((r) => r.entryId);
+
+export const modelLabel = (m: ViewManifest['model']): string => `${m.vendor}/${m.id}`;
+export const policyLabel = (p: ViewManifest['policy']): string => `${p.name} v${p.version}`;
+
+interface AttemptTotals {
+  attempts: number;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cachedTokens: number | null;
+}
+
+/** Sums that stay null until an attempt reports the figure: "not recorded" is not zero. */
+const add = (sum: number | null, v: number | null): number | null => (v === null ? sum : (sum ?? 0) + v);
+
+/** The `provider/attempt` events of a session, summed per request (turnId + requestSeq). */
+function attemptsByRequest(store: TapeStore, sessionId: string): Map<string, AttemptTotals> {
+  const totals = new Map<string, AttemptTotals>();
+  for (const id of eventIds(store, sessionId, ATTEMPT_EVENT)) {
+    const e = store.requireEntry(sessionId, id);
+    const data = record(e.payload.data);
+    const turnId = typeof data.turnId === 'string' ? data.turnId : e.meta.turnId;
+    const requestSeq = num(data.requestSeq);
+    if (typeof turnId !== 'string' || requestSeq === null) continue;
+    const key = requestKey(turnId, requestSeq);
+    const t = totals.get(key) ?? { attempts: 0, durationMs: null, inputTokens: null, outputTokens: null, cachedTokens: null };
+    const usage = record(data.usage);
+    t.attempts++;
+    t.durationMs = add(t.durationMs, num(data.durationMs));
+    t.inputTokens = add(t.inputTokens, num(usage.inputTokens));
+    t.outputTokens = add(t.outputTokens, num(usage.outputTokens));
+    t.cachedTokens = add(t.cachedTokens, num(usage.cachedTokens));
+    totals.set(key, t);
+  }
+  return totals;
+}
+
+/** One item per model request of the session, in tape order, with what its attempts recorded. */
+export function requestItems(store: TapeStore, sessionId: string): RequestList {
+  const attempts = attemptsByRequest(store, sessionId);
+  const list: RequestList = { items: [], skipped: [] };
+  for (const id of eventIds(store, sessionId, VIEW_ASSEMBLED)) {
+    let m: ViewManifest;
+    try {
+      m = manifestOfEntry(store.requireEntry(sessionId, id));
+    } catch (e) {
+      list.skipped.push({ entryId: id, reason: e instanceof Error ? e.message : String(e) });
+      continue;
+    }
+    const t = attempts.get(requestKey(m.turnId, m.requestSeq));
+    list.items.push({
+      entryId: id,
+      turnId: m.turnId,
+      requestSeq: m.requestSeq,
+      model: modelLabel(m.model),
+      assembledAt: m.assembledAt,
+      estimatedPrompt: m.tokenBudget.estimatedPrompt,
+      included: m.included.length,
+      excluded: m.excluded.length,
+      anchorEntryId: m.anchorEntryId,
+      attempts: t?.attempts ?? 0,
+      durationMs: t?.durationMs ?? null,
+      inputTokens: t?.inputTokens ?? null,
+      outputTokens: t?.outputTokens ?? null,
+      cachedTokens: t?.cachedTokens ?? null,
+    });
+  }
+  return list;
+}
+
+function manifestAt(store: TapeStore, sessionId: string, entryId: number): ViewManifest {
+  const entry = store.getEntry(sessionId, entryId);
+  if (entry === undefined) throw new Error(`session ${sessionId} has no entry ${entryId}`);
+  return manifestOfEntry(entry);
+}
+
+/** What changed from request `a` to request `b` (both `view/assembled` entry ids); throws a ManifestError naming a bad one. */
+export function requestDiff(store: TapeStore, sessionId: string, a: number, b: number): RequestDiff {
+  const ma = manifestAt(store, sessionId, a);
+  const mb = manifestAt(store, sessionId, b);
+  const d = diffManifests(ma, mb);
+  const item = (i: ViewManifest['included'][number]) => ({ entryId: i.entryId, role: i.role, reason: i.reason, tokens: i.tokens });
+  return {
+    a,
+    b,
+    added: d.added.map(item),
+    removed: d.removed.map((i) => ({ ...item(i), excludedAs: i.excludedAs })),
+    reasonChanges: d.reasonChanges.map(({ list, entryId, from, to }) => ({ list, entryId, from, to })),
+    anchor: d.anchor,
+    policy: d.policy && { from: policyLabel(d.policy.from), to: policyLabel(d.policy.to) },
+    model: d.model && { from: modelLabel(d.model.from), to: modelLabel(d.model.to) },
+    promptChanged: d.promptChanged,
+    toolsChanged: d.toolsChanged,
+    tokens: d.tokens,
+    unchangedPrefix: d.unchangedPrefix,
+  };
+}
