@@ -71,6 +71,17 @@ export class Durability {
   }
 
   /**
+   * A checkpoint after the database was changed outside the journal (see Journal.breakContinuity):
+   * once any checkpoint under way is done, so that the image taken is the changed database.
+   */
+  async checkpointRewrite(): Promise<void> {
+    await this.checkpointing?.catch(() => undefined);
+    if (this.failure) throw this.failure;
+    this.journal.breakContinuity();
+    await this.checkpoint();
+  }
+
+  /**
    * Waits for pending records and checkpoints, fsyncs the journal, checkpoints once more when the
    * journal is worth it (or `force`: a migrated schema), and closes the journal. A failed store
    * closes without touching the snapshot. Rethrows a failed background checkpoint.

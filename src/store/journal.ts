@@ -220,6 +220,18 @@ export class Journal {
     return this.writer.write(new Uint8Array(0), durable);
   }
 
+  /**
+   * For a change to the database that no record describes (a deleted session): the sequence skips
+   * a number and the next rotation keeps no record, so a reader following the journal cannot prove
+   * it saw everything and reloads the tape, and no record written before the change stays on disk.
+   * The checkpoint that must follow stamps the snapshot with the skipped number, so replay goes on
+   * from it as usual.
+   */
+  breakContinuity(): void {
+    this.lastSeq++;
+    this.layout.lastRecordAt = null;
+  }
+
   /** Where the journal stands now: a checkpoint's image holds every record up to here. */
   mark(): JournalMark {
     return { end: this.writer.end, seq: this.lastSeq, lastRecordAt: this.layout.lastRecordAt };

@@ -1,7 +1,6 @@
 import type { Database } from 'sql.js';
-import type { JsonObject, Kind } from '../tape/entry';
 import { TapeFileError } from './errors';
-import { INDEX_ROW, indexText } from './search';
+import { indexRowsAfter } from './search';
 import { deleteMeta, readMeta, SCHEMA_VERSION, TOOL_CALL_INDEX, writeMeta } from './schema';
 
 /**
@@ -16,18 +15,7 @@ const migrations: readonly ((db: Database) => void)[] = [
   // for a read-only open. And tool rows are indexed by call, for crash repair.
   (db) => {
     db.run(TOOL_CALL_INDEX);
-    const upto = Number(readMeta(db).get('fts_upto') ?? 0);
-    const select = db.prepare('SELECT id, kind, name, payload FROM entries WHERE id > ? ORDER BY id', [upto]);
-    const index = db.prepare(INDEX_ROW);
-    try {
-      while (select.step()) {
-        const [id, kind, name, payload] = select.get() as [number, Kind, string, string];
-        index.run([id, indexText(kind, name, JSON.parse(payload) as JsonObject)]);
-      }
-    } finally {
-      select.free();
-      index.free();
-    }
+    indexRowsAfter(db, Number(readMeta(db).get('fts_upto') ?? 0));
     deleteMeta(db, 'fts_upto');
   },
 ];

@@ -46,7 +46,7 @@ const entryOf = ([sessionId, entryId, kind, name, provenanceKey, payload, meta, 
 
 /**
  * The reads of a tape database. Heads are cached per session because every append needs its
- * session's head; the write path advances them (`advanceHead`) and nothing else changes them.
+ * session's head; the write path advances them (`advanceHead`) and only a session's deletion drops one.
  */
 export class TapeQueries {
   private readonly heads = new Map<string, number>();
@@ -75,6 +75,11 @@ export class TapeQueries {
 
   advanceHead(sessionId: string, head: number): void {
     this.heads.set(sessionId, head);
+  }
+
+  /** A deleted session's head is gone with it. */
+  forget(sessionId: string): void {
+    this.heads.delete(sessionId);
   }
 
   getEntry(sessionId: string, entryId: number): Entry | undefined {

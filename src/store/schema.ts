@@ -15,6 +15,9 @@ export const SCHEMA_VERSION = 2;
  */
 export const TOOL_CALL_INDEX = 'CREATE INDEX entries_by_tool_call ON entries (session_id, message_id, tool_call_id, kind) WHERE tool_call_id IS NOT NULL';
 
+/** The search index: contentless (the text is in `entries`), one row per entry under its rowid. */
+export const FTS_TABLE = 'CREATE VIRTUAL TABLE entries_fts USING fts4 (content="", text)';
+
 const DDL = `
 CREATE TABLE tape_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE entries (
@@ -36,7 +39,7 @@ CREATE TABLE entries (
 CREATE UNIQUE INDEX entries_by_session ON entries (session_id, entry_id);
 CREATE UNIQUE INDEX entries_by_provenance ON entries (session_id, provenance_key) WHERE provenance_key IS NOT NULL;
 ${TOOL_CALL_INDEX};
-CREATE VIRTUAL TABLE entries_fts USING fts4 (content="", text);
+${FTS_TABLE};
 `;
 
 /**

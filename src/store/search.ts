@@ -127,6 +127,21 @@ export const INDEX_ROW = 'INSERT INTO entries_fts (docid, text) VALUES (?, CAST(
 /** What the index holds for an entry: its text with CJK characters spaced out into tokens. */
 export const indexText = (kind: Kind, name: string, payload: JsonObject): string => spaceOut(entryText(kind, name, payload));
 
+/** Indexes every row after `afterId` (rowid order), as appends do one by one. */
+export function indexRowsAfter(db: Database, afterId: number): void {
+  const select = db.prepare('SELECT id, kind, name, payload FROM entries WHERE id > ? ORDER BY id', [afterId]);
+  const index = db.prepare(INDEX_ROW);
+  try {
+    while (select.step()) {
+      const [id, kind, name, payload] = select.get() as [number, Kind, string, string];
+      index.run([id, indexText(kind, name, JSON.parse(payload) as JsonObject)]);
+    }
+  } finally {
+    select.free();
+    index.free();
+  }
+}
+
 /** A ranked match: the entries row id and its BM25 score. */
 type Ranked = [id: number, score: number];
 

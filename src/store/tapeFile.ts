@@ -3,6 +3,7 @@ import { TapeFileError } from './errors';
 import { refuseExisting, writeFileDurably } from './fsutil';
 import { journalPathOf } from './journal';
 import { jsonlLine, parseJsonl } from './jsonl';
+import type { NewEntry } from '../tape/entry';
 import { TapeStore, type OpenOptions } from './tapeStore';
 
 export const SQLITE_SUFFIX = '.tape.sqlite';
@@ -85,4 +86,36 @@ export async function exportSession(store: TapeStore, sessionId: string, dst: st
     await copy.close();
   }
   return { entries: rows.length };
+}
+
+export interface ImportReport {
+  /** Sessions added, with their entry counts. */
+  imported: { sessionId: string; entries: number }[];
+  /** Sessions the destination already has: left as they are. */
+  skipped: string[];
+}
+
+/**
+ * Adds the sessions of a tape file (either format) to an open tape, each as one transaction with
+ * its entries' kinds, names, provenance keys, payloads, meta and times. A session the destination
+ * already has is skipped, never merged into: two histories under one id would make neither true.
+ * The source is opened read-only and never written.
+ */
+export async function importTapeFile(dst: TapeStore, src: string): Promise<ImportReport> {
+  const source = await openTapeFile(src, { readOnly: true });
+  const report: ImportReport = { imported: [], skipped: [] };
+  try {
+    for (const { sessionId } of source.sessions()) {
+      if (dst.headEntryId(sessionId) > 0) {
+        report.skipped.push(sessionId);
+        continue;
+      }
+      const entries: NewEntry[] = source.entries(sessionId).map((e) => ({ kind: e.kind, name: e.name, provenanceKey: e.provenanceKey, payload: e.payload, meta: e.meta, createdAt: e.createdAt }));
+      await dst.appendMany(sessionId, entries, { durable: true });
+      report.imported.push({ sessionId, entries: entries.length });
+    }
+  } finally {
+    await source.close();
+  }
+  return report;
 }

@@ -19,6 +19,7 @@ import { acquireLock } from './lock';
 import { FoldRowCache } from './foldRowCache';
 import type { EntryFilter, RawEntry, SessionSummary } from './queries';
 import { recover, tailStartOf } from './recovery';
+import { deleteSessionRows } from './sessionDelete';
 import { decodeRows, encodeRows, foldRowOfRow, paramsOf, type RowTuple } from './rowTuple';
 import { insertRows } from './rowWriter';
 import { createTapeDb, readMeta, writeMeta } from './schema';
@@ -245,6 +246,30 @@ export class TapeStore implements FoldSource, EntrySource {
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     this.c.transaction.commit();
     return this.c.search.search(query, options);
+  }
+
+  // ---- lifecycle ----
+
+  /**
+   * Deletes a session physically (privacy, disk): its rows, its words in the search index and the
+   * freed pages go, then a checkpoint writes the snapshot without it and rotates the journal that
+   * held its records, keeping none of them. Resolves once that is on disk; until then a crash
+   * brings the session back. Not an append and not part of the tape's semantics: nothing records
+   * that it existed. A reader following the tape reloads it (Journal.breakContinuity).
+   */
+  async deleteSession(sessionId: string): Promise<{ entries: number }> {
+    if (this.readOnly) throw new Error(`${this.file ?? 'tape'} is open read-only; a session cannot be deleted`);
+    this.durability?.assertHealthy();
+    if (this.headEntryId(sessionId) === 0) throw new Error(`no session ${JSON.stringify(sessionId)} on ${this.file ?? 'this tape'}`);
+    // Appends acknowledged before the delete must not be replayed after it.
+    await this.durability?.barrier(false);
+    this.c.transaction.commit();
+    const entries = deleteSessionRows(this.c.db, sessionId);
+    this.c.queries.forget(sessionId);
+    this.foldRowCache.clear();
+    this.gen++;
+    await this.durability?.checkpointRewrite();
+    return { entries };
   }
 
   // ---- persistence ----

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { exportSession, openTapeFile } from '../../../src/store/tapeFile';
+import { exportJsonl, exportSession, importTapeFile, openTapeFile } from '../../../src/store/tapeFile';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { message, tempDir } from './helpers';
 
@@ -51,5 +51,39 @@ describe('exportSession: one session of an open tape to a file of its own', () =
     await assert.rejects(exportSession(store, 'a', dst, { replace: true }), /has a journal/);
     assert.ok(!fs.readdirSync(dir).some((f) => f.includes('.tmp-')), 'no temp file left');
     assert.ok(!fs.existsSync(dst) && !fs.existsSync(path.join(dir, 'x.tape.jsonl')));
+  });
+});
+
+describe('importTapeFile: the sessions of a tape file added to an open tape', () => {
+  let dir: string;
+  beforeEach(() => (dir = tempDir()));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('adds new sessions with their ids, keys and payloads, skips those already there, and leaves the source as it was', async () => {
+    const src = await TapeStore.open(path.join(dir, 'src.tape.sqlite'));
+    await src.append('a', message('a1', 'from the file', { key: 'k-a1' }));
+    await src.append('b', message('b1', 'also from the file'));
+    await exportJsonl(path.join(dir, 'src.tape.sqlite'), path.join(dir, 'src.tape.jsonl')).catch(async () => {
+      await src.close();
+      throw new Error('export failed');
+    });
+    const expected = src.rawEntries('a');
+    await src.close();
+    const before = fs.readFileSync(path.join(dir, 'src.tape.jsonl'));
+
+    const dst = await TapeStore.open(path.join(dir, 'dst.tape.sqlite'));
+    try {
+      await dst.append('b', message('mine', 'the destination has its own b'));
+      assert.deepStrictEqual(await importTapeFile(dst, path.join(dir, 'src.tape.jsonl')), { imported: [{ sessionId: 'a', entries: 2 }], skipped: ['b'] });
+      const got = dst.rawEntries('a');
+      assert.deepStrictEqual(got.map(({ entryId, kind, name, provenanceKey, payload }) => ({ entryId, kind, name, provenanceKey, payload: JSON.parse(payload) })),
+        expected.map(({ entryId, kind, name, provenanceKey, payload }) => ({ entryId, kind, name, provenanceKey, payload: JSON.parse(payload) })));
+      assert.strictEqual(got[1].createdAt, expected[1].createdAt);
+      assert.strictEqual(dst.entries('b')[1].payload.content, 'the destination has its own b');
+      assert.deepStrictEqual(await importTapeFile(dst, path.join(dir, 'src.tape.jsonl')), { imported: [], skipped: ['a', 'b'] }, 'a second import adds nothing');
+    } finally {
+      await dst.close();
+    }
+    assert.deepStrictEqual(fs.readFileSync(path.join(dir, 'src.tape.jsonl')), before);
   });
 });
