@@ -4,7 +4,7 @@ import type { RawEntry } from '../store/queries';
 import { textOf, type Entry, type JsonObject, type Kind } from '../tape/entry';
 import type { EntryRow } from '../protocol/inspector';
 
-/** The protocol's bound on a row summary; `oneLine` adds its ellipsis after `max`, hence one less. */
+/** The protocol's bound on a row summary, ellipsis included. */
 export const SUMMARY_MAX = 200;
 
 const record = (v: unknown): JsonObject => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : {});
@@ -30,8 +30,11 @@ function summaryText(kind: Kind, name: string, p: JsonObject): string {
   }
 }
 
-/** A payload on one line of at most SUMMARY_MAX characters. */
-export const summaryOf = (kind: Kind, name: string, payload: JsonObject): string => oneLine(summaryText(kind, name, payload), SUMMARY_MAX - 1);
+/** A payload on one line of at most SUMMARY_MAX characters (`oneLine` puts its ellipsis after the bound, so a cut line loses one more). */
+export function summaryOf(kind: Kind, name: string, payload: JsonObject): string {
+  const line = oneLine(summaryText(kind, name, payload), SUMMARY_MAX);
+  return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX - 1)}…` : line;
+}
 
 export const entryRowOf = (e: Entry): EntryRow => ({ entryId: e.entryId, kind: e.kind, name: e.name, summary: summaryOf(e.kind, e.name, e.payload), createdAt: e.createdAt });
 
