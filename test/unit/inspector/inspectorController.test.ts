@@ -1,0 +1,168 @@
+import * as assert from 'assert';
+import { InspectorController, type InspectorHost } from '../../../src/inspector/inspectorController';
+import { hostToInspector, type HostToInspector } from '../../../src/protocol/inspector';
+import { TapeStore } from '../../../src/store/tapeStore';
+import { fixtureLines, fixtureStore, message } from './helpers';
+
+const S = 'inspector-sample';
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Records what the controller posts, each message checked against the protocol. */
+class FakeHost implements InspectorHost {
+  readonly posted: HostToInspector[] = [];
+  readonly copied: string[] = [];
+  readonly commands: [string, (string | number)[]][] = [];
+  post(m: HostToInspector): void {
+    this.posted.push(hostToInspector.parse(m));
+  }
+  copy(text: string): void {
+    this.copied.push(text);
+  }
+  command(name: string, args: (string | number)[]): void {
+    this.commands.push([name, args]);
+  }
+  take(): HostToInspector[] {
+    return this.posted.splice(0);
+  }
+}
+
+const only = <T extends HostToInspector['type']>(m: HostToInspector | undefined, type: T): Extract<HostToInspector, { type: T }> => {
+  assert.strictEqual(m?.type, type, JSON.stringify(m));
+  return m as Extract<HostToInspector, { type: T }>;
+};
+
+describe('inspector controller', () => {
+  it('ready: source (sessions newest first, titles and counts), then the transcript', async () => {
+    const store = await fixtureStore();
+    const host = new FakeHost();
+    const c = new InspectorController({ store, label: 'sample.tape.jsonl', readOnly: true }, host);
+    await c.handle({ type: 'ready' });
+    const [source, transcript, ...rest] = host.take();
+    assert.deepStrictEqual(rest, []);
+    const last = JSON.parse(fixtureLines()[24]).createdAt;
+    assert.deepStrictEqual(only(source, 'source'), {
+      type: 'source',
+      label: 'sample.tape.jsonl',
+      readOnly: true,
+      sessions: [{ sessionId: S, title: 'Read notes.md and tell me what it says <script>alert(1)</script>', entryCount: 25, lastCreatedAt: last }],
+      sessionId: S,
+      headEntryId: 25,
+    });
+    const t = only(transcript, 'transcript');
+    assert.deepStrictEqual([t.sessionId, t.headEntryId, t.items.map((i) => i.entryId)], [S, 25, [4, 10, 18, 22]]);
+    assert.strictEqual(c.sessionId, S);
+    c.dispose();
+  });
+
+  it('answers load, entries, entry and diff with their request ids; copy and command go to the host', async () => {
+    const store = await fixtureStore();
+    const host = new FakeHost();
+    const c = new InspectorController({ store, label: 'x', readOnly: true }, host, { sessionId: S });
+    await c.handle({ type: 'load', view: 'anchors' });
+    await c.handle({ type: 'load', view: 'requests' });
+    await c.handle({ type: 'load', view: 'projections' });
+    await c.handle({ type: 'entries', requestId: 7, offset: 20, limit: 10, filter: {} });
+    await c.handle({ type: 'entries', requestId: 8, offset: 0, limit: 10, filter: { kinds: ['tool_call'] } });
+    await c.handle({ type: 'entry', requestId: 9, entryId: 14 });
+    await c.handle({ type: 'diff', requestId: 10, a: 5, b: 19 });
+    await c.handle({ type: 'copy', text: 'copied' });
+    await c.handle({ type: 'command', command: 'forkFrom', args: [S, 14] });
+    const [anchors, requests, projections, page, calls, entry, diff, ...rest] = host.take();
+    assert.deepStrictEqual(rest, []);
+    assert.deepStrictEqual(only(anchors, 'anchors').items.map((a) => [a.entryId, a.inForce]), [[1, false], [14, true]]);
+    assert.deepStrictEqual(only(requests, 'requests').items.map((r) => r.entryId), [5, 19]);
+    assert.strictEqual(only(projections, 'projections').view.tokenUsage.cachedTokens, 512);
+    const p = only(page, 'entries');
+    assert.deepStrictEqual([p.requestId, p.offset, p.total, p.rows.map((r) => r.entryId)], [7, 20, 25, [21, 22, 23, 24, 25]]);
+    assert.deepStrictEqual(only(calls, 'entries').rows.map((r) => r.name), ['read_file', 'tape_handoff', 'list_dir']);
+    assert.deepStrictEqual(only(entry, 'entry'), { type: 'entry', requestId: 9, entryId: 14, entry: fixtureLines()[13] });
+    const d = only(diff, 'diff');
+    assert.deepStrictEqual([d.requestId, d.diff.added.map((i) => i.entryId), d.diff.removed.map((i) => i.entryId)], [10, [null, 18], [4]]);
+    assert.deepStrictEqual(host.copied, ['copied']);
+    assert.deepStrictEqual(host.commands, [['forkFrom', [S, 14]]]);
+    c.dispose();
+  });
+
+  it('a malformed message gets one error and changes nothing; a failing request becomes an error', async () => {
+    const store = await fixtureStore();
+    const host = new FakeHost();
+    const c = new InspectorController({ store, label: 'x', readOnly: true }, host, { sessionId: S });
+    for (const bad of [null, 'ready', { type: 'nope' }, { type: 'entries', requestId: '1', offset: 0, limit: 1, filter: {} }, { type: 'load', view: 'everything' }]) {
+      await c.handle(bad);
+      const [error, ...rest] = host.take();
+      assert.match(only(error, 'error').message, /^malformed message from the inspector: /);
+      assert.deepStrictEqual(rest, []);
+    }
+    await c.handle({ type: 'selectSession', sessionId: 'unknown' });
+    assert.deepStrictEqual(host.take(), [{ type: 'error', message: 'the tape has no session "unknown"' }]);
+    assert.strictEqual(c.sessionId, S);
+    await c.handle({ type: 'diff', requestId: 1, a: 5, b: 4 });
+    assert.match(only(host.take()[0], 'error').message, /entry 4 \(message message\/user\) is not a view\/assembled event/);
+    await c.handle({ type: 'entries', requestId: 2, offset: 0, limit: 5, filter: { text: '"unterminated' } });
+    assert.match(only(host.take()[0], 'error').message, /unterminated quote/);
+    c.dispose();
+  });
+
+  it('appends in one batch window become ONE appended message with only the new rows and changed items', async () => {
+    const store = await TapeStore.inMemory();
+    await store.appendMany('s', [message('m1', 'user', 1, 'first question'), message('m2', 'assistant', 2, 'first answer')]);
+    const host = new FakeHost();
+    const c = new InspectorController({ store, label: 'mem', readOnly: false }, host, { batchMs: 40 });
+    await c.handle({ type: 'ready' });
+    assert.deepStrictEqual(host.take().map((m) => m.type), ['source', 'transcript']);
+    await store.append('s', message('m3', 'user', 3, 'second question'));
+    await store.append('s', message('m4', 'assistant', 4, 'draft', 'pending'));
+    await store.append('s', message('m4', 'assistant', 4, 'second answer'));
+    await wait(120);
+    const [appended, ...rest] = host.take();
+    assert.deepStrictEqual(rest, []);
+    const a = only(appended, 'appended');
+    assert.deepStrictEqual([a.sessionId, a.headEntryId, a.rows.map((r) => [r.entryId, r.summary])], ['s', 6, [[4, 'second question'], [5, 'draft'], [6, 'second answer']]]);
+    assert.deepStrictEqual(a.transcript.map((i) => [i.messageId, i.entryId, i.markers]), [['m3', 4, []], ['m4', 6, ['revised']]]);
+    await wait(60);
+    assert.deepStrictEqual(host.take(), []);
+    c.dispose();
+  });
+
+  it('a new session re-posts the source; the first session of an empty tape brings its transcript', async () => {
+    const store = await TapeStore.inMemory();
+    const host = new FakeHost();
+    const c = new InspectorController({ store, label: 'mem', readOnly: false }, host, { batchMs: 20 });
+    await c.handle({ type: 'ready' });
+    const first = only(host.take()[0], 'source');
+    assert.deepStrictEqual([first.sessions, first.sessionId, first.headEntryId], [[], null, 0]);
+    await store.append('a', message('m1', 'user', 1, 'hello'));
+    await wait(80);
+    const [source, transcript, ...rest] = host.take();
+    assert.deepStrictEqual(rest, []);
+    assert.deepStrictEqual(only(source, 'source').sessions.map((s) => [s.sessionId, s.title, s.entryCount]), [['a', 'hello', 2]]);
+    assert.deepStrictEqual(only(transcript, 'transcript').items.map((i) => i.text), ['hello']);
+    await store.append('b', message('n1', 'user', 1, 'other'));
+    await wait(80);
+    const [again, ...none] = host.take();
+    assert.deepStrictEqual(none, []);
+    const s = only(again, 'source');
+    assert.deepStrictEqual([s.sessionId, s.sessions.map((x) => x.sessionId).sort()], ['a', ['a', 'b']]);
+    c.dispose();
+    await store.append('a', message('m2', 'assistant', 2, 'after dispose'));
+    await wait(60);
+    assert.deepStrictEqual(host.take(), []);
+  });
+
+  it('setSource re-announces on the new store; reveal posts the entry', async () => {
+    const host = new FakeHost();
+    const c = new InspectorController({ store: await fixtureStore(), label: 'ro', readOnly: true }, host, { sessionId: S });
+    await c.handle({ type: 'ready' });
+    host.take();
+    const writable = await TapeStore.inMemory();
+    await writable.appendMany(S, [message('m1', 'user', 1, 'fresh')]);
+    c.setSource({ store: writable, label: 'rw', readOnly: false });
+    const [source, transcript, ...rest] = host.take();
+    assert.deepStrictEqual(rest, []);
+    assert.deepStrictEqual([only(source, 'source').readOnly, only(source, 'source').label], [false, 'rw']);
+    assert.deepStrictEqual(only(transcript, 'transcript').items.map((i) => i.text), ['fresh']);
+    c.reveal(2);
+    assert.deepStrictEqual(host.take(), [{ type: 'reveal', entryId: 2 }]);
+    c.dispose();
+  });
+});
