@@ -1,5 +1,5 @@
-// Builds the three bundles: extension host (CommonJS, `vscode` external), the `agent-tape` CLI
-// and the webview (browser). `--production` minifies; `--watch` rebuilds on change.
+// Builds the bundles: extension host (CommonJS, `vscode` external), the `agent-tape` CLI and the
+// two webviews (About, Tape Inspector; browser). `--production` minifies; `--watch` rebuilds on change.
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,6 +13,18 @@ const copyWasm = {
     build.onEnd(() => {
       fs.mkdirSync('dist', { recursive: true });
       fs.copyFileSync(path.join('node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
+    });
+  },
+};
+
+// The inspector's webview may load only from the extension's own folders (CSP font-src/style-src =
+// cspSource), so the codicon font and its stylesheet are served from dist/ beside the bundle.
+const copyCodicons = {
+  name: 'copy-codicons',
+  setup(build) {
+    build.onEnd(() => {
+      fs.mkdirSync('dist', { recursive: true });
+      for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join('node_modules', '@vscode', 'codicons', 'dist', f), path.join('dist', f));
     });
   },
 };
@@ -34,6 +46,7 @@ const configs = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [...common.plugins, copyWasm] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
+  { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/inspector.js', plugins: [...common.plugins, copyCodicons] },
 ];
 
 if (watch) {

@@ -9,6 +9,11 @@ export interface WebviewHtmlOptions {
   nonce: string;
   scriptUri: string;
   styleUri: string;
+  /**
+   * The codicons stylesheet, for pages that show icons. `<vscode-icon>` finds the font through a
+   * link with this exact id (a web component cannot see the page's @font-face otherwise).
+   */
+  codiconsUri?: string;
 }
 
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
@@ -30,7 +35,7 @@ export function renderWebviewHtml(o: WebviewHtmlOptions): string {
 <meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${escapeAttr(o.styleUri)}">
-<title>${escapeAttr(o.title)}</title>
+${o.codiconsUri === undefined ? '' : `<link id="vscode-codicon-stylesheet" rel="stylesheet" href="${escapeAttr(o.codiconsUri)}">\n`}<title>${escapeAttr(o.title)}</title>
 </head>
 <body>
 <main id="app" aria-live="polite"></main>

@@ -1,0 +1,136 @@
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
+import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
+import '@vscode-elements/elements/dist/vscode-tabs/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import { VIEWS, type HostToInspector, type InspectorView } from '../../src/protocol/inspector';
+import { AnchorsView } from './anchorsView';
+import { ErrorBanner } from './banner';
+import { HostChannel } from './channel';
+import { h } from './dom';
+import { EntriesView } from './entriesView';
+import { Header } from './header';
+import { ProjectionsView } from './projectionsView';
+import { RequestsView } from './requestsView';
+import { StateStore } from './state';
+import { TranscriptView } from './transcriptView';
+
+const TITLES: Record<InspectorView, string> = { transcript: 'Transcript', entries: 'Entries', anchors: 'Anchors', requests: 'Requests', projections: 'Projections' };
+/** Views the host sends whole; after the tape grows they are asked for again, when shown. */
+const WHOLE_VIEWS: InspectorView[] = ['anchors', 'requests', 'projections'];
+
+/** The Tape Inspector: routes the host's messages to the views and asks for what the shown view needs. */
+export class Inspector {
+  private readonly channel = new HostChannel((m) => this.handle(m), (problem) => this.banner.show(`Unexpected message from the extension (ignored): ${problem}`));
+  private readonly store = new StateStore(this.channel.api);
+  private readonly banner = new ErrorBanner();
+  private readonly header = new Header((id) => this.pickSession(id));
+  private readonly transcript = new TranscriptView(this.channel);
+  private readonly entries = new EntriesView(this.channel, this.store);
+  private readonly anchors = new AnchorsView();
+  private readonly requests = new RequestsView(this.channel);
+  private readonly projections = new ProjectionsView();
+  private readonly tabs: HTMLElement;
+  private readonly failed = h('div', { class: 'failed', role: 'alert', hidden: true });
+  private readonly placeholder = h('p', { class: 'muted' }, 'Loading…');
+  /** The session the views show; undefined until the host first says what is open. */
+  private sessionId: string | null | undefined;
+  private restoreTried = false;
+  private readonly loaded = new Set<InspectorView>();
+
+  constructor(root: HTMLElement) {
+    const bodies: Record<InspectorView, HTMLElement> = {
+      transcript: this.transcript.element, entries: this.entries.element, anchors: this.anchors.element,
+      requests: this.requests.element, projections: this.projections.element,
+    };
+    this.tabs = h('vscode-tabs', { 'selected-index': VIEWS.indexOf(this.store.get().view), class: 'views' },
+      // vscode-tabs gives headers and panels their ids and aria links itself; ours go in data-view.
+      ...VIEWS.map((v) => h('vscode-tab-header', { 'data-view': v }, TITLES[v])),
+      ...VIEWS.map((v) => h('vscode-tab-panel', { 'data-view': v }, bodies[v])));
+    this.tabs.addEventListener('vsc-tabs-select', (e) => this.show(VIEWS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex]));
+    this.tabs.hidden = true;
+    root.replaceChildren(this.banner.element, this.header.element, this.placeholder, this.failed, this.tabs);
+    this.channel.post({ type: 'ready' });
+  }
+
+  private handle(msg: HostToInspector): void {
+    switch (msg.type) {
+      case 'source': return this.onSource(msg);
+      case 'failed':
+        this.failed.textContent = `The tape could not be shown: ${msg.message}`;
+        this.failed.hidden = false;
+        this.tabs.hidden = true;
+        this.placeholder.hidden = true;
+        return;
+      case 'transcript': if (msg.sessionId === this.sessionId) this.transcript.set(msg.items); return;
+      case 'entries': return this.entries.onEntries(msg.requestId, msg.offset, msg.total, msg.rows);
+      case 'entry': if (!this.transcript.onEntry(msg.requestId, msg.entry)) this.entries.onEntry(msg.requestId, msg.entry); return;
+      case 'anchors': if (msg.sessionId === this.sessionId) this.anchors.set(msg.items); return;
+      case 'requests': if (msg.sessionId === this.sessionId) this.requests.set(msg.items); return;
+      case 'diff': return this.requests.onDiff(msg.requestId, msg.diff);
+      case 'projections': if (msg.sessionId === this.sessionId) this.projections.set(msg.view); return;
+      case 'appended': return this.onAppended(msg);
+      case 'reveal':
+        this.show('entries');
+        this.entries.reveal(msg.entryId);
+        this.entries.focus();
+        return;
+      case 'error': return this.banner.show(msg.message);
+    }
+  }
+
+  private onSource(msg: Extract<HostToInspector, { type: 'source' }>): void {
+    this.header.update(msg);
+    this.failed.hidden = true;
+    this.placeholder.hidden = msg.sessionId !== null;
+    if (msg.sessionId === null) this.placeholder.textContent = 'This tape has no sessions yet.';
+    this.tabs.hidden = msg.sessionId === null;
+    const saved = this.store.get().sessionId;
+    if (!this.restoreTried) {
+      this.restoreTried = true;
+      // After a reload the panel may reopen on another session than the one last looked at.
+      if (saved !== null && saved !== msg.sessionId && msg.sessions.some((s) => s.sessionId === saved)) {
+        this.channel.post({ type: 'selectSession', sessionId: saved });
+        return;
+      }
+    }
+    if (msg.sessionId === this.sessionId) return;
+    // A saved offset and selection belong to the saved session only.
+    if (saved !== msg.sessionId) this.store.update({ sessionId: msg.sessionId, selectedEntryId: null, scrollTop: 0 });
+    this.sessionId = msg.sessionId;
+    this.loaded.clear();
+    if (msg.sessionId !== null) this.show(this.store.get().view);
+  }
+
+  private onAppended(msg: Extract<HostToInspector, { type: 'appended' }>): void {
+    if (msg.sessionId !== this.sessionId) return;
+    this.entries.onAppended(msg.rows);
+    if (this.loaded.has('transcript')) this.transcript.upsert(msg.transcript);
+    for (const v of WHOLE_VIEWS) this.loaded.delete(v);
+    const view = this.store.get().view;
+    if (WHOLE_VIEWS.includes(view)) this.load(view);
+  }
+
+  private pickSession(sessionId: string): void {
+    if (sessionId === this.sessionId) return;
+    this.store.update({ sessionId, selectedEntryId: null, scrollTop: 0 });
+    this.channel.post({ type: 'selectSession', sessionId });
+  }
+
+  private show(view: InspectorView): void {
+    this.store.update({ view });
+    this.tabs.setAttribute('selected-index', String(VIEWS.indexOf(view)));
+    this.load(view);
+    if (view === 'entries') requestAnimationFrame(() => this.entries.shown());
+  }
+
+  private load(view: InspectorView): void {
+    if (this.sessionId === null || this.sessionId === undefined || this.loaded.has(view)) return;
+    this.loaded.add(view);
+    if (view === 'entries') this.entries.start();
+    else this.channel.post({ type: 'load', view });
+  }
+}

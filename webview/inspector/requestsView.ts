@@ -1,0 +1,78 @@
+import type { RequestDiff, RequestItem } from '../../src/protocol/inspector';
+import type { HostChannel } from './channel';
+import { diffView } from './diffView';
+import { h, num } from './dom';
+import { tokenPlot } from './plot';
+
+const TABLE_ID = 'requests-table';
+
+/** One row per model request; any two of them can be compared (by default the last two). */
+export class RequestsView {
+  readonly element = h('div', { class: 'requests-view' });
+  private items: RequestItem[] = [];
+  /** Entry ids of the compared requests, in the order they were picked. */
+  private picked: number[] = [];
+  private diffRequest = 0;
+  private readonly diffSlot = h('div', { class: 'diff-slot', 'aria-live': 'polite' });
+
+  constructor(private readonly channel: HostChannel) {}
+
+  set(items: RequestItem[]): void {
+    this.items = items;
+    const ids = items.map((r) => r.entryId);
+    // Keep the user's pair across a refresh; otherwise compare the last two consecutive requests.
+    this.picked = this.picked.length === 2 && this.picked.every((id) => ids.includes(id)) ? this.picked : ids.slice(-2);
+    this.render();
+    this.requestDiff();
+  }
+
+  onDiff(requestId: number, diff: RequestDiff): void {
+    if (requestId !== this.diffRequest) return;
+    this.diffSlot.replaceChildren(diffView(diff));
+  }
+
+  private render(): void {
+    if (this.items.length === 0) {
+      this.element.replaceChildren(h('p', { class: 'muted' }, 'No model requests in this session.'));
+      return;
+    }
+    const head = ['Compare', 'Request', 'Model', 'Est. prompt', 'Input', 'Cached', 'Output', 'Attempts', 'Duration'];
+    const table = h('table', { class: 'data', id: TABLE_ID },
+      h('caption', {}, 'Model requests (pick two to compare)'),
+      h('thead', {}, h('tr', {}, ...head.map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, ...this.items.map((r) => {
+        const box = h('vscode-checkbox', { 'aria-label': `Compare request #${r.entryId}`, checked: this.picked.includes(r.entryId) });
+        box.addEventListener('change', () => this.toggle(r.entryId));
+        return h('tr', { 'data-entry-id': r.entryId, class: this.picked.includes(r.entryId) ? 'picked' : undefined },
+          h('td', {}, box),
+          h('th', { scope: 'row' }, `#${r.entryId} (${r.turnId} · ${r.requestSeq})`),
+          h('td', {}, r.model),
+          h('td', { class: 'n' }, num(r.estimatedPrompt)),
+          h('td', { class: 'n' }, num(r.inputTokens)),
+          h('td', { class: 'n' }, num(r.cachedTokens)),
+          h('td', { class: 'n' }, num(r.outputTokens)),
+          h('td', { class: 'n' }, num(r.attempts)),
+          h('td', { class: 'n' }, r.durationMs === null ? '—' : `${num(r.durationMs)} ms`));
+      })));
+    this.element.replaceChildren(h('div', { class: 'table-scroll' }, table), tokenPlot(this.items, TABLE_ID), this.diffSlot);
+  }
+
+  /** A third pick drops the oldest, so there are always at most two. */
+  private toggle(entryId: number): void {
+    this.picked = this.picked.includes(entryId) ? this.picked.filter((id) => id !== entryId) : [...this.picked, entryId].slice(-2);
+    this.render();
+    this.requestDiff();
+  }
+
+  private requestDiff(): void {
+    if (this.picked.length !== 2) {
+      this.diffRequest = 0;
+      this.diffSlot.replaceChildren(h('p', { class: 'muted' }, 'Pick two requests to see what changed between them.'));
+      return;
+    }
+    const [a, b] = [...this.picked].sort((x, y) => x - y);
+    this.diffRequest = this.channel.requestId();
+    this.diffSlot.replaceChildren(h('p', { class: 'muted', 'aria-busy': 'true' }, `Comparing #${a} and #${b}…`));
+    this.channel.post({ type: 'diff', requestId: this.diffRequest, a, b });
+  }
+}
