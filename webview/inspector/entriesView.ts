@@ -62,8 +62,8 @@ export class EntriesView {
     }
     const bar = h('div', { class: 'filter-bar', role: 'search', 'aria-label': 'Filter entries' },
       kinds,
-      h('label', { for: 'filter-name' }, 'Name prefix'), this.nameField,
-      h('label', { for: 'filter-text' }, 'Text'), this.textField,
+      h('span', { class: 'field' }, h('label', { for: 'filter-name' }, 'Name prefix'), this.nameField),
+      h('span', { class: 'field' }, h('label', { for: 'filter-text' }, 'Text'), this.textField),
       this.count);
     this.element = h('div', { class: 'entries-view' }, bar, h('div', { class: 'split' }, this.list.element, this.detail.element));
   }
