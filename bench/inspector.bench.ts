@@ -1,0 +1,99 @@
+// The Tape Inspector's host on a 100k-entry session: what the page waits for on open (`source` and
+// the transcript from `ready`), an entry page at the start and near the end, a kind filter and a
+// text filter (first run, and a page of the cached ids), against the baseline of reading the same
+// rows without the inspector (the store's own range read and search); and the host's memory
+// (heapUsed + external) against the tape's snapshot size.
+import * as fs from 'fs';
+import * as path from 'path';
+import { InspectorController } from '../src/inspector/inspectorController';
+import { writeFileDurably } from '../src/store/fsutil';
+import type { HostToInspector } from '../src/protocol/inspector';
+import { TapeStore } from '../src/store/tapeStore';
+import { proseOf, round, sessionRows, targets, tempDir, time } from './common';
+
+const ENTRIES = 100_000;
+const TEXT_BYTES = 200;
+const S = 's';
+
+function memory(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+}
+
+async function main(): Promise<void> {
+  // Opened from a file as the extension opens a tape, not from the bulk-loaded copy: that copy's
+  // full-text index is in one segment per row until it is written and read back.
+  const dir = tempDir();
+  const file = path.join(dir, 'inspector.tape.sqlite');
+  const bulk = await TapeStore.inMemory(sessionRows(S, ENTRIES, TEXT_BYTES, proseOf));
+  const bytes = bulk.snapshotBytes();
+  await bulk.close();
+  await writeFileDurably(file, [bytes], true);
+  const snapshotBytes = bytes.length;
+  const before = memory();
+  const store = await TapeStore.open(file, { readOnly: true });
+  const storeBytes = memory() - before;
+  const posted: HostToInspector[] = [];
+  const c = new InspectorController({ store, label: 'bench', readOnly: true }, { post: (m) => posted.push(m), copy: () => undefined, command: () => undefined });
+  const ask = async (m: unknown): Promise<number> => {
+    const t0 = performance.now();
+    await c.handle(m);
+    return performance.now() - t0;
+  };
+  const readyMs = await ask({ type: 'ready' });
+  const transcriptItems = posted.find((m) => m.type === 'transcript')?.type === 'transcript' ? (posted[1] as Extract<HostToInspector, { type: 'transcript' }>).items.length : 0;
+  const pageStartMs = await ask({ type: 'entries', requestId: 1, offset: 0, limit: 100, filter: {} });
+  const pageEndMs = await ask({ type: 'entries', requestId: 2, offset: 90_000, limit: 100, filter: {} });
+  const kindFirstMs = await ask({ type: 'entries', requestId: 3, offset: 0, limit: 100, filter: { kinds: ['tool_call'] } });
+  const kindScrollMs = await ask({ type: 'entries', requestId: 4, offset: 20_000, limit: 100, filter: { kinds: ['tool_call'] } });
+  const textFirstMs = await ask({ type: 'entries', requestId: 5, offset: 0, limit: 100, filter: { text: 'connection refused' } });
+  const textScrollMs = await ask({ type: 'entries', requestId: 6, offset: 500, limit: 100, filter: { text: 'connection refused' } });
+  const cjkFirstMs = await ask({ type: 'entries', requestId: 7, offset: 0, limit: 100, filter: { text: '连接失败' } });
+  const errors = posted.filter((m) => m.type === 'error');
+  if (errors.length) throw new Error(JSON.stringify(errors));
+  const totals = posted.filter((m) => m.type === 'entries').map((m) => (m.type === 'entries' ? m.total : 0));
+  // What the transcript message weighs once serialised for the webview.
+  const transcriptJsonBytes = JSON.stringify(posted[1]).length;
+  posted.length = 0;
+  const hostBytes = memory() - before;
+
+  // The baseline: the store's own reads of the same rows, no inspector in between.
+  const baseRangeMs = time(() => store.entries(S, { fromEntryId: 90_001, toEntryId: 90_100 }));
+  const baseKindMs = time(() => store.entries(S, { kind: 'tool_call', limit: 100 }));
+  const baseSearchMs = time(() => store.search('connection refused', { sessionId: S, limit: 100 }));
+  c.dispose();
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+
+  const filterMs = Math.max(kindFirstMs, textFirstMs, cjkFirstMs);
+  console.log(JSON.stringify({
+    entries: ENTRIES,
+    snapshotMB: round(snapshotBytes / 1e6, 1),
+    readyToSourceAndTranscriptMs: round(readyMs, 0),
+    transcriptItems,
+    transcriptJsonMB: round(transcriptJsonBytes / 1e6, 1),
+    entriesPageMs: { offset0: round(pageStartMs, 1), offset90000: round(pageEndMs, 1) },
+    kindFilterMs: { first: round(kindFirstMs, 1), cachedPage: round(kindScrollMs, 1), matches: totals[2] },
+    textFilterMs: { first: round(textFirstMs, 1), cachedPage: round(textScrollMs, 1), matches: totals[4], cjkFirst: round(cjkFirstMs, 1), cjkMatches: totals[6] },
+    baseline: { rangeReadMs: round(baseRangeMs, 1), kindReadMs: round(baseKindMs, 1), searchMs: round(baseSearchMs, 1) },
+    ratios: {
+      pageAt90000VsRangeRead: round(pageEndMs / baseRangeMs, 2),
+      textFilterVsSearch: round(textFirstMs / baseSearchMs, 2),
+      hostMemoryVsSnapshot: round(hostBytes / snapshotBytes, 2),
+    },
+    hostMemoryMB: round(hostBytes / 1e6, 1),
+    // The store alone (its sql.js database and fold rows), before the inspector reads anything.
+    storeMemoryMB: round(storeBytes / 1e6, 1),
+    inspectorMemoryMB: round((hostBytes - storeBytes) / 1e6, 1),
+    targets: targets({
+      'a filter or search answers in <= 100 ms': filterMs <= 100,
+      'host memory <= 1.5x the tape size': hostBytes <= 1.5 * snapshotBytes,
+    }),
+  }));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
