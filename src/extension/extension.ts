@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { registerParticipant } from './chat/participant';
 import { registerCommands } from './commands';
+import { registerInspector } from './inspector/registerInspector';
+import type { SessionsTree } from './inspector/sessionsView';
 import { registerSessionCommands } from './sessionCommands';
 import { StoreTape } from '../agent/tape/storeTape';
 import { TapeSessions } from './tapeSessions';
@@ -15,6 +17,8 @@ export interface AgentTapeApi {
   workspaceTapeFile(): Promise<string>;
   /** Closes the workspace tape (it reopens on next use), e.g. before its storage is cleared. */
   closeWorkspaceTape(): Promise<void>;
+  /** The "Tape Sessions" view's rows, as VS Code asks for them. */
+  sessionsTree: SessionsTree;
 }
 
 let workspaceTape: WorkspaceTape | undefined;
@@ -32,7 +36,9 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
   workspaceTape = tape;
   const deps = { context, log, tape, sessions: new TapeSessions() };
   const provider = registerOwnProvider(context, log);
+  const inspector = registerInspector(deps);
   context.subscriptions.push(
+    ...inspector.disposables,
     provider,
     ...registerModelCommands(context, log, provider),
     registerParticipant(deps),
@@ -51,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
   return {
     workspaceTapeFile: async () => (await tape.open()).file,
     closeWorkspaceTape: () => tape.close(),
+    sessionsTree: inspector.tree,
   };
 }
 

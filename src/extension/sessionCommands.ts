@@ -1,5 +1,6 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
+import * as z from 'zod/mini';
 import { handoffAnchorEntry, handoffName } from '../agent/compaction';
 import { compact } from '../agent/compactor';
 import { exportSession, JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
@@ -24,25 +25,17 @@ interface Target {
 
 /**
  * The Command Palette's way to the operations `@tape` has as slash commands, on the session `@tape`
- * used last in this window (else the chat session the tape heard from last). Each returns what it
- * did, so scripts and tests can use them.
+ * used last in this window (else the chat session the tape heard from last), or on the session id
+ * given as their last argument (the sessions view, the inspector). Each returns what it did, so
+ * scripts and tests can use them.
  */
 export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
   const { log } = deps;
-  const run = <A extends unknown[], R>(id: string, fn: (...args: A) => Promise<R | undefined>) =>
-    vscode.commands.registerCommand(id, async (...args: A): Promise<R | undefined> => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        log.error(`${id} failed: ${describe(e)}`);
-        void vscode.window.showErrorMessage(`Agent Tape: ${describe(e)}`);
-        return undefined;
-      }
-    });
+  const run = reportingCommands(log);
 
-  const target = async (needsWrite: boolean): Promise<Target | undefined> => {
+  const target = async (needsWrite: boolean, given?: unknown): Promise<Target | undefined> => {
     const ws = await deps.tape.open();
-    const sessionId = deps.sessions.current(ws.store);
+    const sessionId = sessionIdArg.parse(given) ?? deps.sessions.current(ws.store);
     if (sessionId === undefined) {
       void vscode.window.showInformationMessage('Agent Tape: there is no chat session on this workspace\'s tape yet. Ask @tape something first.');
       return undefined;
@@ -52,12 +45,13 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
       void vscode.window.showWarningMessage(`Agent Tape: the tape is read-only in this window (${ws.state.reason}).`);
       return undefined;
     }
+    if (ws.store.headEntryId(sessionId) === 0) throw new Error(`the tape has no session ${JSON.stringify(sessionId)}`);
     return { store: ws.store, sessionId, writable };
   };
 
   return [
-    run('agentTape.compactSession', async () => {
-      const t = await target(true);
+    run('agentTape.compactSession', async (sessionId?: unknown) => {
+      const t = await target(true, sessionId);
       if (!t) return undefined;
       const chat = await pickModel(deps.sessions);
       if (!chat) return undefined;
@@ -74,8 +68,8 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
       return { entryId: outcome.anchor.entryId, name: outcome.anchor.name };
     }),
 
-    run('agentTape.handoff', async (givenName?: string, givenNotes?: string) => {
-      const t = await target(true);
+    run('agentTape.handoff', async (givenName?: string, givenNotes?: string, sessionId?: unknown) => {
+      const t = await target(true, sessionId);
       if (!t) return undefined;
       const name =
         givenName ??
@@ -106,8 +100,8 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
       return true;
     }),
 
-    run('agentTape.exportSession', async (destination?: vscode.Uri) => {
-      const t = await target(false);
+    run('agentTape.exportSession', async (destination?: vscode.Uri, sessionId?: unknown) => {
+      const t = await target(false, sessionId);
       if (!t) return undefined;
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
       const uri =
@@ -130,6 +124,26 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
     }),
   ];
 }
+
+/**
+ * Registers commands that report their failure (log and an error message) and return undefined,
+ * instead of leaving VS Code to show a bare rejection.
+ */
+export function reportingCommands(log: vscode.LogOutputChannel) {
+  return <A extends unknown[], R>(id: string, fn: (...args: A) => Promise<R | undefined>): vscode.Disposable =>
+    vscode.commands.registerCommand(id, async (...args: A): Promise<R | undefined> => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        log.error(`${id} failed: ${describe(e)}`);
+        void vscode.window.showErrorMessage(`Agent Tape: ${describe(e)}`);
+        return undefined;
+      }
+    });
+}
+
+/** A session id given to a command (by the sessions view or the inspector); absent means the current one. */
+const sessionIdArg = z.optional(z.string().check(z.minLength(1)));
 
 /** The model a command runs with: the one `@tape` used last, else the user's pick. */
 async function pickModel(sessions: TapeSessions): Promise<vscode.LanguageModelChat | undefined> {

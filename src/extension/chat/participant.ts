@@ -73,6 +73,11 @@ async function handle(
   const store = ws.store;
   if (request.command === 'inspect') {
     stream.markdown(inspectSummary(store, sessionId));
+    if (store.headEntryId(sessionId) > 0) {
+      // The summary stays the reply (it is what the chat history keeps); the inspector shows the rest.
+      await vscode.commands.executeCommand('agentTape.openInspector', sessionId);
+      stream.button({ command: 'agentTape.openInspector', arguments: [sessionId], title: 'Open Inspector' });
+    }
     return { metadata };
   }
   if (ws.state.mode === 'readOnly') {

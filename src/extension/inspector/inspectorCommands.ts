@@ -1,0 +1,24 @@
+import * as vscode from 'vscode';
+import * as z from 'zod/mini';
+
+/** The session a command from the inspector acts on (the one it shows); none means the current one. */
+const sessionArgs = z.union([z.tuple([]), z.tuple([z.string()])]);
+
+/**
+ * The Agent Tape commands the inspector page may run, each mapping the page's arguments onto the
+ * command's own. Only these: the page shows tape text, and whatever reaches it must not be able
+ * to run an arbitrary command of VS Code or another extension.
+ */
+const WHITELIST: Record<string, (args: readonly (string | number)[]) => Thenable<unknown>> = {
+  'agentTape.exportSession': (args) => vscode.commands.executeCommand('agentTape.exportSession', undefined, ...sessionArgs.parse(args)),
+  'agentTape.compactSession': (args) => vscode.commands.executeCommand('agentTape.compactSession', ...sessionArgs.parse(args)),
+  'agentTape.handoff': (args) => vscode.commands.executeCommand('agentTape.handoff', undefined, undefined, ...sessionArgs.parse(args)),
+  'agentTape.importTapeFile': () => vscode.commands.executeCommand('agentTape.importTapeFile'),
+};
+
+/** Runs a command the page asked for, if it is one it may run. */
+export async function runInspectorCommand(name: string, args: readonly (string | number)[]): Promise<void> {
+  const run = Object.hasOwn(WHITELIST, name) ? WHITELIST[name] : undefined;
+  if (run === undefined) throw new Error(`the inspector may not run the command ${JSON.stringify(name)}`);
+  await run(args);
+}

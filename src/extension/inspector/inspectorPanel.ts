@@ -1,0 +1,105 @@
+import * as vscode from 'vscode';
+import * as z from 'zod/mini';
+import type { InspectorSource } from '../../inspector/inspectorController';
+import type { WorkspaceStore } from '../../store/workspaceStore';
+import type { TapeSessions } from '../tapeSessions';
+import { describe, type WorkspaceTape } from '../workspaceTape';
+import { hostInspector, loadInspectorPage, type HostedInspector } from './inspectorWebview';
+
+/**
+ * The view type of an inspector panel. It also names the panel's source: a panel always shows
+ * the workspace tape (a tape file opens in the custom editor, which VS Code restores by its URI).
+ */
+export const INSPECTOR_PANEL = 'agentTape.inspector';
+
+/**
+ * What a panel restored after a reload needs from the state the page saved (the page keeps more:
+ * view, filter, selection, scroll; see webview/inspector/state.ts). It comes from disk, so it is
+ * parsed; anything else is ignored.
+ */
+const savedPageState = z.looseObject({ sessionId: z.nullable(z.string()) });
+
+interface Deps {
+  context: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
+  tape: WorkspaceTape;
+  sessions: TapeSessions;
+}
+
+interface OpenPanel {
+  panel: vscode.WebviewPanel;
+  hosted: HostedInspector;
+}
+
+const sourceOf = (ws: WorkspaceStore): InspectorSource => ({ store: ws.store, label: 'Workspace tape', readOnly: ws.state.mode === 'readOnly' });
+
+/**
+ * The inspector panels of the workspace tape: one per session, revealed when asked for again,
+ * restored after a reload of the window, and moved to the new store when the tape turns writable
+ * (another window let go of it and the WorkspaceStore reopened it).
+ */
+export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
+  private readonly open = new Set<OpenPanel>();
+  private readonly stateWatch: vscode.Disposable;
+
+  constructor(private readonly deps: Deps) {
+    this.stateWatch = deps.tape.onDidChangeState(() => {
+      const ws = deps.tape.opened;
+      if (ws) for (const p of this.open) p.hosted.controller.setSource(sourceOf(ws));
+    });
+  }
+
+  /** Shows the inspector on `sessionId`, else on the session the palette commands act on. */
+  async show(sessionId?: string): Promise<void> {
+    const ws = await this.deps.tape.open();
+    const session = sessionId ?? this.deps.sessions.current(ws.store);
+    const existing = [...this.open].find((p) => session !== undefined && p.hosted.controller.sessionId === session);
+    if (existing) return existing.panel.reveal();
+    const panel = vscode.window.createWebviewPanel(INSPECTOR_PANEL, 'Tape Inspector', vscode.ViewColumn.Active, { enableFindWidget: true });
+    this.attach(panel, ws, session);
+  }
+
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const saved = savedPageState.safeParse(state);
+    // No saved state (the page never got to save one) is not worth a warning; a wrong shape is.
+    if (!saved.success && state !== undefined && state !== null) this.deps.log.warn(`inspector panel: ignored a saved state of another shape: ${saved.error.issues[0]?.message}`);
+    let ws: WorkspaceStore;
+    try {
+      ws = await this.deps.tape.open();
+    } catch (e) {
+      panel.dispose();
+      void vscode.window.showErrorMessage(`Agent Tape: the inspector could not reopen the workspace tape: ${describe(e)}`);
+      return;
+    }
+    this.attach(panel, ws, saved.data?.sessionId ?? this.deps.sessions.current(ws.store));
+  }
+
+  /** Closes the panels on a session that no longer exists (it was deleted). */
+  closeSession(sessionId: string): void {
+    for (const p of [...this.open]) if (p.hosted.controller.sessionId === sessionId) p.panel.dispose();
+  }
+
+  dispose(): void {
+    this.stateWatch.dispose();
+    for (const p of [...this.open]) p.panel.dispose();
+  }
+
+  private attach(panel: vscode.WebviewPanel, ws: WorkspaceStore, sessionId: string | undefined): void {
+    loadInspectorPage(panel.webview, this.deps.context, 'Tape Inspector');
+    panel.iconPath = vscode.Uri.joinPath(this.deps.context.extensionUri, 'media', 'icon.png');
+    const hosted = hostInspector(panel.webview, sourceOf(ws), this.deps, {
+      ...(sessionId === undefined ? {} : { sessionId }),
+      // The page can switch sessions; the tab follows with the session's title.
+      onSource: (m) => {
+        const shown = m.sessions.find((s) => s.sessionId === m.sessionId);
+        panel.title = shown ? `Tape: ${shown.title ?? shown.sessionId}` : 'Tape Inspector';
+      },
+    });
+    const entry = { panel, hosted };
+    this.open.add(entry);
+    panel.onDidDispose(() => {
+      this.open.delete(entry);
+      hosted.dispose();
+    });
+  }
+}

@@ -1,0 +1,132 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { InspectorSource } from '../../inspector/inspectorController';
+import type { Disposable } from '../../store/appendEvents';
+import { watchFile } from '../../store/fileWatch';
+import { formatOf, openTapeFile } from '../../store/tapeFile';
+import type { TapeStore } from '../../store/tapeStore';
+import { describe } from '../workspaceTape';
+import { hostInspector, loadInspectorPage, postToInspector, showInspectorFailure, type InspectorWebviewDeps } from './inspectorWebview';
+
+/** The custom editor of `*.tape.sqlite` and `*.tape.jsonl` files (package.json `customEditors`). */
+export const TAPE_EDITOR = 'agentTape.tapeFile';
+
+/** A problem with the file, worded so that it names the file (the store's own errors already do). */
+function problemWith(file: string, e: unknown): string {
+  const message = describe(e);
+  return message.includes(file) ? message : `${file}: ${message}`;
+}
+
+const versionOf = (file: string): string => {
+  const s = fs.statSync(file, { throwIfNoEntry: false });
+  return s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'missing';
+};
+
+/**
+ * One tape file, open read-only: a read-only open takes no lock and never writes, so whatever the
+ * file is (a live tape the CLI appends to, a damaged copy) its bytes stay as they are. A
+ * `.tape.sqlite` follows its writer; a `.tape.jsonl` lives in memory, so it is read again when the
+ * file changes and the editors move to the new store.
+ */
+class TapeFileDocument implements vscode.CustomDocument {
+  private readonly reloaded = new vscode.EventEmitter<InspectorSource | { error: string }>();
+  /** A new store after the file changed, or why it could not be read this time. */
+  readonly onDidReload = this.reloaded.event;
+  private watch: Disposable | undefined;
+
+  private constructor(
+    readonly uri: vscode.Uri,
+    private store: TapeStore | undefined,
+    /** Why the file could not be opened; the editor shows it instead of the inspector. */
+    readonly error: string | undefined,
+    log: vscode.LogOutputChannel,
+  ) {
+    const file = uri.fsPath;
+    if (store === undefined) return;
+    if (formatOf(file) === 'sqlite') {
+      this.watch = store.follow((e) => log.error(`following ${file} failed: ${describe(e)}`));
+      return;
+    }
+    // fileWatch also polls; only a real change of the file reads it again.
+    let version = versionOf(file);
+    this.watch = watchFile(file, () => {
+      const now = versionOf(file);
+      if (now === version) return;
+      version = now;
+      void this.reload(log);
+    });
+  }
+
+  static async open(uri: vscode.Uri, log: vscode.LogOutputChannel): Promise<TapeFileDocument> {
+    const file = uri.fsPath;
+    try {
+      if (uri.scheme !== 'file') throw new Error(`only tape files on this machine can be opened, not ${uri.toString()}`);
+      const store = await openTapeFile(file, { readOnly: true });
+      log.info(`tape file ${file} opened read-only`);
+      return new TapeFileDocument(uri, store, undefined, log);
+    } catch (e) {
+      const error = problemWith(file, e);
+      log.error(`could not open the tape file: ${error}`);
+      return new TapeFileDocument(uri, undefined, error, log);
+    }
+  }
+
+  get source(): InspectorSource | undefined {
+    return this.store && { store: this.store, label: path.basename(this.uri.fsPath), readOnly: true };
+  }
+
+  private async reload(log: vscode.LogOutputChannel): Promise<void> {
+    const file = this.uri.fsPath;
+    let next: TapeStore;
+    try {
+      next = await openTapeFile(file, { readOnly: true });
+    } catch (e) {
+      const error = problemWith(file, e);
+      log.warn(`tape file changed but could not be read again (still showing what was read before): ${error}`);
+      this.reloaded.fire({ error: `${error}. Still showing what was read before.` });
+      return;
+    }
+    const previous = this.store;
+    if (previous === undefined) return void (await next.close());
+    this.store = next;
+    this.reloaded.fire({ store: next, label: path.basename(file), readOnly: true });
+    await previous.close();
+  }
+
+  dispose(): void {
+    this.watch?.dispose();
+    this.reloaded.dispose();
+    void this.store?.close();
+    this.store = undefined;
+  }
+}
+
+/** Opening a tape file from the explorer shows the inspector on it, never writing the file. */
+export class TapeEditorProvider implements vscode.CustomReadonlyEditorProvider<TapeFileDocument> {
+  constructor(private readonly deps: InspectorWebviewDeps) {}
+
+  openCustomDocument(uri: vscode.Uri): Promise<TapeFileDocument> {
+    return TapeFileDocument.open(uri, this.deps.log);
+  }
+
+  resolveCustomEditor(document: TapeFileDocument, panel: vscode.WebviewPanel): void {
+    const title = path.basename(document.uri.fsPath);
+    loadInspectorPage(panel.webview, this.deps.context, title);
+    const source = document.source;
+    if (source === undefined) {
+      const failure = showInspectorFailure(panel.webview, document.error ?? `${document.uri.fsPath}: could not be opened`);
+      panel.onDidDispose(() => failure.dispose());
+      return;
+    }
+    const hosted = hostInspector(panel.webview, source, this.deps);
+    const reloads = document.onDidReload((r) => {
+      if ('error' in r) postToInspector(panel.webview, { type: 'error', message: r.error });
+      else hosted.controller.setSource(r);
+    });
+    panel.onDidDispose(() => {
+      reloads.dispose();
+      hosted.dispose();
+    });
+  }
+}
