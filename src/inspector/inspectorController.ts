@@ -1,13 +1,11 @@
 import type { Disposable, TapeStore } from '../store/tapeStore';
-import { FoldCache } from '../tape/foldCache';
-import { ProjectionRegistry, ProjectionRunner } from '../tape/projections/projection';
-import { titleProjection } from '../tape/projections/title';
 import { inspectorToHost, type HostToInspector, type InspectorToHost, type InspectorView } from '../protocol/inspector';
 import { anchorItems } from './anchorsTimeline';
 import { EntryQuery } from './entryQuery';
 import { entryRowOf, storedJsonOf } from './entryRows';
 import { ProjectionsReader } from './projectionsView';
 import { requestDiff, requestItems } from './requests';
+import { SessionTitles } from './sessionTitles';
 import { Transcript } from './transcript';
 
 export interface InspectorSource {
@@ -24,22 +22,22 @@ export interface InspectorHost {
 }
 
 export const DEFAULT_BATCH_MS = 100;
+/** The most transcript items one request gets: a page is for reading, not for copying the session out. */
+export const MAX_TRANSCRIPT_PAGE = 1000;
 
 /** Everything derived from one store: replaced together when the store is. */
 class Readers {
-  readonly folds: FoldCache;
   readonly transcript: Transcript;
   readonly entries: EntryQuery;
   readonly projections: ProjectionsReader;
   /** Titles of every listed session, kept between announcements so a new one costs its session only. */
-  readonly titles: ProjectionRunner;
+  readonly titles: SessionTitles;
 
   constructor(readonly store: TapeStore) {
-    this.folds = new FoldCache(store);
-    this.transcript = new Transcript(store, this.folds);
+    this.transcript = new Transcript(store);
     this.entries = new EntryQuery(store);
     this.projections = new ProjectionsReader(store);
-    this.titles = new ProjectionRunner(store, new ProjectionRegistry(), Number.MAX_SAFE_INTEGER);
+    this.titles = new SessionTitles(store);
   }
 }
 
@@ -59,6 +57,8 @@ export class InspectorController {
   private started = false;
   /** The head the page has seen of the selected session; an append batch posts what is after it. */
   private postedHead = 0;
+  /** The first transcript item the page holds: a new compaction re-marks the items from there on. */
+  private transcriptFrom = 0;
   private known = new Set<string>();
   private sessionsGrew = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -124,6 +124,13 @@ export class InspectorController {
       case 'load':
         this.load(m.view);
         return;
+      case 'transcript': {
+        const sessionId = this.session();
+        const page = this.readers.transcript.page(sessionId, m.offset, Math.min(m.limit, MAX_TRANSCRIPT_PAGE));
+        this.transcriptFrom = Math.min(this.transcriptFrom, page.offset);
+        this.post({ type: 'transcript', requestId: m.requestId, sessionId, headEntryId: this.readers.store.headEntryId(sessionId), ...page });
+        return;
+      }
       case 'entries': {
         const page = this.selected === null ? { total: 0, rows: [] } : this.readers.entries.page(this.selected, m.filter, m.offset, m.limit);
         this.post({ type: 'entries', requestId: m.requestId, offset: m.offset, ...page });
@@ -158,7 +165,7 @@ export class InspectorController {
         // Entry rows are paged: the page asks for the window it shows with `entries`.
         return;
       case 'anchors':
-        this.post({ type: 'anchors', sessionId, items: anchorItems(r.store, r.folds, sessionId) });
+        this.post({ type: 'anchors', sessionId, items: anchorItems(r.store, sessionId) });
         return;
       case 'requests': {
         const { items, skipped } = requestItems(r.store, sessionId);
@@ -189,7 +196,7 @@ export class InspectorController {
       type: 'source',
       label: this.source.label,
       readOnly: this.source.readOnly,
-      sessions: sessions.map((s) => ({ sessionId: s.sessionId, title: titles.view(s.sessionId, titleProjection), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt })),
+      sessions: sessions.map((s) => ({ sessionId: s.sessionId, title: titles.title(s.sessionId), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt })),
       sessionId: this.selected,
       headEntryId: this.selected === null ? 0 : store.headEntryId(this.selected),
     });
@@ -197,8 +204,12 @@ export class InspectorController {
 
   private postTranscript(sessionId: string): void {
     const headEntryId = this.readers.store.headEntryId(sessionId);
-    this.post({ type: 'transcript', sessionId, headEntryId, items: this.readers.transcript.items(sessionId) });
-    if (sessionId === this.selected) this.postedHead = headEntryId;
+    const page = this.readers.transcript.lastPage(sessionId);
+    this.post({ type: 'transcript', sessionId, headEntryId, ...page });
+    if (sessionId === this.selected) {
+      this.postedHead = headEntryId;
+      this.transcriptFrom = page.offset;
+    }
   }
 
   private listen(): Disposable {
@@ -225,7 +236,7 @@ export class InspectorController {
       const head = store.headEntryId(sessionId);
       if (head <= this.postedHead) return;
       const rows = store.entries(sessionId, { fromEntryId: this.postedHead + 1, toEntryId: head }).map(entryRowOf);
-      const items = transcript.changedSince(sessionId, this.postedHead);
+      const items = transcript.changedSince(sessionId, this.postedHead, this.transcriptFrom);
       this.postedHead = head;
       this.post({ type: 'appended', sessionId, headEntryId: head, rows, transcript: items });
     });

@@ -1,127 +1,167 @@
 import type { TapeStore } from '../store/tapeStore';
 import { cursorOf, isAfterCursor, resolveSelector, type Cursor } from '../tape/context';
 import { isReconstructionAnchor, RETRACTED_EVENT, textOf } from '../tape/entry';
-import type { FoldRow, ViewMessage } from '../tape/fold';
-import { FoldCache, type FoldSource } from '../tape/foldCache';
+import { foldAll, type FoldOptions, type FoldRow, type ViewMessage } from '../tape/fold';
 import type { TranscriptItem } from '../protocol/inspector';
+import { anchorsOf } from './anchorsTimeline';
 import { summaryOf } from './entryRows';
 
 export const TEXT_MAX = 4000;
+/** The transcript opens on this many last items: a screenful many times over, a small fraction of a long session. */
+export const LAST_PAGE = 200;
+
+const PENDING: FoldOptions = { includePending: true };
 
 type Marker = TranscriptItem['markers'][number];
+
+export interface TranscriptPage {
+  /** Of the first item, in the whole transcript. */
+  offset: number;
+  total: number;
+  items: TranscriptItem[];
+}
 
 const isRetraction = (r: FoldRow): boolean => r.kind === 'event' && r.name === RETRACTED_EVENT;
 
 /**
- * The store's rows without retraction events. Folding them gives every message as if it had never
- * been retracted, with the version and tool facts the fold's own rules pick: what a retracted
- * message looked like, without a second copy of those rules.
+ * Per session: the transcript's order, as the entry id of each message's shown version. The
+ * transcript is every message the fold admits as if nothing had been retracted (a retracted one is
+ * shown, marked), so only message rows place an item. One number per message is all that is kept:
+ * a page reads its messages' rows from the store's in-memory fold rows and folds just those, and a
+ * message's fate depends on its own rows only, so the fold's rules apply without a second copy of
+ * them and without a fold state of the whole session.
  */
-const unretracted = (store: TapeStore): FoldSource => ({
-  generation: () => store.generation(),
-  headEntryId: (s) => store.headEntryId(s),
-  foldRows: (s, after) => store.foldRows(s, after).filter((r) => !isRetraction(r)),
-});
-
-/** Per session: each message's raw entries (versions, tool facts, retractions) and how many versions it has. */
-interface MessageIndex {
+interface Order {
   generation: number;
   head: number;
-  byMessage: Map<string, { entryIds: number[]; versions: number }>;
+  entryIds: number[];
 }
 
+/** Of the ordered `entryIds` (whose rows are in `rows`, entry n at n - 1), how many precede `m`. */
+function countBefore(entryIds: readonly number[], rows: readonly FoldRow[], m: ViewMessage): number {
+  let lo = 0;
+  let hi = entryIds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = entryIds[mid];
+    const seq = rows[e - 1].orderSeq as number;
+    if (seq < m.orderSeq || (seq === m.orderSeq && e < m.entryId)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The message rows, of the messages `ids` names or of all: the rows that decide which messages are shown, and in which version. */
+const messageRowsOf = (rows: readonly FoldRow[], ids: ReadonlySet<string> | null): FoldRow[] =>
+  rows.filter((r) => r.kind === 'message' && r.messageId !== null && (ids === null || ids.has(r.messageId)));
+
 /**
- * The transcript the inspector shows: the effective view with pending messages (FoldCache), plus
- * the messages a retraction took out, each marked. Built from the fold rows; payloads are read only
- * for the items built, so a delta after an append costs the messages it touched.
+ * The transcript the inspector shows: the effective view with pending messages, plus the messages a
+ * retraction took out, each marked. Items are built per page; payloads are read for those only.
  */
 export class Transcript {
-  private readonly all: FoldCache;
-  private readonly indexes = new Map<string, MessageIndex>();
+  private readonly orders = new Map<string, Order>();
 
-  constructor(
-    private readonly store: TapeStore,
-    /** The effective view; shared with the host's other readers of the same store. */
-    private readonly folds: FoldCache = new FoldCache(store),
-  ) {
-    this.all = new FoldCache(unretracted(store));
+  constructor(private readonly store: TapeStore) {}
+
+  /** The items from `offset`, at most `limit` of them, in conversation order. */
+  page(sessionId: string, offset: number, limit: number): TranscriptPage {
+    const { entryIds } = this.order(sessionId);
+    const from = Math.min(Math.max(0, Math.floor(offset)), entryIds.length);
+    return { offset: from, total: entryIds.length, items: this.build(sessionId, entryIds.slice(from, from + Math.max(0, Math.floor(limit)))) };
   }
 
-  /** Every item, in conversation order. */
-  items(sessionId: string): TranscriptItem[] {
-    return this.build(sessionId, null);
+  lastPage(sessionId: string, limit = LAST_PAGE): TranscriptPage {
+    return this.page(sessionId, this.order(sessionId).entryIds.length - limit, limit);
   }
 
   /**
    * The items the rows appended after `afterEntryId` made new or changed. A new reconstruction
-   * anchor moves the cursor, which changes the `compacted` marker of every message.
+   * anchor moves the cursor, which changes the `compacted` marker of every message: then every item
+   * from `loadedFrom` (the first the page holds) to the end.
    */
-  changedSince(sessionId: string, afterEntryId: number): TranscriptItem[] {
+  changedSince(sessionId: string, afterEntryId: number, loadedFrom = 0): TranscriptItem[] {
     const touched = new Set<string>();
     for (const r of this.store.foldRows(sessionId, afterEntryId)) {
-      if (r.kind === 'anchor' && isReconstructionAnchor(r.name)) return this.build(sessionId, null);
+      if (r.kind === 'anchor' && isReconstructionAnchor(r.name)) return this.page(sessionId, loadedFrom, Number.MAX_SAFE_INTEGER).items;
       if (r.messageId !== null) touched.add(r.messageId);
     }
-    return touched.size === 0 ? [] : this.build(sessionId, touched);
+    if (touched.size === 0) return [];
+    const shown = foldAll(messageRowsOf(this.store.foldRows(sessionId, 0), touched), PENDING).messages;
+    return this.build(sessionId, shown.map((m) => m.entryId));
   }
 
-  private build(sessionId: string, only: ReadonlySet<string> | null): TranscriptItem[] {
-    const effective = this.folds.view(sessionId, { includePending: true });
-    const shown = new Set(effective.messages.map((m) => m.messageId));
-    const { anchorEntryId } = resolveSelector(effective.anchors, { kind: 'last' });
+  /** The order at the store's head: built once with a fold of the message rows, then moved by the messages new rows touch. */
+  private order(sessionId: string): Order {
+    const generation = this.store.generation();
+    const head = this.store.headEntryId(sessionId);
+    let o = this.orders.get(sessionId);
+    if (o === undefined || o.generation !== generation || o.head > head) {
+      o = { generation, head, entryIds: foldAll(messageRowsOf(this.store.foldRows(sessionId, 0), null), PENDING).messages.map((m) => m.entryId) };
+      this.orders.set(sessionId, o);
+      return o;
+    }
+    if (o.head === head) return o;
+    const rows = this.store.foldRows(sessionId, 0);
+    const touched = new Set<string>();
+    for (let i = o.head; i < head; i++) if (rows[i].kind === 'message' && rows[i].messageId !== null) touched.add(rows[i].messageId as string);
+    if (touched.size > 0) {
+      const mine = messageRowsOf(rows, touched);
+      const before = o.head;
+      for (const m of foldAll(mine.filter((r) => r.entryId <= before), PENDING).messages) o.entryIds.splice(countBefore(o.entryIds, rows, m), 1);
+      for (const m of foldAll(mine, PENDING).messages) o.entryIds.splice(countBefore(o.entryIds, rows, m), 0, m.entryId);
+    }
+    o.head = head;
+    return o;
+  }
+
+  /** The items of the messages whose shown versions are `entryIds`, in the order given. */
+  private build(sessionId: string, entryIds: readonly number[]): TranscriptItem[] {
+    if (entryIds.length === 0) return [];
+    const rows = this.store.foldRows(sessionId, 0);
+    const ids = new Set(entryIds.map((e) => rows[e - 1].messageId as string));
+    // One pass over the rows kept in memory for the shown messages' own rows.
+    const mine: FoldRow[] = [];
+    const behind = new Map<string, { entryIds: number[]; versions: number }>([...ids].map((id) => [id, { entryIds: [], versions: 0 }]));
+    for (const r of rows) {
+      const b = r.messageId === null ? undefined : behind.get(r.messageId);
+      if (b === undefined) continue;
+      mine.push(r);
+      b.entryIds.push(r.entryId);
+      if (r.kind === 'message') b.versions++;
+    }
+    const effective = new Set(foldAll(mine, PENDING).messages.map((m) => m.messageId));
+    const unretracted = foldAll(mine.filter((r) => !isRetraction(r)), PENDING);
+    const byEntry = new Map(unretracted.messages.map((m) => [m.entryId, m]));
+    const { anchorEntryId } = resolveSelector(anchorsOf(this.store, sessionId), { kind: 'last' });
     const cursor: Cursor | null = anchorEntryId === null ? null : cursorOf(this.store.requireEntry(sessionId, anchorEntryId));
-    const index = this.index(sessionId);
-    const view = this.all.view(sessionId, { includePending: true });
-    const items: TranscriptItem[] = [];
-    for (const m of view.messages) {
-      if (only !== null && !only.has(m.messageId)) continue;
-      const facts = view.toolFacts.get(m.messageId);
-      const entry = this.store.requireEntry(sessionId, m.entryId);
+    return entryIds.map((entryId) => {
+      const m = byEntry.get(entryId) as ViewMessage;
+      const facts = unretracted.toolFacts.get(m.messageId);
+      const entry = this.store.requireEntry(sessionId, entryId);
       const text = textOf(entry.payload.content ?? '');
-      const known = index.byMessage.get(m.messageId);
-      items.push({
-        entryId: m.entryId,
+      const known = behind.get(m.messageId) as { entryIds: number[]; versions: number };
+      return {
+        entryId,
         messageId: m.messageId,
         role: m.role,
         status: m.status,
         text: text.length > TEXT_MAX ? text.slice(0, TEXT_MAX) : text,
         cut: text.length > TEXT_MAX,
         markers: markersOf(m, {
-          revised: (known?.versions ?? 1) > 1,
-          retracted: !shown.has(m.messageId),
+          revised: known.versions > 1,
+          retracted: !effective.has(m.messageId),
           compacted: cursor !== null && !isAfterCursor(m, cursor),
           merged: entry.meta.mergedFrom !== undefined,
         }),
-        entryIds: known?.entryIds.slice() ?? [m.entryId],
-        toolCalls: (facts?.calls ?? []).map((c) => {
-          const call = this.store.requireEntry(sessionId, c.entryId);
-          const result = facts?.results.get(c.toolCallId) ?? null;
-          return { entryId: c.entryId, name: c.name, summary: summaryOf(call.kind, call.name, call.payload), resultStatus: result?.status ?? null, resultEntryId: result?.entryId ?? null };
+        entryIds: known.entryIds,
+        toolCalls: (facts?.calls ?? []).map((call) => {
+          const e = this.store.requireEntry(sessionId, call.entryId);
+          const result = facts?.results.get(call.toolCallId) ?? null;
+          return { entryId: call.entryId, name: call.name, summary: summaryOf(e.kind, e.name, e.payload), resultStatus: result?.status ?? null, resultEntryId: result?.entryId ?? null };
         }),
-      });
-    }
-    return items;
-  }
-
-  private index(sessionId: string): MessageIndex {
-    const generation = this.store.generation();
-    const head = this.store.headEntryId(sessionId);
-    let index = this.indexes.get(sessionId);
-    if (index === undefined || index.generation !== generation || index.head > head) {
-      index = { generation, head: 0, byMessage: new Map() };
-      this.indexes.set(sessionId, index);
-    }
-    if (index.head < head) {
-      for (const r of this.store.foldRows(sessionId, index.head)) {
-        if (r.messageId === null) continue;
-        let m = index.byMessage.get(r.messageId);
-        if (m === undefined) index.byMessage.set(r.messageId, (m = { entryIds: [], versions: 0 }));
-        m.entryIds.push(r.entryId);
-        if (r.kind === 'message') m.versions++;
-      }
-      index.head = head;
-    }
-    return index;
+      };
+    });
   }
 }
 

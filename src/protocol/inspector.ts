@@ -123,7 +123,12 @@ export const hostToInspector = z.discriminatedUnion('type', [
   }),
   /** The tape could not be opened or read: the inspector shows this instead of its views. */
   z.object({ type: z.literal('failed'), message: z.string() }),
-  z.object({ type: z.literal('transcript'), sessionId: z.string(), headEntryId: z.number(), items: z.array(transcriptItem) }),
+  /**
+   * A page of the transcript: `items` are those from `offset` of `total`, in conversation order.
+   * Unasked (after `ready`, `selectSession` or `load`) it is the last page; a reply to a
+   * `transcript` request carries its requestId.
+   */
+  z.object({ type: z.literal('transcript'), requestId: z.optional(requestId), sessionId: z.string(), headEntryId: z.number(), offset: z.number(), total: z.number(), items: z.array(transcriptItem) }),
   z.object({ type: z.literal('entries'), requestId, offset: z.number(), total: z.number(), rows: z.array(entryRow) }),
   /** One entry exactly as stored (`entry` is its JSON text). */
   z.object({ type: z.literal('entry'), requestId, entryId, entry: z.string() }),
@@ -147,6 +152,8 @@ export const inspectorToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('selectSession'), sessionId: z.string() }),
   /** Asks for the data of a view (transcript, anchors, requests, projections); entries are paged. */
   z.object({ type: z.literal('load'), view: inspectorView }),
+  /** Earlier transcript items (the transcript opens on its last page). */
+  z.object({ type: z.literal('transcript'), requestId, offset: z.number(), limit: z.number() }),
   z.object({ type: z.literal('entries'), requestId, offset: z.number(), limit: z.number(), filter: entryFilter }),
   z.object({ type: z.literal('entry'), requestId, entryId }),
   z.object({ type: z.literal('diff'), requestId, a: entryId, b: entryId }),

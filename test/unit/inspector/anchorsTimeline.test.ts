@@ -1,7 +1,6 @@
 import * as assert from 'assert';
 import { anchorItems } from '../../../src/inspector/anchorsTimeline';
 import { anchorItem } from '../../../src/protocol/inspector';
-import { FoldCache } from '../../../src/tape/foldCache';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { anchor, fixtureStore, message } from './helpers';
 
@@ -14,7 +13,7 @@ describe('inspector anchors timeline', () => {
       anchor('handoff/next', { summary: 'Continue with tests.', state: { files: ['a.ts'] } }),
       anchor('memory/note', { text: 'not a checkpoint' }),
     ]);
-    const items = anchorItems(store, new FoldCache(store), 's');
+    const items = anchorItems(store, 's');
     for (const i of items) anchorItem.parse(i);
     assert.deepStrictEqual(items.map((i) => [i.entryId, i.name, i.inForce]), [
       [1, 'session/start', false],
@@ -33,7 +32,7 @@ describe('inspector anchors timeline', () => {
 
   it('the sample tape: its handoff is in force', async () => {
     const store = await fixtureStore();
-    const items = anchorItems(store, new FoldCache(store), 'inspector-sample');
+    const items = anchorItems(store, 'inspector-sample');
     assert.deepStrictEqual(items.map((i) => [i.entryId, i.name, i.inForce]), [[1, 'session/start', false], [14, 'handoff/notes-read', true]]);
     assert.strictEqual(items[1].checkpoint, '[Checkpoint handoff/notes-read at entry 14: the conversation before this point is summarised here.]\n\nThe user asked about notes.md; it says to build with esbuild.');
   });

@@ -49,7 +49,7 @@ describe('inspector controller', () => {
       headEntryId: 25,
     });
     const t = only(transcript, 'transcript');
-    assert.deepStrictEqual([t.sessionId, t.headEntryId, t.items.map((i) => i.entryId)], [S, 25, [4, 10, 18, 22]]);
+    assert.deepStrictEqual([t.sessionId, t.headEntryId, t.offset, t.total, t.requestId, t.items.map((i) => i.entryId)], [S, 25, 0, 4, undefined, [4, 10, 18, 22]]);
     assert.strictEqual(c.sessionId, S);
     c.dispose();
   });
@@ -163,6 +163,26 @@ describe('inspector controller', () => {
     assert.deepStrictEqual(only(transcript, 'transcript').items.map((i) => i.text), ['fresh']);
     c.reveal(2);
     assert.deepStrictEqual(host.take(), [{ type: 'reveal', entryId: 2 }]);
+    c.dispose();
+  });
+
+  it('the transcript opens on its last page; earlier items come by request; a compaction re-marks what the page holds', async () => {
+    const store = await TapeStore.inMemory();
+    await store.appendMany('s', Array.from({ length: 250 }, (_, i) => message(`m${i + 1}`, i % 2 ? 'assistant' : 'user', i + 1, `text ${i + 1}`)));
+    const host = new FakeHost();
+    const c = new InspectorController({ store, label: 'mem', readOnly: false }, host, { batchMs: 20 });
+    await c.handle({ type: 'ready' });
+    const last = only(host.take()[1], 'transcript');
+    assert.deepStrictEqual([last.offset, last.total, last.items.length, last.items[0].messageId, last.items.at(-1)?.messageId], [50, 250, 200, 'm51', 'm250']);
+    await c.handle({ type: 'transcript', requestId: 7, offset: 30, limit: 20 });
+    const earlier = only(host.take()[0], 'transcript');
+    assert.deepStrictEqual([earlier.requestId, earlier.offset, earlier.total, earlier.items.map((i) => i.messageId)], [7, 30, 250, Array.from({ length: 20 }, (_, i) => `m${i + 31}`)]);
+    await store.append('s', { kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 'All.', cursorOrderSeq: 250 } } });
+    await wait(80);
+    const a = only(host.take()[0], 'appended');
+    assert.deepStrictEqual([a.transcript.length, a.transcript[0].messageId, a.transcript.every((i) => i.markers.includes('compacted'))], [220, 'm31', true]);
+    await c.handle({ type: 'transcript', requestId: 8, offset: 0, limit: 1e9 });
+    assert.strictEqual(only(host.take()[0], 'transcript').items.length, 250, 'a limit past the session is the rest of it');
     c.dispose();
   });
 });
