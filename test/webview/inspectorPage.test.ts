@@ -10,6 +10,9 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
 
 const root = path.resolve(__dirname, '../../..');
 const TOTAL = 100_000;
+/** Messages in the fake transcript: the host sends the last 200, the rest come by request. */
+const MESSAGES = 450;
+const LAST_PAGE = 200;
 const EVIL = '<script>window.__pwned=1</script> <img src=x onerror="window.__pwned=1"> <a href="javascript:window.__pwned=1">x</a>';
 
 interface FakeWindow {
@@ -24,7 +27,7 @@ interface FakeWindow {
  * generated tape of `total` entries (rows are computed per index, never stored), records every
  * message the page sends, and keeps setState's value where the test can read it.
  */
-function fakeHost(o: { total: number; evil: string; state: unknown }): void {
+function fakeHost(o: { total: number; messages: number; lastPage: number; evil: string; state: unknown }): void {
   const w = window as unknown as FakeWindow & { acquireVsCodeApi: () => unknown };
   const kinds = ['message', 'system', 'tool_call', 'tool_result', 'error', 'anchor', 'event'] as const;
   w.posted = [];
@@ -41,6 +44,16 @@ function fakeHost(o: { total: number; evil: string; state: unknown }): void {
     markers: n === 2 ? ['revised', 'compacted'] : [], entryIds: [n * 3, n * 3 + 1],
     toolCalls: n === 2 ? [{ entryId: 7, name: 'run_command', summary: o.evil, resultStatus: 'error', resultEntryId: 8 }] : [],
   });
+  // Earlier messages e0, e1, … then the three the tests look at: m1, m2 (markup, markers, a tool call), m3.
+  const message = (i: number) => {
+    const last = i - (o.messages - 3) + 1;
+    if (last >= 1) return item(last, ['Hello', o.evil, 'Done'][last - 1]);
+    return { ...item(0, `earlier ${i}`), entryId: 10 + i, messageId: `e${i}`, entryIds: [10 + i] };
+  };
+  const transcript = (offset: number, limit: number, requestId?: number) => ({
+    type: 'transcript', ...(requestId === undefined ? {} : { requestId }), sessionId: 's1', headEntryId: total(), offset, total: o.messages,
+    items: Array.from({ length: Math.max(0, Math.min(limit, o.messages - offset)) }, (_, k) => message(offset + k)),
+  });
   const req = (n: number) => ({
     entryId: 100 + n, turnId: 't1', requestSeq: n, model: 'gpt-test', assembledAt: Date.UTC(2025, 0, 1) + n, estimatedPrompt: 1000 * n, included: 10 * n,
     excluded: 0, anchorEntryId: 1, attempts: 1, durationMs: 1200 + n, inputTokens: 1000 * n + 5, outputTokens: 50, cachedTokens: n > 1 ? 800 * (n - 1) : 0,
@@ -52,7 +65,7 @@ function fakeHost(o: { total: number; evil: string; state: unknown }): void {
         return reply({ type: 'source', label: 'tape: demo.tape.jsonl', readOnly: true, headEntryId: total(), sessionId: m.type === 'selectSession' ? m.sessionId : 's1',
           sessions: [{ sessionId: 's1', title: 'First session', entryCount: total(), lastCreatedAt: 0 }, { sessionId: 's2', title: null, entryCount: 3, lastCreatedAt: 0 }] });
       case 'load':
-        if (m.view === 'transcript') return reply({ type: 'transcript', sessionId: 's1', headEntryId: total(), items: [item(1, 'Hello'), item(2, o.evil), item(3, 'Done')] });
+        if (m.view === 'transcript') return reply(transcript(o.messages - o.lastPage, o.lastPage));
         if (m.view === 'anchors') return reply({ type: 'anchors', sessionId: 's1', items: [
           { entryId: 1, name: 'session/start', createdAt: 0, inForce: false, state: '{"sessionId":"s1"}', checkpoint: null },
           { entryId: 40, name: 'handoff/next', createdAt: 5000, inForce: true, state: '{"summary":"did things","files":["a.ts"]}', checkpoint: 'Summary so far: did things' }] });
@@ -62,6 +75,8 @@ function fakeHost(o: { total: number; evil: string; state: unknown }): void {
           toolStats: [{ name: 'read_file', calls: 5, ok: 4, error: 1, pending: 0 }],
           tokenUsage: { attempts: 3, inputTokens: 6015, outputTokens: 150, cachedTokens: 2400 },
           contextPressure: { estimatedTokens: 54000, contextWindow: 128000, ratio: 54000 / 128000 } } });
+      case 'transcript':
+        return reply(transcript(m.offset, m.limit, m.requestId));
       case 'entries': {
         const f = m.filter;
         const pass = (i: number) => { const r = row(i); return (!f.kinds || f.kinds.includes(r.kind)) && (!f.name || r.name.startsWith(f.name)); };
@@ -108,7 +123,7 @@ async function openPage(browser: Browser, state: unknown = undefined): Promise<O
   const cspErrors: string[] = [];
   page.on('console', (m) => { if (/Content Security Policy|Refused/i.test(m.text())) cspErrors.push(m.text()); });
   page.on('pageerror', (e) => cspErrors.push(`page error: ${e.message}`));
-  await page.addInitScript(fakeHost, { total: TOTAL, evil: EVIL, state });
+  await page.addInitScript(fakeHost, { total: TOTAL, messages: MESSAGES, lastPage: LAST_PAGE, evil: EVIL, state });
   await page.goto(pathToFileURL(file).href);
   await page.waitForSelector('.source-label:has-text("demo.tape")');
   return { page, cspErrors };
@@ -258,9 +273,14 @@ describe('Tape Inspector webview in Chromium', function () {
     const newRows = [0, 1].map((i) => ({ entryId: TOTAL + 1 + i, kind: 'message' as const, name: 'message/assistant', summary: `live ${i}`, createdAt: Date.UTC(2025, 1, 1) }));
     const changed = { entryId: TOTAL + 1, messageId: 'm3', role: 'user', status: 'sent', text: 'Done, revised', cut: false, markers: ['revised' as const], entryIds: [9, TOTAL + 1], toolCalls: [] };
     const added = { ...changed, entryId: TOTAL + 2, messageId: 'm4', role: 'assistant', status: 'pending', text: 'Working…', markers: ['pending' as const], entryIds: [TOTAL + 2] };
-    await fromHost(page, { type: 'appended', sessionId: 's1', headEntryId: TOTAL + 2, rows: newRows, transcript: [changed, added] } satisfies HostToInspector);
+    // A change to a message the page does not hold (it was never asked for) is not news to show.
+    const unheld = { ...changed, entryId: TOTAL + 1, messageId: 'e3', text: 'earlier, revised', entryIds: [13, TOTAL + 1] };
+    await fromHost(page, { type: 'appended', sessionId: 's1', headEntryId: TOTAL + 2, rows: newRows, transcript: [unheld, changed, added] } satisfies HostToInspector);
     await page.waitForSelector('.transcript-item[data-message-id="m4"]');
-    assert.strictEqual(await page.locator('.transcript-item').count(), 4);
+    assert.strictEqual(await page.locator('.transcript-item').count(), LAST_PAGE + 1);
+    assert.strictEqual(await page.locator('.transcript-item[data-message-id="e3"]').count(), 0);
+    assert.strictEqual(await page.locator('.transcript-item').last().getAttribute('data-message-id'), 'm4');
+    assert.strictEqual(await page.locator('.transcript-status').textContent(), `The last ${LAST_PAGE + 1} of ${MESSAGES + 1} messages.`);
     assert.strictEqual(await page.locator('.transcript-item[data-message-id="m3"] .text').textContent(), 'Done, revised');
     assert.deepStrictEqual(await page.locator('.transcript-item[data-message-id="m4"] .badge').allTextContents(), ['pending', 'pending']);
 
@@ -270,6 +290,51 @@ describe('Tape Inspector webview in Chromium', function () {
     assert.ok(Math.abs((await page.locator('.vlist').evaluate((el) => el.scrollTop)) - scrollBefore) < 1, 'scroll position kept');
     const after = (await posted(page)).slice(before);
     assert.deepStrictEqual(after.filter((m) => m.type === 'load' || m.type === 'entries'), [], 'nothing asked again');
+  });
+
+  it('opens the transcript on its last page; "Show earlier messages" by keyboard prepends pages and keeps what is on screen in place', async () => {
+    const { page } = await openPage(browser);
+    await page.waitForSelector('.transcript-item[data-message-id="m3"]');
+    const ids = () => page.locator('.transcript-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-message-id')));
+    const first = MESSAGES - LAST_PAGE;
+    assert.deepStrictEqual(await ids(), [...Array.from({ length: LAST_PAGE - 3 }, (_, i) => `e${first + i}`), 'm1', 'm2', 'm3']);
+    assert.strictEqual(await page.locator('.transcript-status').textContent(), `The last ${LAST_PAGE} of ${MESSAGES} messages.`);
+    const scroll = page.locator('.transcript-scroll');
+    assert.ok(await scroll.evaluate((el) => el.scrollTop > 0 && el.scrollTop + el.clientHeight >= el.scrollHeight - 1), 'opens at the latest message');
+
+    await tabTo(page, (el) => el.classList.contains('transcript-earlier'));
+    const top = (id: string) => page.locator(`.transcript-item[data-message-id="${id}"]`).evaluate((el) => el.getBoundingClientRect().top);
+    const before = await top(`e${first}`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.transcript-item[data-message-id="e${first - LAST_PAGE}"]`);
+    assert.ok(Math.abs((await top(`e${first}`)) - before) < 1, 'the item that was first stays where it was on screen');
+    assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'transcript').map((m) => m.type === 'transcript' && [m.offset, m.limit]), [[first - LAST_PAGE, LAST_PAGE]]);
+    assert.strictEqual(await page.locator('.transcript-item').count(), 2 * LAST_PAGE);
+
+    await page.locator('.transcript-earlier').focus();
+    await page.keyboard.press(' ');
+    await page.waitForSelector('.transcript-item[data-message-id="e0"]');
+    assert.deepStrictEqual(await ids(), [...Array.from({ length: MESSAGES - 3 }, (_, i) => `e${i}`), 'm1', 'm2', 'm3']);
+    assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'transcript').map((m) => m.type === 'transcript' && [m.offset, m.limit]), [[first - LAST_PAGE, LAST_PAGE], [0, first - LAST_PAGE]]);
+    assert.strictEqual(await page.locator('.transcript-earlier').isHidden(), true);
+    assert.strictEqual(await page.locator('.transcript-status').textContent(), '');
+    assert.strictEqual(await page.evaluate(() => document.activeElement?.getAttribute('data-message-id')), 'e0', 'focus moves to the first message when the button goes');
+
+    // Everything is held now: any item the host calls changed or new is merged.
+    await fromHost(page, { type: 'appended', sessionId: 's1', headEntryId: TOTAL + 1, rows: [], transcript: [{ entryId: 13, messageId: 'e1', role: 'user', status: 'sent', text: 'earlier, revised', cut: false, markers: ['revised'], entryIds: [11, 13], toolCalls: [] }] } satisfies HostToInspector);
+    await page.waitForSelector('.transcript-item[data-message-id="e1"] .text:has-text("earlier, revised")');
+    assert.strictEqual(await page.locator('.transcript-item').nth(1).getAttribute('data-message-id'), 'e1');
+  });
+
+  it('drops a late transcript page nobody asked for, and one of another session', async () => {
+    const { page } = await openPage(browser);
+    await page.waitForSelector('.transcript-item[data-message-id="m3"]');
+    const item = { entryId: 1, messageId: 'stale', role: 'user', status: 'sent', text: 'stale', cut: false, markers: [], entryIds: [1], toolCalls: [] };
+    await fromHost(page, { type: 'transcript', requestId: 4242, sessionId: 's1', headEntryId: 1, offset: 0, total: 1, items: [item] } satisfies HostToInspector);
+    await fromHost(page, { type: 'transcript', sessionId: 's2', headEntryId: 1, offset: 0, total: 1, items: [item] } satisfies HostToInspector);
+    await page.waitForTimeout(50);
+    assert.strictEqual(await page.locator('.transcript-item[data-message-id="stale"]').count(), 0);
+    assert.strictEqual(await page.locator('.transcript-item').count(), LAST_PAGE);
   });
 
   it('drops a late reply to an old page request', async () => {
@@ -285,7 +350,7 @@ describe('Tape Inspector webview in Chromium', function () {
     const { page } = await openPage(browser);
     await page.waitForSelector('.transcript-item');
     const html = await page.locator('.transcript').innerHTML();
-    await fromHost(page, { type: 'transcript', sessionId: 's1', headEntryId: 1, items: [{ entryId: 'one' }] });
+    await fromHost(page, { type: 'transcript', sessionId: 's1', headEntryId: 1, offset: 0, total: 1, items: [{ entryId: 'one' }] });
     await page.waitForSelector('.banner:not([hidden])');
     assert.match((await page.locator('.banner-text').textContent()) ?? '', /Unexpected message from the extension \(ignored\): items\.0\.entryId/);
     assert.strictEqual(await page.locator('.transcript').innerHTML(), html);
@@ -363,7 +428,7 @@ describe('Tape Inspector webview in Chromium', function () {
         await page.locator(`vscode-tab-header[data-view=${view}]`).click();
         const ready = { transcript: '.transcript-item', entries: '.vlist-row[data-entry-id="1"]', anchors: '.anchor.in-force', requests: '.diff', projections: '.pressure' }[view] ?? '';
         await page.waitForSelector(`vscode-tab-panel[data-view=${view}] ${ready}`);
-        if (view === 'transcript') await page.locator('.transcript-item').nth(1).click();
+        if (view === 'transcript') await page.locator('.transcript-item[data-message-id="m2"]').click();
         if (view === 'entries') await page.locator('.vlist-row').nth(2).click();
         await page.waitForTimeout(100);
         await page.screenshot({ path: path.join(root, 'test-results', `inspector-${view}-${theme}.png`) });

@@ -65,7 +65,11 @@ export class Inspector {
         this.tabs.hidden = true;
         this.placeholder.hidden = true;
         return;
-      case 'transcript': if (msg.sessionId === this.sessionId) this.transcript.set(msg.items); return;
+      case 'transcript':
+        if (msg.sessionId !== this.sessionId) return;
+        if (msg.requestId === undefined) this.transcript.set(msg);
+        else this.transcript.onPage(msg.requestId, msg);
+        return;
       case 'entries': return this.entries.onEntries(msg.requestId, msg.offset, msg.total, msg.rows);
       case 'entry': if (!this.transcript.onEntry(msg.requestId, msg.entry)) this.entries.onEntry(msg.requestId, msg.entry); return;
       case 'anchors': if (msg.sessionId === this.sessionId) this.anchors.set(msg.items); return;
@@ -108,7 +112,7 @@ export class Inspector {
   private onAppended(msg: Extract<HostToInspector, { type: 'appended' }>): void {
     if (msg.sessionId !== this.sessionId) return;
     this.entries.onAppended(msg.rows);
-    if (this.loaded.has('transcript')) this.transcript.upsert(msg.transcript);
+    if (this.loaded.has('transcript')) this.transcript.merge(msg.transcript, msg.headEntryId);
     for (const v of WHOLE_VIEWS) this.loaded.delete(v);
     const view = this.store.get().view;
     if (WHOLE_VIEWS.includes(view)) this.load(view);

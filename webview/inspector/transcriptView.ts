@@ -1,29 +1,93 @@
-import type { TranscriptItem } from '../../src/protocol/inspector';
+import type { HostToInspector, TranscriptItem } from '../../src/protocol/inspector';
 import type { HostChannel } from './channel';
 import { DetailPane } from './detailPane';
-import { badge, h } from './dom';
+import { badge, h, num, setAttrs } from './dom';
 
-/** The conversation as the tape folds it: one item per message, its markers, its tool calls. */
+/** Earlier items asked for per press of "Show earlier messages". */
+export const EARLIER_PAGE = 200;
+
+type TranscriptPage = Pick<Extract<HostToInspector, { type: 'transcript' }>, 'offset' | 'total' | 'items' | 'headEntryId'>;
+
+/**
+ * The conversation as the tape folds it: one item per message, its markers, its tool calls. It
+ * holds the items from `offset` to the end only: it opens on the host's last page, and earlier
+ * pages are asked for one at a time, so a long session never crosses to the page whole.
+ */
 export class TranscriptView {
   readonly element: HTMLElement;
   private readonly list = h('ol', { class: 'transcript', 'aria-label': 'Transcript' });
+  private readonly earlier = h('vscode-button', { class: 'transcript-earlier', secondary: true, icon: 'arrow-up', hidden: true }, 'Show earlier messages');
+  private readonly status = h('p', { class: 'muted transcript-status', role: 'status' });
+  private readonly scroller: HTMLElement;
   private readonly detail: DetailPane;
   private readonly items = new Map<string, HTMLElement>();
+  /** Of the first item held, in the whole transcript. */
+  private offset = 0;
+  private total = 0;
+  /** The head the items held are up to date with: an unknown item made only of entries after it is new. */
+  private head = 0;
+  private asked: number | null = null;
 
-  constructor(channel: HostChannel) {
+  constructor(private readonly channel: HostChannel) {
     this.detail = new DetailPane(channel, 'Raw entries', 'transcript-detail');
-    this.element = h('div', { class: 'split' }, h('div', { class: 'transcript-scroll' }, this.list), this.detail.element);
+    this.earlier.addEventListener('click', () => this.askEarlier());
+    this.scroller = h('div', { class: 'transcript-scroll' }, this.status, this.earlier, this.list);
+    this.element = h('div', { class: 'split' }, this.scroller, this.detail.element);
   }
 
-  set(items: TranscriptItem[]): void {
+  /** The host's last page: everything held before is replaced. */
+  set(page: TranscriptPage): void {
     this.items.clear();
     this.list.replaceChildren();
     this.detail.clear();
-    this.upsert(items);
+    this.asked = null;
+    this.offset = page.offset;
+    this.total = page.total;
+    this.head = page.headEntryId;
+    this.add(page.items, 'end');
+    this.update();
+    // The latest message is what one opens a transcript for.
+    this.scroller.scrollTop = this.scroller.scrollHeight;
   }
 
-  /** New items go at the end; a changed one is redrawn in place (and keeps focus if it had it). */
-  upsert(items: TranscriptItem[]): void {
+  /** A reply to "Show earlier messages": prepended, with the items on screen staying where they were. */
+  onPage(requestId: number, page: TranscriptPage): void {
+    if (requestId !== this.asked) return;
+    this.asked = null;
+    const height = this.scroller.scrollHeight;
+    this.add(page.items, 'start');
+    this.scroller.scrollTop += this.scroller.scrollHeight - height;
+    this.offset = Math.min(this.offset, page.offset);
+    // The tape only grows: a reply sent before an `appended` we merged must not shrink the count.
+    this.total = Math.max(this.total, page.total);
+    const focused = this.earlier.matches(':focus');
+    this.update();
+    if (focused && this.earlier.hidden) this.list.querySelector<HTMLElement>('li[tabindex]')?.focus();
+  }
+
+  /**
+   * Items the tape's growth made new or changed: a held one is redrawn in place (keeping focus), a
+   * new one goes at the end. A change to an item not held is dropped: it is read when asked for.
+   */
+  merge(items: TranscriptItem[], headEntryId: number): void {
+    const fresh = items.filter((i) => this.items.has(i.messageId) || this.offset === 0 || i.entryIds.every((e) => e > this.head));
+    this.total += fresh.filter((i) => !this.items.has(i.messageId)).length;
+    this.head = headEntryId;
+    this.add(fresh, 'end');
+    this.update();
+  }
+
+  private askEarlier(): void {
+    if (this.asked !== null || this.offset === 0) return;
+    this.asked = this.channel.requestId();
+    const offset = Math.max(0, this.offset - EARLIER_PAGE);
+    this.channel.post({ type: 'transcript', requestId: this.asked, offset, limit: this.offset - offset });
+    this.update();
+  }
+
+  /** Held items are redrawn in place; the others go at the `at` end, in the order given. */
+  private add(items: TranscriptItem[], at: 'start' | 'end'): void {
+    const before = at === 'start' ? this.list.firstElementChild : null;
     for (const item of items) {
       const el = this.renderItem(item);
       const old = this.items.get(item.messageId);
@@ -31,11 +95,18 @@ export class TranscriptView {
         const focused = old.contains(document.activeElement);
         old.replaceWith(el);
         if (focused) el.focus();
-      } else this.list.append(el);
+      } else this.list.insertBefore(el, before);
       this.items.set(item.messageId, el);
     }
+  }
+
+  private update(): void {
     if (this.items.size === 0) this.list.replaceChildren(h('li', { class: 'muted' }, 'No messages in this session.'));
     else this.list.querySelector(':scope > li.muted')?.remove();
+    this.earlier.hidden = this.offset === 0;
+    // Busy, not disabled: a disabled button drops the keyboard focus the next press needs.
+    setAttrs(this.earlier, { 'aria-busy': this.asked !== null ? 'true' : undefined });
+    this.status.textContent = this.offset === 0 ? '' : `The last ${num(this.items.size)} of ${num(this.total)} messages.`;
   }
 
   onEntry(requestId: number, entry: string): boolean {
