@@ -1,0 +1,190 @@
+import * as assert from 'assert';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
+import { openWindow, root, scratchWorkspace, shots } from './chatDriver';
+
+const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
+const CLI = path.join(root, 'dist/cli.js');
+const FIRST_QUESTION = 'Read notes.md and tell me what it says <script>alert(1)</script>';
+const VIEWS = ['transcript', 'entries', 'anchors', 'requests', 'projections'] as const;
+
+function agentTape(args: string[], input?: string): string {
+  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8' });
+  assert.strictEqual(r.status, 0, `agent-tape ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/**
+ * The Tape Inspector in the real web workbench: tape files opened from the Explorer (the custom
+ * editor), a live tape the CLI appends to, and the inspector panel driven by keyboard alone.
+ */
+describe('the Tape Inspector in the VS Code web workbench', () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let ws: string;
+
+  before(async () => {
+    ws = scratchWorkspace();
+    fs.copyFileSync(SAMPLE, path.join(ws, 'sample.tape.jsonl'));
+    // The SQLite tape is made the way a user would: with the CLI, from the JSONL one.
+    agentTape(['import', path.join(ws, 'sample.tape.jsonl'), path.join(ws, 'live.tape.sqlite')]);
+    server = await startServer();
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    page = await openWindow(browser, server, ws);
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await page.screenshot({ path: path.join(shots, `workbench-inspector-failed-${this.currentTest.title.slice(0, 20).replace(/\W+/g, '-')}.png`) });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    if (ws) fs.rmSync(ws, { recursive: true, force: true });
+  });
+
+  /** The inspector page on show: hidden editors keep their webview frames, only the visible one counts. */
+  const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+  const transcriptItem = (text: string) => inspector().locator('.transcript-item', { hasText: text });
+
+  /** Through the Command Palette, as a user would; retried while the extension's contributions load. */
+  async function runCommand(title: string): Promise<void> {
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    for (let attempt = 0; ; attempt++) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.pressSequentially(title);
+      try {
+        await row.waitFor({ timeout: 5_000 });
+        break;
+      } catch (e) {
+        await page.keyboard.press('Escape');
+        if (attempt === 10) throw e;
+      }
+    }
+    await page.keyboard.press('Enter');
+  }
+
+  /**
+   * Clicks a file in the Explorer until it opens in the inspector: until the workbench has taken in
+   * the extension's custom editor, a click opens the text editor (which is then closed again).
+   */
+  async function openFromExplorer(name: string): Promise<void> {
+    const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name });
+    await row.waitFor({ timeout: 30_000 });
+    for (let attempt = 1; ; attempt++) {
+      await row.click();
+      try {
+        await page.locator('iframe.webview:visible').waitFor({ timeout: 10_000 });
+        return;
+      } catch (e) {
+        if (attempt === 6) throw e;
+        await page.keyboard.press('Control+W');
+      }
+    }
+  }
+
+  /** "Preferences: Color Theme" (Ctrl+K Ctrl+T); done once the workbench wears the theme's kind (`vs`, `vs-dark`). */
+  async function useTheme(theme: string, kind: 'vs' | 'vs-dark'): Promise<void> {
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+T');
+    await page.locator('.quick-input-widget input[placeholder*="Select Color Theme"]').waitFor();
+    await page.keyboard.type(theme);
+    await page.locator('.quick-input-list .monaco-list-row:visible', { hasText: theme }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator(`.monaco-workbench.${kind}`).waitFor({ timeout: 30_000 });
+  }
+
+  /** Moves the keyboard focus with Tab until the inspector page's focused element is (inside) `selector`. */
+  async function tabTo(selector: string): Promise<void> {
+    for (let i = 0; i < 40; i++) {
+      const hit = await inspector().locator('body').evaluate((_b, sel) => document.activeElement?.closest(sel) != null, selector);
+      if (hit) return;
+      await page.keyboard.press('Tab');
+    }
+    throw new Error(`Tab never reached ${selector}`);
+  }
+
+  it('opens a .tape.jsonl clicked in the Explorer: its transcript (markup as text), entry count and anchors', async () => {
+    await openFromExplorer('sample.tape.jsonl');
+    await transcriptItem(FIRST_QUESTION).waitFor({ timeout: 60_000 });
+    assert.strictEqual(await inspector().locator('.transcript script, .transcript img').count(), 0, 'tape text is never markup');
+    await inspector().locator('vscode-option', { hasText: '(25 entries)' }).waitFor({ state: 'attached' });
+    await inspector().locator('.marker-read-only:visible').waitFor();
+    await page.screenshot({ path: path.join(shots, 'workbench-inspector-jsonl-transcript.png') });
+    await inspector().locator('vscode-tab-header[data-view="anchors"]').click();
+    await inspector().locator('.anchor-name', { hasText: 'handoff/notes-read' }).waitFor();
+    await inspector().locator('.anchor-name', { hasText: 'session/start' }).waitFor();
+    await page.screenshot({ path: path.join(shots, 'workbench-inspector-jsonl-anchors.png') });
+  });
+
+  it('opens a .tape.sqlite from the Explorer and shows what the CLI appends to it, without reopening', async () => {
+    const file = path.join(ws, 'live.tape.sqlite');
+    await openFromExplorer('live.tape.sqlite');
+    await transcriptItem(FIRST_QUESTION).waitFor({ timeout: 60_000 });
+    await inspector().locator('vscode-option', { hasText: '(25 entries)' }).waitFor({ state: 'attached' });
+    const appended = 'Appended by the CLI while the inspector is open';
+    const out = agentTape(['append', file, '--session', 'inspector-sample'], [
+      { kind: 'message', name: 'message/user', payload: { messageId: 'live-1', role: 'user', status: 'sent', orderSeq: 100, content: appended } },
+      { kind: 'message', name: 'message/assistant', payload: { messageId: 'live-2', role: 'assistant', status: 'sent', orderSeq: 101, content: 'And this answer too.' } },
+    ].map((e) => JSON.stringify(e)).join('\n') + '\n');
+    assert.deepStrictEqual(out.trim().split('\n').map((l) => JSON.parse(l).entryId), [26, 27]);
+    await transcriptItem(appended).waitFor({ timeout: 30_000 });
+    await transcriptItem('And this answer too.').waitFor();
+    await page.screenshot({ path: path.join(shots, 'workbench-inspector-sqlite-live.png') });
+  });
+
+  it('keyboard only: imports a tape, opens the inspector from the Command Palette, switches views, reads an entry', async () => {
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('W'); // View: Close All Editors (Ctrl+K W)
+    await runCommand('Tape: Import Tape File…');
+    // The web workbench asks for the file in its own quick input: type the path.
+    const input = page.locator('.quick-input-widget input[aria-label*="Import Tape File"]');
+    await input.waitFor();
+    await page.waitForTimeout(500); // the dialog fills in the folder after it shows
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(path.join(ws, 'sample.tape.jsonl'));
+    // At once: left alone, this dialog goes on to list the typed path's parent, and Enter no longer takes it.
+    await page.keyboard.press('Enter');
+    await input.waitFor({ state: 'hidden' });
+
+    await runCommand('Tape: Open Inspector');
+    await transcriptItem(FIRST_QUESTION).waitFor({ timeout: 60_000 });
+    assert.match((await page.locator('.tabs-container .tab.active').textContent()) ?? '', /Tape: Read notes\.md/, 'the tab is titled after the session');
+
+    // Into the page, to the view tabs: the arrow keys move between them, Enter shows one.
+    await tabTo('vscode-tab-header');
+    for (const key of ['ArrowRight', 'ArrowRight', 'Enter']) await page.keyboard.press(key);
+    await inspector().locator('.anchor-name', { hasText: 'handoff/notes-read' }).waitFor();
+    for (const key of ['ArrowLeft', 'Enter']) await page.keyboard.press(key);
+    await inspector().locator('vscode-tab-panel[data-view="entries"]:visible').waitFor();
+
+    // Entries: into the list, a row down, Enter shows that entry as stored.
+    await tabTo('vscode-tab-panel[data-view="entries"] [role="listbox"]');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    const detail = inspector().locator('#entry-detail .detail-entry pre.json:not([aria-busy])').first();
+    await detail.waitFor();
+    const shown = JSON.parse((await detail.textContent()) ?? '') as { sessionId: string; entryId: number };
+    assert.strictEqual(shown.sessionId, 'inspector-sample');
+    assert.ok(shown.entryId >= 1 && shown.entryId <= 25, `entry ${shown.entryId}`);
+    await page.screenshot({ path: path.join(shots, 'workbench-inspector-entry-detail.png') });
+  });
+
+  it('each view in the dark and the light theme (screenshots)', async () => {
+    for (const [theme, kind] of [['Dark Modern', 'vs-dark'], ['Light Modern', 'vs']] as const) {
+      // The palette's keys go to the workbench, not to the page that has the focus.
+      await page.locator('.explorer-folders-view').click();
+      await useTheme(theme, kind);
+      for (const view of VIEWS) {
+        await inspector().locator(`vscode-tab-header[data-view="${view}"]`).click();
+        await inspector().locator(`vscode-tab-panel[data-view="${view}"]:visible`).waitFor();
+        await page.waitForTimeout(300);
+        await page.screenshot({ path: path.join(shots, `workbench-inspector-${view}-${kind === 'vs' ? 'light' : 'dark'}.png`) });
+      }
+    }
+  });
+});
