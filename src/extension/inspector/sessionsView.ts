@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import type { TapeStore } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
-import { ProjectionRegistry, ProjectionRunner } from '../../tape/projections/projection';
-import { titleProjection } from '../../tape/projections/title';
+import { SessionTitles } from '../../inspector/sessionTitles';
 import { describe, type WorkspaceTape } from '../workspaceTape';
 
 /**
@@ -25,15 +24,15 @@ export interface SessionNode {
 }
 
 /**
- * The workspace tape's sessions, newest first, with their titles (the `title` projection) and
- * entry counts. The tape opens when the view is first shown; the tree redraws after appends and
+ * The workspace tape's sessions, newest first, with their titles (as the `title` projection names
+ * them) and entry counts. The tape opens when the view is first shown; the tree redraws after appends and
  * when the tape turns writable, and says when it is read-only in this window.
  */
 export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
-  /** Titles are folded incrementally per store; a new store (taken over) starts a new runner. */
-  private runners = new WeakMap<TapeStore, ProjectionRunner>();
+  /** Titles as the inspector's session picker shows them, cached per store (a taken-over tape is a new one). */
+  private readonly titles = new WeakMap<TapeStore, SessionTitles>();
   private watched: WorkspaceStore | undefined;
   private watch: { dispose(): void } | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -75,11 +74,11 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     this.follow(ws);
     const writable = ws.state.mode === 'writable';
     if (this.view) this.view.description = writable ? undefined : 'read-only';
-    const runner = this.runnerOf(ws.store);
+    const titles = this.titlesOf(ws.store);
     const nodes = ws.store
       .sessions()
       .sort((a, b) => b.lastCreatedAt - a.lastCreatedAt)
-      .map((s) => ({ sessionId: s.sessionId, title: runner.view(s.sessionId, titleProjection), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt, writable }));
+      .map((s) => ({ sessionId: s.sessionId, title: titles.title(s.sessionId), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt, writable }));
     this.setMessage(nodes.length === 0 ? 'No sessions on this workspace\'s tape yet. Ask @tape something in the chat, or import a tape file.' : undefined);
     return nodes;
   }
@@ -94,14 +93,13 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     if (this.view) this.view.message = message;
   }
 
-  private runnerOf(store: TapeStore): ProjectionRunner {
-    let runner = this.runners.get(store);
-    if (runner === undefined) {
-      // Every session of the tape is a row: keep all their title states, not the default 32.
-      runner = new ProjectionRunner(store, new ProjectionRegistry(), Number.MAX_SAFE_INTEGER);
-      this.runners.set(store, runner);
+  private titlesOf(store: TapeStore): SessionTitles {
+    let titles = this.titles.get(store);
+    if (titles === undefined) {
+      titles = new SessionTitles(store);
+      this.titles.set(store, titles);
     }
-    return runner;
+    return titles;
   }
 
   /** Listens to the open workspace store (a closed and reopened tape is a new WorkspaceStore). */
