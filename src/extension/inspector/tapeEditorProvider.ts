@@ -88,6 +88,7 @@ class TapeFileDocument implements vscode.CustomDocument {
       return;
     }
     const previous = this.store;
+    // Closed while the file was being read again: nobody will show the new store.
     if (previous === undefined) return void (await next.close());
     this.store = next;
     this.reloaded.fire({ store: next, label: path.basename(file), readOnly: true });
