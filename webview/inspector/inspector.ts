@@ -106,6 +106,9 @@ export class Inspector {
     if (saved !== msg.sessionId) this.store.update({ sessionId: msg.sessionId, selectedEntryId: null, scrollTop: 0 });
     this.sessionId = msg.sessionId;
     this.loaded.clear();
+    // The host follows a source that selects a session with the transcript's last page: asking for
+    // it again would build it twice before the first paint.
+    this.loaded.add('transcript');
     if (msg.sessionId !== null) this.show(this.store.get().view);
   }
 
