@@ -3,6 +3,7 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { TapeStore } from '../../src/store/tapeStore';
 import type { AgentTapeApi } from '../../src/extension/extension';
 import { importJsonl } from '../../src/store/tapeFile';
 import { tempDir } from '../unit/store/helpers';
@@ -95,6 +96,19 @@ describe('Tape Inspector in a real VS Code', () => {
     const item = api.sessionsTree.getTreeItem(ours[0]);
     assert.strictEqual(item.description, '25 entries');
     assert.strictEqual(item.contextValue, 'session', 'the tape is writable here');
+  });
+
+  it('"Delete Session…" deletes nothing unless its confirmation is accepted', async () => {
+    // The test workbench answers the modal without choosing Delete, as a user who cancels does.
+    const row = (await api.sessionsTree.getChildren())?.find((r) => r.sessionId === 'inspector-newer');
+    assert.ok(row, 'imported by the test before');
+    assert.strictEqual(await vscode.commands.executeCommand('agentTape.sessions.delete', row), undefined);
+    const store = await TapeStore.open(await api.workspaceTapeFile(), { readOnly: true });
+    try {
+      assert.strictEqual(store.headEntryId('inspector-newer'), 25, 'still on the tape');
+    } finally {
+      await store.close();
+    }
   });
 
   it('"Tape: Open Inspector" opens one panel per session, revealed when asked for again', async () => {

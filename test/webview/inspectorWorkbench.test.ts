@@ -119,6 +119,17 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
     await inspector().locator('.anchor-name', { hasText: 'handoff/notes-read' }).waitFor();
     await inspector().locator('.anchor-name', { hasText: 'session/start' }).waitFor();
     await page.screenshot({ path: path.join(shots, 'workbench-inspector-jsonl-anchors.png') });
+    // The fixture's two requests (entries 5 and 19): the second starts from the handoff anchor (14).
+    await inspector().locator('vscode-tab-header[data-view="requests"]').click();
+    const diff = inspector().locator('.diff');
+    await diff.waitFor();
+    const cells = async (table: string) => (await diff.locator(`table.${table} tbody tr`).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent))));
+    assert.strictEqual(await diff.locator('h3').textContent(), 'Request #5 → #19');
+    assert.deepStrictEqual((await cells('diff-added')).map((r) => [r[0], r[3]]), [['none', '45'], ['#18', '11']], 'added: the checkpoint and entry 18');
+    assert.deepStrictEqual((await cells('diff-removed')).map((r) => [r[0], r[4]]), [['#4', '20']], 'removed: entry 4');
+    assert.strictEqual(await diff.locator('[data-delta="estimatedPrompt"]').textContent(), '1,700 → 1,736 (+36)');
+    assert.strictEqual(await diff.locator('.unchanged-prefix').textContent(), 'Unchanged prefix: 1 items, 274 tokens a prompt cache can reuse');
+    assert.ok(((await diff.locator('.changes').textContent()) ?? '').includes('Anchor: none → #14'));
   });
 
   it('opens a .tape.sqlite from the Explorer and shows what the CLI appends to it, without reopening', async () => {
