@@ -7,14 +7,13 @@
 import * as fs from 'fs';
 import { createRequire } from 'module';
 import * as path from 'path';
-import { pathToFileURL } from 'url';
 import type * as Playwright from 'playwright-core';
-import { renderWebviewHtml } from '../src/extension/webviewHtml';
 import { InspectorController } from '../src/inspector/inspectorController';
 import { writeFileDurably } from '../src/store/fsutil';
 import type { HostToInspector } from '../src/protocol/inspector';
 import { TapeStore } from '../src/store/tapeStore';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/vscodeServer';
+import { webviewPageUrl } from '../test/support/webviewPage';
 import { proseOf, round, sessionRows, targets, tempDir, time } from './common';
 
 const ENTRIES = 100_000;
@@ -33,18 +32,12 @@ function memory(): number {
  * to a controller on `store` here: milliseconds from navigation to the first transcript item drawn.
  * Null when the webview bundle is not built.
  */
-async function firstPaintMs(store: TapeStore, dir: string): Promise<number | null> {
+async function firstPaintMs(store: TapeStore): Promise<number | null> {
   const root = process.cwd();
   if (!fs.existsSync(path.join(root, 'dist/inspector.js'))) return null;
   // The bench runner bundles everything but sql.js, and playwright-core cannot be bundled: load it as installed.
   const { chromium } = createRequire(path.join(root, 'package.json'))('playwright-core') as typeof Playwright;
-  const file = path.join(dir, 'index.html');
-  fs.writeFileSync(file, renderWebviewHtml({
-    title: 'Tape Inspector', cspSource: 'file:', nonce: 'benchnonce',
-    scriptUri: pathToFileURL(path.join(root, 'dist/inspector.js')).href,
-    styleUri: pathToFileURL(path.join(root, 'media/inspector.css')).href,
-    codiconsUri: pathToFileURL(path.join(root, 'dist/codicon.css')).href,
-  }));
+  const url = webviewPageUrl(root, { title: 'Tape Inspector', nonce: 'benchnonce', script: 'dist/inspector.js', style: 'media/inspector.css', codicons: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
@@ -59,7 +52,7 @@ async function firstPaintMs(store: TapeStore, dir: string): Promise<number | nul
       w.acquireVsCodeApi = () => ({ postMessage: (m: unknown) => w.benchToHost(m), getState: () => undefined, setState: () => undefined });
     });
     const t0 = performance.now();
-    await page.goto(pathToFileURL(file).href);
+    await page.goto(url);
     await page.waitForSelector('.transcript-item', { timeout: 60_000 });
     const ms = performance.now() - t0;
     c.dispose();
@@ -120,7 +113,7 @@ async function main(): Promise<void> {
   const baseKindMs = time(() => store.entries(S, { kind: 'tool_call', limit: 100 }));
   const baseSearchMs = time(() => store.search('connection refused', { sessionId: S, limit: 100 }));
   c.dispose();
-  const pageMs = await firstPaintMs(store, dir);
+  const pageMs = await firstPaintMs(store);
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 

@@ -1,30 +1,22 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { pathToFileURL } from 'url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { renderWebviewHtml } from '../../src/extension/webviewHtml';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
+import { webviewPageUrl } from '../support/webviewPage';
 
 const root = path.resolve(__dirname, '../../..');
 
 /** The real webview page (same HTML shell, CSP and bundle as in VS Code) with a stand-in host API. */
 async function openPage(browser: Browser): Promise<Page> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-webview-'));
-  const file = path.join(dir, 'index.html');
-  fs.writeFileSync(file, renderWebviewHtml({
-    title: 'test', cspSource: 'file:', nonce: 'testnonce123',
-    scriptUri: pathToFileURL(path.join(root, 'dist/webview.js')).href,
-    styleUri: pathToFileURL(path.join(root, 'media/webview.css')).href,
-  }));
+  const url = webviewPageUrl(root, { title: 'test', nonce: 'testnonce123', script: 'dist/webview.js', style: 'media/webview.css' });
   const page = await browser.newPage();
   await page.addInitScript(() => {
     const w = window as unknown as { posted: unknown[]; acquireVsCodeApi: () => unknown };
     w.posted = [];
     w.acquireVsCodeApi = () => ({ postMessage: (m: unknown) => w.posted.push(m) });
   });
-  await page.goto(pathToFileURL(file).href);
+  await page.goto(url);
   return page;
 }
 

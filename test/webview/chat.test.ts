@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningServer } from '../support/vscodeServer';
-import { answer, openChat, openWorkbench, responses, send, shots, warmUp } from './chatDriver';
+import { answer, openChat, openWorkbench, responses, send, shots, warmUp } from './workbenchDriver';
 
 /** The visible button of a tool confirmation (it is drawn twice: in the response and above the input). */
 async function confirmation(page: Page, label: RegExp): Promise<void> {

@@ -1,12 +1,10 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { pathToFileURL } from 'url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HostToInspector, InspectorToHost } from '../../src/protocol/inspector';
-import { renderWebviewHtml } from '../../src/extension/webviewHtml';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
+import { webviewPageUrl } from '../support/webviewPage';
 
 const root = path.resolve(__dirname, '../../..');
 const TOTAL = 100_000;
@@ -113,20 +111,13 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
 interface Opened { page: Page; cspErrors: string[] }
 
 async function openPage(browser: Browser, state: unknown = undefined): Promise<Opened> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-inspector-'));
-  const file = path.join(dir, 'index.html');
-  fs.writeFileSync(file, renderWebviewHtml({
-    title: 'Tape Inspector', cspSource: 'file:', nonce: 'testnonce123',
-    scriptUri: pathToFileURL(path.join(root, 'dist/inspector.js')).href,
-    styleUri: pathToFileURL(path.join(root, 'media/inspector.css')).href,
-    codiconsUri: pathToFileURL(path.join(root, 'dist/codicon.css')).href,
-  }));
+  const url = webviewPageUrl(root, { title: 'Tape Inspector', nonce: 'testnonce123', script: 'dist/inspector.js', style: 'media/inspector.css', codicons: true });
   const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
   const cspErrors: string[] = [];
   page.on('console', (m) => { if (/Content Security Policy|Refused/i.test(m.text())) cspErrors.push(m.text()); });
   page.on('pageerror', (e) => cspErrors.push(`page error: ${e.message}`));
   await page.addInitScript(fakeHost, { total: TOTAL, messages: MESSAGES, lastPage: LAST_PAGE, evil: EVIL, state });
-  await page.goto(pathToFileURL(file).href);
+  await page.goto(url);
   await page.waitForSelector('.source-label:has-text("demo.tape")');
   return { page, cspErrors };
 }

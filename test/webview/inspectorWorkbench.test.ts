@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
-import { openWindow, root, scratchWorkspace, shots } from './chatDriver';
+import { openWindow, root, runCommand, scratchWorkspace, shots } from './workbenchDriver';
 
 const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
 const CLI = path.join(root, 'dist/cli.js');
@@ -48,25 +48,6 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
   /** The inspector page on show: hidden editors keep their webview frames, only the visible one counts. */
   const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
   const transcriptItem = (text: string) => inspector().locator('.transcript-item', { hasText: text });
-
-  /** Through the Command Palette, as a user would; retried while the extension's contributions load. */
-  async function runCommand(title: string): Promise<void> {
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-    for (let attempt = 0; ; attempt++) {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor();
-      await input.pressSequentially(title);
-      try {
-        await row.waitFor({ timeout: 5_000 });
-        break;
-      } catch (e) {
-        await page.keyboard.press('Escape');
-        if (attempt === 10) throw e;
-      }
-    }
-    await page.keyboard.press('Enter');
-  }
 
   /**
    * Clicks a file in the Explorer until it opens in the inspector: until the workbench has taken in
@@ -151,7 +132,7 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
   it('keyboard only: imports a tape, opens the inspector from the Command Palette, switches views, reads an entry', async () => {
     await page.keyboard.press('Control+K');
     await page.keyboard.press('W'); // View: Close All Editors (Ctrl+K W)
-    await runCommand('Tape: Import Tape File…');
+    await runCommand(page, 'Tape: Import Tape File…');
     // The web workbench asks for the file in its own quick input: type the path.
     const input = page.locator('.quick-input-widget input[aria-label*="Import Tape File"]');
     await input.waitFor();
@@ -162,7 +143,7 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
     await page.keyboard.press('Enter');
     await input.waitFor({ state: 'hidden' });
 
-    await runCommand('Tape: Open Inspector');
+    await runCommand(page, 'Tape: Open Inspector');
     await transcriptItem(FIRST_QUESTION).waitFor({ timeout: 60_000 });
     assert.match((await page.locator('.tabs-container .tab.active').textContent()) ?? '', /Tape: Read notes\.md/, 'the tab is titled after the session');
 

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { TapeStore } from '../../src/store/tapeStore';
 import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
-import { FAKE_LM, answer, openChat, openWindow, scratchWorkspace, send, sendUntil, shots, warmUp } from './chatDriver';
+import { FAKE_LM, answer, openChat, openWindow, scratchWorkspace, send, sendUntil, shots, warmUp } from './workbenchDriver';
 
 /**
  * Every workspace tape beneath `dir` (the server's data folder: the remote extension host keeps

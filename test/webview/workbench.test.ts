@@ -3,9 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startServer, workbenchUrl, type RunningServer } from '../support/vscodeServer';
-
-const root = path.resolve(__dirname, '../../..');
-const shots = path.join(root, 'test-results');
+import { root, runCommand, shots } from './workbenchDriver';
 
 /** What `npm start` serves: the demo workspace with the extension loaded from this checkout. */
 describe('the extension in the VS Code web workbench (as `npm start` serves it)', () => {
@@ -26,29 +24,10 @@ describe('the extension in the VS Code web workbench (as `npm start` serves it)'
     await server?.stop();
   });
 
-  /** Through the Command Palette, as a user would; retried while the extension's contributions load. */
-  async function runCommand(title: string): Promise<void> {
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-    for (let attempt = 0; ; attempt++) {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor();
-      await input.pressSequentially(title);
-      try {
-        await row.waitFor({ timeout: 5_000 });
-        break;
-      } catch (e) {
-        await page.keyboard.press('Escape');
-        if (attempt === 10) throw e;
-      }
-    }
-    await page.keyboard.press('Enter');
-  }
-
   it('"Tape: Show Version" from the Command Palette shows the SQLite version', async () => {
-    await runCommand('Tape: Show Version');
+    await runCommand(page, 'Tape: Show Version');
     // Toasts are not drawn in this headless workbench; the notification centre lists the same item.
-    await runCommand('Notifications: Show Notifications');
+    await runCommand(page, 'Notifications: Show Notifications');
     const item = page.locator('.notification-list-item-message', { hasText: 'SQLite' });
     await item.waitFor({ timeout: 30_000 });
     assert.match((await item.textContent()) ?? '', /^Agent Tape \d+\.\d+\.\d+ · SQLite 3\.\d+\.\d+ \(sql\.js\)$/);
@@ -57,7 +36,7 @@ describe('the extension in the VS Code web workbench (as `npm start` serves it)'
   });
 
   it('"Tape: About Agent Tape" opens a themed webview with the same versions', async () => {
-    await runCommand('Tape: About Agent Tape');
+    await runCommand(page, 'Tape: About Agent Tape');
     const frame = page.frameLocator('iframe.webview').first().frameLocator('iframe#active-frame');
     const dd = frame.locator('dd').nth(1);
     await dd.waitFor({ timeout: 30_000 });

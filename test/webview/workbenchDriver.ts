@@ -1,5 +1,5 @@
-// Drives the Chat view of the real VS Code web workbench as a user does, for the Chromium suites
-// that talk to @tape (chat.test.ts, secondWindow.test.ts).
+// Drives the real VS Code web workbench as a user does (windows, the Command Palette, the Chat
+// view), for the Chromium suites.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -99,4 +99,23 @@ async function closeDialog(page: Page): Promise<void> {
 /** The first request of a fresh profile can fail while the model picker has not chosen a model yet. */
 export async function warmUp(page: Page): Promise<void> {
   await sendUntil(page, 'hello', /echo\(\d+\): hello/);
+}
+
+/** Through the Command Palette, as a user would; retried while the extension's contributions load. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  for (let attempt = 0; ; attempt++) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.pressSequentially(title);
+    try {
+      await row.waitFor({ timeout: 5_000 });
+      break;
+    } catch (e) {
+      await page.keyboard.press('Escape');
+      if (attempt === 10) throw e;
+    }
+  }
+  await page.keyboard.press('Enter');
 }
