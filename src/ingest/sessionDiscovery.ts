@@ -1,0 +1,146 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { oneLine } from '../agent/oneLine';
+
+export type AgentFormat = 'claude-code' | 'codex';
+
+/** A transcript another agent wrote for a workspace, as a list to pick from shows it. */
+export interface DiscoveredSession {
+  format: AgentFormat;
+  file: string;
+  /** The first thing the user asked, on one line; null when the transcript has no plain prompt yet. */
+  firstPrompt: string | null;
+  modifiedAt: number;
+}
+
+/** Only the head of a transcript is read to describe it: the first prompt comes early. */
+const HEAD_BYTES = 256 * 1024;
+/** Codex keeps every workspace's rollouts in one tree; only the newest are opened to read their cwd. */
+const CODEX_CANDIDATES = 500;
+const PROMPT_CHARS = 200;
+
+/**
+ * Where Claude Code keeps a workspace's transcripts: `~/.claude/projects/` and the workspace path
+ * with every character other than a letter, digit or `-` written as `-` (`/home/me/my.app` ->
+ * `-home-me-my-app`).
+ */
+export function claudeCodeProjectDir(home: string, workspacePath: string): string {
+  return path.join(home, '.claude', 'projects', path.resolve(workspacePath).replace(/[^A-Za-z0-9-]/g, '-'));
+}
+
+/**
+ * The Claude Code and Codex sessions of a workspace, newest first: Claude Code's transcripts in the
+ * workspace's project folder (subagent files are part of their parent's session and not listed),
+ * Codex rollouts whose `session_meta` names the workspace as its `cwd`. Unreadable files are left out.
+ */
+export function discoverSessions(workspacePath: string, home: string): DiscoveredSession[] {
+  const workspace = path.resolve(workspacePath);
+  const found: DiscoveredSession[] = [];
+  const projectDir = claudeCodeProjectDir(home, workspace);
+  for (const name of safeReaddir(projectDir)) {
+    if (!name.endsWith('.jsonl')) continue;
+    const file = path.join(projectDir, name);
+    const head = readHead(file);
+    if (head === null) continue;
+    found.push({ format: 'claude-code', file, firstPrompt: firstClaudePrompt(head.lines), modifiedAt: head.modifiedAt });
+  }
+  const rollouts = walk(path.join(home, '.codex', 'sessions'))
+    .filter((f) => /rollout-.*\.jsonl$/.test(f))
+    .map((file) => ({ file, modifiedAt: mtimeOf(file) }))
+    .sort((a, b) => b.modifiedAt - a.modifiedAt)
+    .slice(0, CODEX_CANDIDATES);
+  for (const { file } of rollouts) {
+    const head = readHead(file);
+    if (head === null || !codexCwdIs(head.lines, workspace)) continue;
+    found.push({ format: 'codex', file, firstPrompt: firstCodexPrompt(head.lines), modifiedAt: head.modifiedAt });
+  }
+  return found.sort((a, b) => b.modifiedAt - a.modifiedAt);
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function firstClaudePrompt(lines: readonly Json[]): string | null {
+  for (const r of lines) {
+    if (r.type !== 'user' || r.isMeta === true || r.isCompactSummary === true || !isObject(r.message)) continue;
+    const content = r.message.content;
+    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.filter(isObject).filter((b) => b.type === 'text').map((b) => String(b.text)).join(' ') : '';
+    // Slash commands and hook output arrive as user records wrapped in tags; they are not prompts.
+    if (text.trim() !== '' && !text.trimStart().startsWith('<')) return oneLine(text, PROMPT_CHARS);
+  }
+  return null;
+}
+
+function codexCwdIs(lines: readonly Json[], workspace: string): boolean {
+  const meta = lines.find((r) => r.type === 'session_meta' && isObject(r.payload));
+  const cwd = meta && isObject(meta.payload) ? meta.payload.cwd : undefined;
+  return typeof cwd === 'string' && path.resolve(cwd) === workspace;
+}
+
+function firstCodexPrompt(lines: readonly Json[]): string | null {
+  for (const r of lines) {
+    const p = r.payload;
+    if (r.type !== 'response_item' || !isObject(p) || p.type !== 'message' || p.role !== 'user' || !Array.isArray(p.content)) continue;
+    const text = p.content.filter(isObject).map((c) => (typeof c.text === 'string' ? c.text : '')).join(' ');
+    // Codex opens a session with its environment and instructions as tagged user messages.
+    if (text.trim() !== '' && !text.trimStart().startsWith('<')) return oneLine(text, PROMPT_CHARS);
+  }
+  return null;
+}
+
+/** The complete JSON lines in a file's first HEAD_BYTES, and its mtime; null when it cannot be read. */
+function readHead(file: string): { lines: Json[]; modifiedAt: number } | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const n = fs.readSync(fd, buf, 0, HEAD_BYTES, 0);
+    const text = buf.toString('utf8', 0, n);
+    const complete = n === HEAD_BYTES ? text.slice(0, text.lastIndexOf('\n') + 1) : text;
+    const lines: Json[] = [];
+    for (const line of complete.split('\n')) {
+      try {
+        const v: unknown = JSON.parse(line);
+        if (isObject(v)) lines.push(v);
+      } catch {
+        // A line being written, or not JSON: describing the file does not need it.
+      }
+    }
+    return { lines, modifiedAt: fs.fstatSync(fd).mtimeMs };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function walk(dir: string): string[] {
+  return safeReaddir(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(p);
+    } catch {
+      return [];
+    }
+    return stat.isDirectory() ? walk(p) : [p];
+  });
+}
+
+function mtimeOf(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
