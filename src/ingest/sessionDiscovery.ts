@@ -57,6 +57,25 @@ export function discoverSessions(workspacePath: string, home: string): Discovere
   return found.sort((a, b) => b.modifiedAt - a.modifiedAt);
 }
 
+/**
+ * The transcript file to ingest when `file` changed, if it is one of the workspace's: a Claude Code
+ * subagent file stands for its parent session's transcript (they are mapped together), a Codex
+ * rollout counts when its `session_meta` names the workspace.
+ */
+export function workspaceTranscriptOf(file: string, workspacePath: string, home: string): string | null {
+  if (!file.endsWith('.jsonl')) return null;
+  const workspace = path.resolve(workspacePath);
+  const project = claudeCodeProjectDir(home, workspace);
+  const rel = path.relative(project, file);
+  if (!rel.startsWith('..') && !path.isAbsolute(rel)) {
+    const parts = rel.split(path.sep);
+    if (parts.length === 1) return file;
+    return parts.length === 3 && parts[1] === 'subagents' ? path.join(project, `${parts[0]}.jsonl`) : null;
+  }
+  const head = readHead(file);
+  return head !== null && codexCwdIs(head.lines, workspace) ? file : null;
+}
+
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { claudeCodeProjectDir, discoverSessions } from '../../../src/ingest/sessionDiscovery';
+import { claudeCodeProjectDir, discoverSessions, workspaceTranscriptOf } from '../../../src/ingest/sessionDiscovery';
 
 const jsonl = (records: unknown[]): string => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
@@ -49,5 +49,27 @@ describe("discovering a workspace's Claude Code and Codex sessions", () => {
 
   it('finds nothing, without failing, when neither agent has been used', () => {
     assert.deepStrictEqual(discoverSessions(workspace, home), []);
+  });
+});
+
+describe('which transcript a changed file stands for', () => {
+  let home: string;
+  const workspace = '/home/me/app';
+  beforeEach(() => (home = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-home-'))));
+  afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+  it("a Claude Code session file itself, a subagent file its parent's, a Codex rollout of the workspace itself, anything else none", () => {
+    const project = claudeCodeProjectDir(home, workspace);
+    const rollout = path.join(home, '.codex', 'sessions', '2026', '11', '30', 'rollout-x.jsonl');
+    const other = path.join(home, '.codex', 'sessions', '2026', '11', '30', 'rollout-y.jsonl');
+    fs.mkdirSync(path.dirname(rollout), { recursive: true });
+    fs.writeFileSync(rollout, `${JSON.stringify({ type: 'session_meta', payload: { id: 'x', cwd: workspace } })}\n`);
+    fs.writeFileSync(other, `${JSON.stringify({ type: 'session_meta', payload: { id: 'y', cwd: '/else' } })}\n`);
+    assert.strictEqual(workspaceTranscriptOf(path.join(project, 's1.jsonl'), workspace, home), path.join(project, 's1.jsonl'));
+    assert.strictEqual(workspaceTranscriptOf(path.join(project, 's1', 'subagents', 'agent-7.jsonl'), workspace, home), path.join(project, 's1.jsonl'));
+    assert.strictEqual(workspaceTranscriptOf(path.join(project, 's1', 'notes.jsonl'), workspace, home), null);
+    assert.strictEqual(workspaceTranscriptOf(rollout, workspace, home), rollout);
+    assert.strictEqual(workspaceTranscriptOf(other, workspace, home), null);
+    assert.strictEqual(workspaceTranscriptOf(path.join(project, 's1.json'), workspace, home), null);
   });
 });
