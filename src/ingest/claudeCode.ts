@@ -1,0 +1,258 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import * as z from 'zod';
+import { compactionAnchorEntry } from '../agent/compaction';
+import type { JsonObject, NewEntry } from '../tape/entry';
+import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
+import { countSkip, createdAtOf, eventEntry, sourceKey, type Mapped, type MappedSession, type Transcript, type TranscriptFormat } from './format';
+
+/**
+ * Claude Code transcripts: `~/.claude/projects/<encoded path>/<session>.jsonl`, subagents in
+ * `<session>/subagents/agent-<id>.jsonl`. Records are validated loosely: fields this code does not
+ * read may come and go between Claude Code versions.
+ */
+
+export const SUBAGENT_LINKED = 'subagent/linked';
+export const THINKING_EVENT = 'claude-code/thinking';
+
+const block = z.looseObject({ type: z.string() });
+const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
+const toolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown().optional() });
+const toolResultBlock = z.looseObject({ type: z.literal('tool_result'), tool_use_id: z.string().min(1), content: z.unknown().optional(), is_error: z.boolean().optional() });
+const thinkingBlock = z.looseObject({ type: z.enum(['thinking', 'redacted_thinking']) });
+const count = z.number().nonnegative().optional();
+const usage = z.looseObject({ input_tokens: count, output_tokens: count, cache_read_input_tokens: count, cache_creation_input_tokens: count });
+
+const record = z.looseObject({
+  type: z.string().min(1),
+  uuid: z.string().min(1).optional(),
+  sessionId: z.string().min(1).optional(),
+  timestamp: z.string().optional(),
+  subtype: z.string().optional(),
+  isMeta: z.boolean().optional(),
+  isCompactSummary: z.boolean().optional(),
+  compactMetadata: z.looseObject({ trigger: z.string().optional() }).optional(),
+  parentToolUseID: z.string().optional(),
+  data: z.looseObject({ agentId: z.string().optional() }).optional(),
+  toolUseResult: z.unknown().optional(),
+  message: z
+    .looseObject({
+      id: z.string().min(1).optional(),
+      model: z.string().optional(),
+      content: z.union([z.string(), z.array(block)]).optional(),
+      usage: usage.optional(),
+    })
+    .optional(),
+});
+type Rec = z.infer<typeof record>;
+type Line = { lineNo: number; rec: Rec };
+
+const RECORD_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot', 'queue-operation']);
+
+/** The agent id a subagent file names: `agent-<id>.jsonl`. */
+const agentIdOf = (file: string): string | null => /^agent-(.+)\.jsonl$/.exec(path.basename(file))?.[1] ?? null;
+
+const blocksOf = (rec: Rec): z.infer<typeof block>[] => (Array.isArray(rec.message?.content) ? rec.message.content : []);
+
+const texts = (blocks: readonly unknown[]): string[] => blocks.flatMap((b) => {
+  const t = textBlock.safeParse(b);
+  return t.success ? [t.data.text] : [];
+});
+
+/** A tool result's content as text when it is text (the common case), else as the source has it. */
+function outputOf(content: unknown): unknown {
+  if (!Array.isArray(content)) return content ?? '';
+  const parts = texts(content);
+  return parts.length === content.length ? parts.join('\n') : content;
+}
+
+/** An API message's records: one per content block is common, all with the same `message.id`. */
+interface Group {
+  firstLine: number;
+  /** The record whose text is the latest: a message that grows gets a new key, so a new revision. */
+  keyUuid: string;
+  texts: string[];
+  lastUsage?: z.infer<typeof usage>;
+  model?: string;
+}
+
+/** Which Task tool call started each subagent: progress records and Task results name both. */
+function taskCallsByAgent(lines: readonly Line[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { rec } of lines) {
+    if (rec.type === 'progress' && rec.data?.agentId && rec.parentToolUseID) out.set(rec.data.agentId, rec.parentToolUseID);
+    const agentId = (rec.toolUseResult as { agentId?: unknown } | undefined)?.agentId;
+    if (rec.type === 'user' && typeof agentId === 'string') {
+      const result = blocksOf(rec).find((b) => b.type === 'tool_result') as { tool_use_id?: unknown } | undefined;
+      if (typeof result?.tool_use_id === 'string' && !out.has(agentId)) out.set(agentId, result.tool_use_id);
+    }
+  }
+  return out;
+}
+
+/**
+ * One file's records as the entries of `sessionId`. `agents` are the subagents to link, each with
+ * the Task call that started it when known: the link follows that call, else comes at the end.
+ */
+function mapSession(sessionId: string, lines: readonly Line[], agents: ReadonlyMap<string, string | undefined>, skipped: Record<string, number>): NewEntry[] {
+  const groups = new Map<string, Group>();
+  const calls = new Map<string, { messageId: string; name: string }>();
+  for (const { lineNo, rec } of lines) {
+    if (rec.type !== 'assistant' || !rec.uuid) continue;
+    const id = rec.message?.id ?? rec.uuid;
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { firstLine: lineNo, keyUuid: rec.uuid, texts: [] }));
+    const t = texts(blocksOf(rec));
+    if (t.length) {
+      g.texts.push(...t);
+      g.keyUuid = rec.uuid;
+    }
+    if (rec.message?.usage) g.lastUsage = rec.message.usage;
+    g.model = rec.message?.model ?? g.model;
+    for (const b of blocksOf(rec)) {
+      const u = toolUseBlock.safeParse(b);
+      if (u.success) calls.set(u.data.id, { messageId: id, name: u.data.name });
+    }
+  }
+  const callToAgent = new Map([...agents].flatMap(([agentId, callId]) => (callId === undefined ? [] : [[callId, agentId] as const])));
+  const linked = new Set<string>();
+  const link = (agentId: string, call?: { toolCallId: string; messageId: string }): NewEntry => {
+    linked.add(agentId);
+    return eventEntry(SUBAGENT_LINKED, sourceKey(sessionId, SUBAGENT_LINKED, agentId), { childSessionId: `${sessionId}/agent-${agentId}`, agentId, ...call });
+  };
+
+  const out: NewEntry[] = [];
+  let boundary: Line | null = null;
+  let model = 'unknown';
+  for (const line of lines) {
+    const { lineNo, rec } = line;
+    const at = createdAtOf(rec.timestamp);
+    const uuid = rec.uuid ?? `line-${lineNo}`;
+    if (rec.type === 'assistant') {
+      const messageId = rec.message?.id ?? uuid;
+      const g = groups.get(messageId);
+      model = g?.model ?? model;
+      if (g?.firstLine === lineNo) {
+        const content = g.texts.join('\n\n');
+        out.push({ kind: 'message', name: 'message/assistant', provenanceKey: sourceKey(sessionId, 'message', messageId, g.keyUuid), payload: { messageId, role: 'assistant', status: 'sent', orderSeq: lineNo, content }, ...at });
+        if (g.lastUsage) {
+          const u = g.lastUsage;
+          const data: JsonObject = {
+            messageId,
+            model,
+            usage: { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, cachedTokens: u.cache_read_input_tokens ?? 0, cacheCreationTokens: u.cache_creation_input_tokens ?? 0 },
+          };
+          out.push(eventEntry(ATTEMPT_EVENT, sourceKey(sessionId, ATTEMPT_EVENT, messageId), data, rec.timestamp));
+        }
+      }
+      blocksOf(rec).forEach((b, i) => {
+        const use = toolUseBlock.safeParse(b);
+        if (use.success) {
+          const { id: toolCallId, name, input } = use.data;
+          out.push({ kind: 'tool_call', name, provenanceKey: sourceKey(sessionId, 'tool_call', messageId, toolCallId), payload: { messageId, toolCallId, name, input: input ?? null }, ...at });
+          const agentId = callToAgent.get(toolCallId);
+          if (agentId !== undefined && !linked.has(agentId)) out.push(link(agentId, { toolCallId, messageId }));
+        } else if (thinkingBlock.safeParse(b).success) {
+          out.push(eventEntry(THINKING_EVENT, sourceKey(sessionId, THINKING_EVENT, uuid, i), { messageId, block: b }, rec.timestamp));
+        } else if (b.type !== 'text') countSkip(skipped, `assistant/${b.type}`);
+      });
+    } else if (rec.type === 'user') {
+      if (rec.isCompactSummary) {
+        if (!boundary) countSkip(skipped, 'user/compact_summary_without_boundary');
+        else {
+          const trigger = boundary.rec.compactMetadata?.trigger === 'manual' ? 'manual' : 'auto';
+          const summary = typeof rec.message?.content === 'string' ? rec.message.content : texts(blocksOf(rec)).join('\n\n');
+          // Messages after the boundary line are the ones the summary does not cover.
+          const anchor = compactionAnchorEntry({ trigger, summary, cursorOrderSeq: boundary.lineNo, sourceEntryIds: [], model: { id: model, vendor: 'anthropic' } });
+          out.push({ ...anchor, provenanceKey: sourceKey(sessionId, 'compaction', boundary.rec.uuid ?? boundary.lineNo), ...createdAtOf(boundary.rec.timestamp) });
+          boundary = null;
+        }
+        continue;
+      }
+      const content = rec.message?.content;
+      const userText = typeof content === 'string' ? content : texts(blocksOf(rec)).join('\n\n');
+      if (userText !== '') {
+        // Meta records (command caveats, injected context) are not what the person typed.
+        if (rec.isMeta) out.push(eventEntry('claude-code/meta', sourceKey(sessionId, 'meta', uuid), { content: userText }, rec.timestamp));
+        else out.push({ kind: 'message', name: 'message/user', provenanceKey: sourceKey(sessionId, 'message', uuid), payload: { messageId: uuid, role: 'user', status: 'sent', orderSeq: lineNo, content: userText }, ...at });
+      }
+      for (const b of blocksOf(rec)) {
+        const result = toolResultBlock.safeParse(b);
+        if (result.success) {
+          const call = calls.get(result.data.tool_use_id);
+          if (!call) {
+            countSkip(skipped, 'user/tool_result_without_call');
+            continue;
+          }
+          const toolCallId = result.data.tool_use_id;
+          out.push({
+            kind: 'tool_result',
+            name: call.name,
+            provenanceKey: sourceKey(sessionId, 'tool_result', call.messageId, toolCallId),
+            payload: { messageId: call.messageId, toolCallId, status: result.data.is_error ? 'error' : 'ok', output: outputOf(result.data.content) as JsonObject[string] },
+            ...at,
+          });
+        } else if (b.type !== 'text') countSkip(skipped, `user/${b.type}`);
+      }
+      if (userText === '' && blocksOf(rec).length === 0) countSkip(skipped, 'user/empty');
+    } else if (rec.type === 'system' && rec.subtype === 'compact_boundary') {
+      // Becomes an anchor together with the summary record that follows it.
+      boundary = line;
+    } else if (rec.type === 'system') {
+      // Hooks, timings, API errors and notices: kept whole, they are small and their shapes vary.
+      out.push(eventEntry(`claude-code/system/${rec.subtype ?? 'other'}`, sourceKey(sessionId, 'system', uuid), rec as JsonObject, rec.timestamp));
+    } else if (rec.type === 'summary') {
+      out.push(eventEntry('claude-code/summary', sourceKey(sessionId, 'summary', lineNo), rec as JsonObject));
+    } else {
+      // Progress records mirror tool and subagent work that lands elsewhere (they only serve to
+      // link subagents); snapshots and queue operations are editor state, not conversation.
+      countSkip(skipped, rec.type);
+    }
+  }
+  if (boundary) countSkip(skipped, 'system/compact_boundary_awaiting_summary');
+  for (const agentId of agents.keys()) if (!linked.has(agentId)) out.push(link(agentId));
+  return out;
+}
+
+function parsedLines(t: Transcript, skipped: Record<string, number>): Line[] {
+  const out: Line[] = [];
+  for (const { lineNo, record: raw } of t.lines) {
+    const r = record.safeParse(raw);
+    if (r.success) out.push({ lineNo, rec: r.data });
+    else countSkip(skipped, `invalid/${typeof (raw as { type?: unknown })?.type === 'string' ? (raw as { type: string }).type : 'record'}`);
+  }
+  return out;
+}
+
+export const claudeCode: TranscriptFormat = {
+  name: 'claude-code',
+  recognizes: (r) => {
+    const p = record.safeParse(r);
+    return p.success && RECORD_TYPES.has(p.data.type) && !('payload' in p.data);
+  },
+  companions(file) {
+    const dir = path.join(path.dirname(file), path.basename(file, '.jsonl'), 'subagents');
+    if (!fs.existsSync(dir)) return [];
+    return fs.readdirSync(dir).filter((f) => agentIdOf(f) !== null).sort().map((f) => path.join(dir, f));
+  },
+  map(main, companions): Mapped {
+    const skipped: Record<string, number> = {};
+    const lines = parsedLines(main, skipped);
+    const ownId = lines.find((l) => l.rec.sessionId)?.rec.sessionId ?? path.basename(main.file, '.jsonl');
+    // A subagent file given on its own is still the child session it is under its parent.
+    const ownAgent = agentIdOf(main.file);
+    const sessionId = `claude-code:${ownId}${ownAgent === null ? '' : `/agent-${ownAgent}`}`;
+    const byCall = taskCallsByAgent(lines);
+    const children = companions.flatMap((c) => {
+      const agentId = agentIdOf(c.file);
+      return agentId === null ? [] : [{ agentId, lines: parsedLines(c, skipped) }];
+    });
+    const agents = new Map(children.map((c) => [c.agentId, byCall.get(c.agentId)] as const));
+    const sessions: MappedSession[] = [{ sessionId, entries: mapSession(sessionId, lines, agents, skipped) }];
+    for (const c of children) {
+      const childId = `${sessionId}/agent-${c.agentId}`;
+      sessions.push({ sessionId: childId, entries: mapSession(childId, c.lines, new Map(), skipped) });
+    }
+    return { sessions, skipped };
+  },
+};

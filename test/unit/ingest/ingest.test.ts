@@ -1,0 +1,194 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { ingestFile } from '../../../src/ingest/ingest';
+import { parseTranscript } from '../../../src/ingest/transcriptLines';
+import { statusOfOutput } from '../../../src/ingest/codex';
+import { TapeStore } from '../../../src/store/tapeStore';
+import { FoldCache } from '../../../src/tape/foldCache';
+import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
+import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, CODEX_SESSION, codexRecords, jsonl, writeClaudeCode, writeCodex } from './fixtures';
+
+/** The conversation a person reads: user prompts and assistant texts, in order. */
+function conversation(store: TapeStore, sessionId: string): string[] {
+  const view = new FoldCache(store).view(sessionId, { includePending: false });
+  return view.messages.map((m) => store.requireEntry(sessionId, m.entryId).payload).filter((p) => p.content !== '').map((p) => `${String(p.role)}: ${String(p.content)}`);
+}
+
+function assertPaired(store: TapeStore, sessionId: string): void {
+  const view = new FoldCache(store).view(sessionId, { includePending: false });
+  assert.ok(view.toolCalls.length > 0);
+  for (const call of view.toolCalls) assert.ok(view.toolFacts.get(call.messageId)?.results.has(call.toolCallId), `call ${call.toolCallId} has its result`);
+}
+
+function usageOf(store: TapeStore, sessionId: string) {
+  return store.entries(sessionId).reduce(tokenUsageProjection.apply, tokenUsageProjection.init());
+}
+
+describe('ingest', function () {
+  this.timeout(20_000);
+  let dir: string;
+  let store: TapeStore;
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-ingest-'));
+    store = await TapeStore.inMemory();
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('transcript lines', () => {
+    it('reports a last line without a newline, or unparsable, as torn and leaves it out', () => {
+      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true });
+      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":2}'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true });
+      assert.deepStrictEqual(parseTranscript('{"a":1}\nnot json\n\n{"b":2}\n'), { lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 4, record: { b: 2 } }], invalidLines: [2], tornLastLine: false });
+    });
+  });
+
+  describe('Claude Code', () => {
+    const parent = `claude-code:${CC_SESSION}`;
+    const child = `${parent}/agent-abc`;
+
+    it('maps a session with its subagent: conversation, tool pairs, thinking, compaction, events, skipped types', async () => {
+      const file = writeClaudeCode(dir);
+      const r = await ingestFile(store, file);
+      assert.strictEqual(r.format, 'claude-code');
+      assert.deepStrictEqual(r.sessions, [parent, child]);
+      assert.deepStrictEqual(r.skipped, { 'file-history-snapshot': 1, progress: 1, mystery: 1 });
+      assert.strictEqual(r.tornLastLine, false);
+      // The store writes each new session's session/start anchor on its own.
+      assert.strictEqual(r.appended + 2, store.entries(parent).length + store.entries(child).length);
+
+      assert.deepStrictEqual(conversation(store, parent), ["user: Fix the failing test", "assistant: I'll look at the tests.", 'assistant: Fixed.', 'user: Now add docs', 'assistant: Done with docs.']);
+      assertPaired(store, parent);
+      const entries = store.entries(parent);
+      const calls = entries.filter((e) => e.kind === 'tool_call');
+      assert.deepStrictEqual(calls.map((e) => [e.name, e.payload.messageId, e.payload.toolCallId]), [['Read', 'msg_1', 'toolu_1'], ['Bash', 'msg_1', 'toolu_2'], ['Task', 'msg_2', 'toolu_3']]);
+      const results = entries.filter((e) => e.kind === 'tool_result');
+      assert.deepStrictEqual(results.map((e) => [e.name, e.payload.status, e.payload.output]), [['Read', 'ok', 'test body'], ['Bash', 'error', 'exit 1'], ['Task', 'ok', 'Subagent done']]);
+      assert.strictEqual(entries.filter((e) => e.name === 'provider/attempt').length, 4, 'one attempt per API message');
+      assert.strictEqual(entries.filter((e) => e.name === 'claude-code/thinking').length, 1);
+
+      const anchor = entries.find((e) => e.kind === 'anchor' && e.name.startsWith('compaction/'));
+      assert.strictEqual(anchor?.name, 'compaction/manual');
+      const state = (anchor?.payload.state ?? {}) as { summary: string; cursorOrderSeq: number };
+      assert.strictEqual(state.summary, 'Summary: the test is fixed.');
+      assert.strictEqual(state.cursorOrderSeq, 13, 'the boundary line: the prompt after it is past the cursor');
+      assert.ok(entries.some((e) => e.name === 'claude-code/system/stop_hook_summary'));
+
+      // The link follows the Task call that started the subagent.
+      const taskAt = entries.findIndex((e) => e.kind === 'tool_call' && e.name === 'Task');
+      assert.deepStrictEqual(entries[taskAt + 1].payload, { name: 'subagent/linked', data: { childSessionId: child, agentId: 'abc', toolCallId: 'toolu_3', messageId: 'msg_2' } });
+      assert.deepStrictEqual(conversation(store, child), ['user: Investigate', 'assistant: Found it.']);
+      assert.strictEqual(entries[1].createdAt, Date.parse(new Date(Date.UTC(2026, 0, 2, 3, 4, 1)).toISOString()), 'source time kept');
+    });
+
+    it('the tokenUsage projection equals the source usage (last usage of each API message), cache reads as cached', async () => {
+      await ingestFile(store, writeClaudeCode(dir));
+      const expected = (records: object[]) => {
+        const last = new Map<string, { input_tokens: number; output_tokens: number; cache_read_input_tokens: number }>();
+        for (const r of records as { type: string; message?: { id?: string; usage?: never } }[]) if (r.type === 'assistant' && r.message?.id) last.set(r.message.id, r.message.usage!);
+        const us = [...last.values()];
+        const sum = (f: (u: (typeof us)[number]) => number) => us.reduce((a, u) => a + f(u), 0);
+        return { attempts: us.length, inputTokens: sum((u) => u.input_tokens), outputTokens: sum((u) => u.output_tokens), cachedTokens: sum((u) => u.cache_read_input_tokens) };
+      };
+      assert.deepStrictEqual(usageOf(store, parent), expected(claudeCodeRecords()));
+      assert.deepStrictEqual(usageOf(store, parent), { attempts: 4, inputTokens: 315, outputTokens: 60, cachedTokens: 750 });
+      assert.deepStrictEqual(usageOf(store, child), expected(claudeCodeSubagent()));
+      const attempt = store.entries(parent).find((e) => e.name === 'provider/attempt');
+      assert.deepStrictEqual((attempt?.payload.data as { usage: unknown }).usage, { inputTokens: 100, outputTokens: 20, cachedTokens: 50, cacheCreationTokens: 10 });
+    });
+
+    it('re-ingest appends nothing; a grown file appends exactly its new records; a torn last line waits', async () => {
+      const records = claudeCodeRecords();
+      const file = writeClaudeCode(dir, records.slice(0, 12));
+      // The next record is half written.
+      fs.appendFileSync(file, JSON.stringify(records[12]).slice(0, 40));
+      const first = await ingestFile(store, file);
+      assert.strictEqual(first.tornLastLine, true);
+      assert.strictEqual((await ingestFile(store, file)).appended, 0);
+
+      fs.writeFileSync(file, jsonl(records));
+      const grown = await ingestFile(store, file);
+      assert.strictEqual(grown.tornLastLine, false);
+      assert.strictEqual((await ingestFile(store, file)).appended, 0);
+
+      const fresh = await TapeStore.inMemory();
+      try {
+        const whole = await ingestFile(fresh, file);
+        assert.strictEqual(first.appended + grown.appended, whole.appended);
+        const keys = (s: TapeStore, id: string) => s.entries(id).map((e) => e.provenanceKey);
+        for (const id of whole.sessions) assert.deepStrictEqual(keys(store, id).sort(), keys(fresh, id).sort());
+        assert.deepStrictEqual(conversation(store, parent), conversation(fresh, parent));
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('a message that grows between runs gets a revision the fold prefers', async () => {
+      const records = claudeCodeRecords();
+      const file = writeClaudeCode(dir, records.slice(0, 3));
+      await ingestFile(store, file);
+      assert.deepStrictEqual(conversation(store, parent), ['user: Fix the failing test']);
+      fs.writeFileSync(file, jsonl(records.slice(0, 4)));
+      await ingestFile(store, file);
+      assert.deepStrictEqual(conversation(store, parent), ['user: Fix the failing test', "assistant: I'll look at the tests."]);
+    });
+
+    it('refuses a file of the other format when --from names one, and one of neither', async () => {
+      const file = writeCodex(dir);
+      await assert.rejects(ingestFile(store, file, 'claude-code'), /is a codex transcript, not claude-code/);
+      const other = path.join(dir, 'notes.jsonl');
+      fs.writeFileSync(other, '{"hello":"world"}\n');
+      await assert.rejects(ingestFile(store, other), /is not a Claude Code or Codex transcript/);
+    });
+  });
+
+  describe('Codex', () => {
+    const session = `codex:${CODEX_SESSION}`;
+
+    it('maps a rollout: conversation, tool pairs with exit-code status, reasoning, compaction, meta, skipped types', async () => {
+      const r = await ingestFile(store, writeCodex(dir));
+      assert.strictEqual(r.format, 'codex');
+      assert.deepStrictEqual(r.sessions, [session]);
+      assert.deepStrictEqual(r.skipped, { 'event_msg/user_message': 1, 'event_msg/agent_message': 1, 'event_msg/token_count': 1, weird: 1 });
+      assert.deepStrictEqual(conversation(store, session), ['user: List files', 'assistant: Two files: a and b.', 'user: thanks']);
+      assertPaired(store, session);
+      const entries = store.entries(session);
+      assert.deepStrictEqual(entries.filter((e) => e.kind === 'tool_call').map((e) => [e.name, e.payload.input]), [['shell', { command: ['ls'] }], ['shell', { command: ['false'] }], ['apply_patch', '*** Begin Patch']]);
+      assert.deepStrictEqual(entries.filter((e) => e.kind === 'tool_result').map((e) => e.payload.status), ['ok', 'error', 'ok']);
+      const anchor = entries.find((e) => e.name === 'compaction/auto');
+      assert.deepStrictEqual([(anchor?.payload.state as { summary: string }).summary, (anchor?.payload.state as { cursorOrderSeq: number }).cursorOrderSeq], ['Summary: listed the files.', 14]);
+      assert.strictEqual(entries.filter((e) => e.name === 'codex/reasoning').length, 1);
+      assert.strictEqual(entries.filter((e) => e.name === 'codex/web_search').length, 1);
+      const meta = entries.filter((e) => e.name === 'session/meta').map((e) => e.payload.data as { cwd?: string; model?: string });
+      assert.deepStrictEqual(meta.map((m) => [m.cwd, m.model]), [['/w', undefined], ['/w', 'gpt-5-codex']]);
+      assert.deepStrictEqual(usageOf(store, session), { attempts: 2, inputTokens: 1500, outputTokens: 70, cachedTokens: 900 });
+    });
+
+    it('re-ingest appends nothing; a grown file appends exactly the entries of its new records', async () => {
+      const records = codexRecords();
+      const file = writeCodex(dir, records.slice(0, 9));
+      const first = await ingestFile(store, file);
+      assert.strictEqual((await ingestFile(store, file)).appended, 0);
+      fs.writeFileSync(file, jsonl(records));
+      const grown = await ingestFile(store, file);
+      const fresh = await TapeStore.inMemory();
+      try {
+        assert.strictEqual(first.appended + grown.appended, (await ingestFile(fresh, file)).appended);
+        assert.deepStrictEqual(conversation(store, session), conversation(fresh, session));
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('reads the status from the exit code a tool output carries', () => {
+      assert.strictEqual(statusOfOutput('{"output":"x","metadata":{"exit_code":2}}'), 'error');
+      assert.strictEqual(statusOfOutput('Exit code: 0\nOutput:\nok'), 'ok');
+      assert.strictEqual(statusOfOutput('Exit code: 127\n'), 'error');
+      assert.strictEqual(statusOfOutput('plain text'), 'ok');
+    });
+  });
+});
