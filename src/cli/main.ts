@@ -7,6 +7,7 @@ import { compactCommand } from './commands/compact';
 import { contextCommand } from './commands/context';
 import { handoffCommand } from './commands/handoff';
 import { infoCommand } from './commands/info';
+import { ingestCommand } from './commands/ingest';
 import { logCommand } from './commands/log';
 import { searchCommand } from './commands/search';
 import { exportCommand, importCommand } from './commands/transfer';
@@ -81,6 +82,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   handoff: handoffCommand,
   run: runCommand,
   compact: compactCommand,
+  ingest: ingestCommand,
 };
 
 const BAD_INPUT = [UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];

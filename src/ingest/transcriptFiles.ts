@@ -1,0 +1,19 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+// Subagent files are read with their parent session (TranscriptFormat.companions), not on their own.
+const COMPANION_DIR = 'subagents';
+
+/** The `*.jsonl` files under `dir`, recursively, in a stable (sorted) order, companions left out. */
+export function transcriptFilesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory() && e.name !== COMPANION_DIR) walk(p);
+      else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
