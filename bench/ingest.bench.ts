@@ -1,0 +1,78 @@
+// Ingest: a 3 MB, 1,500-line Claude Code transcript with its subagents onto a new file tape, and
+// the re-ingest of the same files (every entry deduplicated). Target: <= 1 s for the first.
+import * as fs from 'fs';
+import * as path from 'path';
+import { ingestFile } from '../src/ingest/ingest';
+import { TapeStore } from '../src/store/tapeStore';
+import { median, proseOf, round, targets, tempDir } from './common';
+
+const ROUNDS = 5;
+const LINES = 1500;
+const TARGET_BYTES = 3 << 20;
+const SUBAGENTS = 5;
+const SUBAGENT_LINES = 60;
+const SESSION = '5b0c1d2e-0000-4000-8000-00000000bench';
+
+/**
+ * One turn every 4 lines: a prompt, an assistant text, a tool call (every 40th a Task starting a
+ * subagent, with its progress record) and its result, with usage. Texts are sized so the file
+ * comes to about 3 MB.
+ */
+function transcript(lines: number, sessionId: string, agentId?: string): string {
+  const per = Math.floor(TARGET_BYTES / LINES) - 350;
+  const out: string[] = [];
+  const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+  const base = (i: number) => ({ uuid: `u${i}`, parentUuid: i ? `u${i - 1}` : null, sessionId, timestamp: at(i), isSidechain: agentId !== undefined, ...(agentId ? { agentId } : {}) });
+  const usage = { input_tokens: 12, output_tokens: 300, cache_read_input_tokens: 40000, cache_creation_input_tokens: 800 };
+  for (let i = 0; out.length < lines; i += 4) {
+    const turn = i / 4;
+    const task = agentId === undefined && turn % 40 === 0 && turn / 40 < SUBAGENTS;
+    const msg = { id: `msg_${turn}`, role: 'assistant', model: 'claude-sonnet-4-5', usage };
+    out.push(JSON.stringify({ type: 'user', ...base(i), message: { role: 'user', content: proseOf(i, per) } }));
+    out.push(JSON.stringify({ type: 'assistant', ...base(i + 1), message: { ...msg, content: [{ type: 'text', text: proseOf(i + 1, per) }] } }));
+    const input = task ? { prompt: proseOf(i + 2, 200), subagent_type: 'general-purpose' } : { command: proseOf(i + 2, 200) };
+    out.push(JSON.stringify({ type: 'assistant', ...base(i + 2), message: { ...msg, content: [{ type: 'tool_use', id: `toolu_${turn}`, name: task ? 'Task' : 'Bash', input }] } }));
+    if (task) out.push(JSON.stringify({ type: 'progress', ...base(i + 2), uuid: `p${i}`, data: { type: 'agent_progress', agentId: `a${turn / 40}` }, parentToolUseID: `toolu_${turn}` }));
+    out.push(JSON.stringify({ type: 'user', ...base(i + 3), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${turn}`, content: proseOf(i + 3, per) }] } }));
+  }
+  return `${out.slice(0, lines).join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const dir = tempDir();
+  const file = path.join(dir, `${SESSION}.jsonl`);
+  fs.writeFileSync(file, transcript(LINES, SESSION));
+  const sub = path.join(dir, SESSION, 'subagents');
+  fs.mkdirSync(sub, { recursive: true });
+  for (let a = 0; a < SUBAGENTS; a++) fs.writeFileSync(path.join(sub, `agent-a${a}.jsonl`), transcript(SUBAGENT_LINES, SESSION, `a${a}`));
+  const bytes = fs.statSync(file).size + fs.readdirSync(sub).reduce((n, f) => n + fs.statSync(path.join(sub, f)).size, 0);
+
+  const first: number[] = [];
+  const again: number[] = [];
+  let report;
+  for (let r = 0; r < ROUNDS; r++) {
+    const store = await TapeStore.open(path.join(dir, `r${r}.tape.sqlite`));
+    let t0 = performance.now();
+    report = await ingestFile(store, file);
+    first.push(performance.now() - t0);
+    t0 = performance.now();
+    const second = await ingestFile(store, file);
+    again.push(performance.now() - t0);
+    if (second.appended !== 0) throw new Error(`re-ingest appended ${second.appended}`);
+    await store.close();
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  const ms = round(median(first), 1);
+  console.log(JSON.stringify({
+    transcript: { lines: LINES, subagents: SUBAGENTS, subagentLines: SUBAGENT_LINES, totalBytes: bytes },
+    entriesAppended: report?.appended,
+    sessions: report?.sessions.length,
+    medianMs: { ingest: ms, reIngest: round(median(again), 1) },
+    targets: targets({ 'ingest <= 1 s': ms <= 1000 }),
+  }));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
