@@ -57,6 +57,14 @@ usage: agent-tape <command> [options]
   compact <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
       [--context-window N] [--json]            summarises the context in force into a
                                                compaction/manual anchor; prints its entry id
+  ingest <file-or-dir>... <dst.tape.sqlite> [--from claude-code|codex] [--follow] [--json]
+                                               Claude Code and Codex transcripts (a folder is
+                                               searched) onto a tape, created if missing: one
+                                               session per transcript, subagents as linked
+                                               sessions; prints sessions, entries appended and
+                                               lines skipped by type; again later appends only
+                                               what is new; --follow keeps ingesting as the
+                                               agents write, until Ctrl+C
   repair <tape.sqlite> [--json]                a journal damaged in the middle (which open
                                                refuses): keeps its intact records before the
                                                damage, moves the rest to
@@ -66,7 +74,7 @@ usage: agent-tape <command> [options]
 human output has terminal control characters removed from tape text; --json output is exact
 
 exit status: 0 ok, 1 check failed or internal error (run: the provider or the round limit
-ended the turn), 2 usage error or bad input, 130 interrupted by Ctrl+C (run, compact)
+ended the turn), 2 usage error or bad input, 130 interrupted by Ctrl+C (run, compact, ingest --follow)
 `;
 
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {

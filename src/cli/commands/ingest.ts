@@ -4,7 +4,9 @@ import { FORMAT_NAMES, countSkip, type FormatName } from '../../ingest/format';
 import { transcriptFilesUnder } from '../../ingest/transcriptFiles';
 import { TapeFileError } from '../../store/errors';
 import { TapeStore } from '../../store/tapeStore';
+import { followTranscripts } from '../../ingest/follow';
 import { parseArgs, str, UsageError } from '../args';
+import { EXIT_INTERRUPTED, withInterrupt } from '../modelFlags';
 import { json, type Io } from '../output';
 import { requireSqliteTape } from './session';
 
@@ -12,10 +14,11 @@ import { requireSqliteTape } from './session';
  * `ingest <file-or-dir>... <dst.tape.sqlite> [--from F] [--json]`: other agents' transcripts onto
  * a tape (created when missing). A file named on the command line must be a transcript (of the
  * `--from` format when given); a file found in a directory that is not one is passed over and
- * listed, since agents keep other JSONL files (histories, logs) beside their transcripts.
+ * listed, since agents keep other JSONL files (histories, logs) beside their transcripts. With
+ * `--follow` it then keeps the tape open and ingests again whatever the agents write, until Ctrl+C.
  */
 export async function ingestCommand(args: string[], io: Io): Promise<number> {
-  const p = parseArgs(args, { valued: ['from'], switches: ['json'], positional: ['file-or-dir', 'dst.tape.sqlite'], rest: true });
+  const p = parseArgs(args, { valued: ['from'], switches: ['json', 'follow'], positional: ['file-or-dir', 'dst.tape.sqlite'], rest: true });
   const from = str(p, 'from');
   if (from !== undefined && !FORMAT_NAMES.includes(from as FormatName)) throw new UsageError(`--from must be one of ${FORMAT_NAMES.join(', ')}, got ${JSON.stringify(from)}`);
   const dst = p.positional[p.positional.length - 1];
@@ -39,9 +42,21 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
         }
       }
     }
+    if (p.flags.has('follow')) {
+      printReport(io, dst, reports, passedOver, p.flags.has('json'));
+      io.err('following; Ctrl+C stops\n');
+      await withInterrupt((signal) => followTranscripts(store, p.positional.slice(0, -1), from as FormatName | undefined, signal, (r) => {
+        if (r.appended > 0 || r.tornLastLine) printFollowed(io, r, p.flags.has('json'));
+      }));
+      return EXIT_INTERRUPTED;
+    }
   } finally {
     await store.close();
   }
+  return printReport(io, dst, reports, passedOver, p.flags.has('json'));
+}
+
+function printReport(io: Io, dst: string, reports: readonly IngestReport[], passedOver: readonly string[], asJson: boolean): number {
   const skipped: Record<string, number> = {};
   for (const r of reports) for (const [type, n] of Object.entries(r.skipped)) countSkip(skipped, type, n);
   const total = {
@@ -52,11 +67,16 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
     tornLastLine: reports.filter((r) => r.tornLastLine).map((r) => r.file),
     notTranscripts: passedOver,
   };
-  if (p.flags.has('json')) return json(io, { ...total, reports }), 0;
+  if (asJson) return json(io, { ...total, reports }), 0;
   io.out(`${total.files} transcripts, ${total.sessions} sessions, ${total.appended} entries appended to ${dst}\n`);
   const types = Object.entries(skipped).sort(([a], [b]) => (a < b ? -1 : 1));
   if (types.length) io.out(`lines skipped by type: ${types.map(([t, n]) => `${t} ${n}`).join(', ')}\n`);
   for (const f of total.tornLastLine) io.out(`torn last line, left for the next run: ${f}\n`);
   for (const f of passedOver) io.out(`not a transcript, passed over: ${f}\n`);
   return 0;
+}
+
+function printFollowed(io: Io, r: IngestReport, asJson: boolean): void {
+  if (asJson) io.data(`${JSON.stringify({ type: 'followed', file: r.file, sessions: r.sessions, appended: r.appended, tornLastLine: r.tornLastLine })}\n`);
+  else io.out(`${r.file}: ${r.appended} entries appended${r.tornLastLine ? ' (its last line is still being written)' : ''}\n`);
 }

@@ -3,8 +3,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { CC_SESSION, CODEX_SESSION, writeClaudeCode, writeCodex } from '../ingest/fixtures';
-import { cli } from './build';
+import { CC_SESSION, CODEX_SESSION, jsonl, writeClaudeCode, writeCodex } from '../ingest/fixtures';
+import { startCli } from '../../support/cliProcess';
+import { until } from '../store/helpers';
+import { buildCli, cli } from './build';
 
 describe('agent-tape ingest', function () {
   this.timeout(30_000);
@@ -66,4 +68,32 @@ describe('agent-tape ingest', function () {
     assert.strictEqual((await cli('ingest', file, path.join(dir, 'x.tape.jsonl'))).code, 2);
     assert.strictEqual((await cli('ingest', path.join(dir, 'missing.jsonl'), tape)).code, 2);
   });
+
+  it('--follow appends what the agent writes next, until Ctrl+C (exit 130), and the tape then holds it', async () => {
+    await buildCli();
+    const src = path.join(dir, 'src');
+    fs.mkdirSync(src);
+    const file = writeClaudeCode(src);
+    const following = startCli(['ingest', '--follow', src, tape]);
+    await until(() => following.out().includes('entries appended'), 'the first report');
+    const before = following.out();
+    // The agent writes a new prompt and answer, in two chunks as a process flushing its buffer would.
+    const next = jsonl([
+      { type: 'user', uuid: 'u9', parentUuid: 'a7', sessionId: CC_SESSION, timestamp: '2026-01-02T03:05:00.000Z', message: { role: 'user', content: 'And the changelog?' } },
+    ]);
+    fs.appendFileSync(file, next.slice(0, 20));
+    fs.appendFileSync(file, next.slice(20));
+    await until(() => following.out().slice(before.length).includes(`${file}: 1 entries appended`), 'the followed record');
+    following.child.kill('SIGINT');
+    const r = await following.done;
+    assert.strictEqual(r.code, 130, r.err);
+    const store = await TapeStore.open(tape, { readOnly: true });
+    try {
+      const users = store.entries(`claude-code:${CC_SESSION}`).filter((e) => e.name === 'message/user').map((e) => e.payload.content);
+      assert.strictEqual(users.at(-1), 'And the changelog?');
+    } finally {
+      await store.close();
+    }
+  });
 });
+
