@@ -5,6 +5,9 @@ import { registerInspector } from './inspector/registerInspector';
 import type { SessionsTree } from './inspector/sessionsView';
 import { registerSessionCommands } from './sessionCommands';
 import { StoreTape } from '../agent/tape/storeTape';
+import { ingestFile } from '../ingest/ingest';
+import { registerFollowAgentSessions } from './agentSessions/followAgentSessions';
+import { registerImportAgentSessions, type IngestFile } from './agentSessions/importAgentSessions';
 import { TapeSessions } from './tapeSessions';
 import { registerModelCommands } from './model/modelCommands';
 import { registerOwnProvider } from './model/ownProvider';
@@ -37,7 +40,10 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
   const deps = { context, log, tape, sessions: new TapeSessions() };
   const provider = registerOwnProvider(context, log);
   const inspector = registerInspector(deps);
+  const agents = { log, tape, ingest: ingestAgentTranscript };
   context.subscriptions.push(
+    registerImportAgentSessions(agents),
+    registerFollowAgentSessions(agents),
     ...inspector.disposables,
     provider,
     ...registerModelCommands(context, log, provider),
@@ -60,6 +66,12 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     sessionsTree: inspector.tree,
   };
 }
+
+/** Another agent's transcript onto the workspace tape: only what it gained since the last time. */
+const ingestAgentTranscript: IngestFile = async (store, file) => {
+  const { sessions, appended } = await ingestFile(store, file);
+  return { sessions, appended };
+};
 
 /** Closing the tape checkpoints it and releases the lock, so another window can take it over. */
 export async function deactivate(): Promise<void> {

@@ -1,12 +1,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { oneLine } from '../agent/oneLine';
-
-export type AgentFormat = 'claude-code' | 'codex';
+import type { FormatName } from './format';
+import { transcriptFilesUnder } from './transcriptFiles';
 
 /** A transcript another agent wrote for a workspace, as a list to pick from shows it. */
 export interface DiscoveredSession {
-  format: AgentFormat;
+  format: FormatName;
   file: string;
   /** The first thing the user asked, on one line; null when the transcript has no plain prompt yet. */
   firstPrompt: string | null;
@@ -44,7 +44,8 @@ export function discoverSessions(workspacePath: string, home: string): Discovere
     if (head === null) continue;
     found.push({ format: 'claude-code', file, firstPrompt: firstClaudePrompt(head.lines), modifiedAt: head.modifiedAt });
   }
-  const rollouts = walk(path.join(home, '.codex', 'sessions'))
+  const codexDir = path.join(home, '.codex', 'sessions');
+  const rollouts = (fs.existsSync(codexDir) ? transcriptFilesUnder(codexDir) : [])
     .filter((f) => /rollout-.*\.jsonl$/.test(f))
     .map((file) => ({ file, modifiedAt: mtimeOf(file) }))
     .sort((a, b) => b.modifiedAt - a.modifiedAt)
@@ -141,19 +142,6 @@ function safeReaddir(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-function walk(dir: string): string[] {
-  return safeReaddir(dir).flatMap((name) => {
-    const p = path.join(dir, name);
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(p);
-    } catch {
-      return [];
-    }
-    return stat.isDirectory() ? walk(p) : [p];
-  });
 }
 
 function mtimeOf(file: string): number {

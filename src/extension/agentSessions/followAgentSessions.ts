@@ -1,0 +1,97 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { claudeCodeProjectDir, workspaceTranscriptOf } from '../../ingest/sessionDiscovery';
+import { transcriptFilesUnder } from '../../ingest/transcriptFiles';
+import { describe, type WorkspaceTape } from '../workspaceTape';
+import type { IngestFile } from './importAgentSessions';
+
+const SETTING = 'agentTape.followAgentSessions';
+/** Agents write a record in several chunks; one ingest per burst. */
+const DEBOUNCE_MS = 100;
+
+interface Deps {
+  log: vscode.LogOutputChannel;
+  tape: WorkspaceTape;
+  ingest: IngestFile;
+}
+
+/**
+ * With `agentTape.followAgentSessions` on, new and growing Claude Code and Codex transcripts of
+ * this workspace are ingested into the workspace tape as the other agent writes them (only the new
+ * records are appended), so an open inspector shows that agent's work live. Off by default: it
+ * reads files outside the workspace.
+ */
+export function registerFollowAgentSessions(deps: Deps): vscode.Disposable {
+  let watching: vscode.Disposable | undefined;
+  const update = (): void => {
+    watching?.dispose();
+    watching = undefined;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!vscode.workspace.getConfiguration().get<boolean>(SETTING, false) || folder?.scheme !== 'file') return;
+    watching = follow(deps, folder.fsPath);
+    deps.log.info(`following this workspace's Claude Code and Codex sessions`);
+  };
+  update();
+  const onSetting = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration(SETTING)) update();
+  });
+  return { dispose: () => (onSetting.dispose(), watching?.dispose()) };
+}
+
+function follow(deps: Deps, workspace: string): vscode.Disposable {
+  const home = os.homedir();
+  const timers = new Map<string, NodeJS.Timeout>();
+  // One ingest at a time: each appends in its own transactions, and a file re-read while its last
+  // ingest runs would only append what that one is appending.
+  let queue = Promise.resolve();
+  const changed = (file: string): void => {
+    const transcript = workspaceTranscriptOf(file, workspace, home);
+    if (transcript === null) return;
+    clearTimeout(timers.get(transcript));
+    timers.set(transcript, setTimeout(() => {
+      timers.delete(transcript);
+      queue = queue.then(async () => {
+        try {
+          const ws = await deps.tape.open();
+          if (ws.state.mode === 'readOnly') return;
+          const { appended } = await deps.ingest(ws.store, transcript);
+          if (appended > 0) deps.log.debug(`followed ${path.basename(transcript)}: ${appended} new entries`);
+        } catch (e) {
+          deps.log.warn(`following ${transcript} failed: ${describe(e)}`);
+        }
+      });
+    }, DEBOUNCE_MS));
+  };
+  const watches = [claudeCodeProjectDir(home, workspace), path.join(home, '.codex', 'sessions')].map((dir) => watchWhenThere(dir, changed));
+  return { dispose: () => { for (const w of watches) w.dispose(); for (const t of timers.values()) clearTimeout(t); } };
+}
+
+/** How often a folder that is not there yet is looked for (an agent used here for the first time). */
+const APPEAR_POLL_MS = 2000;
+
+/**
+ * Watches a folder outside the workspace, recursively, for transcript changes; a folder that does
+ * not exist yet is watched from when it appears.
+ */
+function watchWhenThere(dir: string, changed: (file: string) => void): vscode.Disposable {
+  let watcher: fs.FSWatcher | undefined;
+  const start = (): boolean => {
+    if (!fs.existsSync(dir)) return false;
+    watcher = fs.watch(dir, { recursive: true }, (_event, name) => {
+      if (name !== null) changed(path.join(dir, name.toString()));
+    });
+    watcher.on('error', () => undefined);
+    return true;
+  };
+  // Everything in a folder that appeared while following is new, including what was written into
+  // it before the watch began.
+  const appeared = (): void => {
+    if (!start()) return;
+    clearInterval(poll);
+    for (const file of transcriptFilesUnder(dir)) changed(file);
+  };
+  const poll = start() ? undefined : setInterval(appeared, APPEAR_POLL_MS);
+  return { dispose: () => (clearInterval(poll), watcher?.close()) };
+}

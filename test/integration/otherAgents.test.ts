@@ -1,0 +1,70 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { AgentTapeApi } from '../../src/extension/extension';
+import { claudeCodeProjectDir } from '../../src/ingest/sessionDiscovery';
+import { TapeStore } from '../../src/store/tapeStore';
+import { CC_SESSION, jsonl, writeClaudeCode } from '../unit/ingest/fixtures';
+import { tempDir } from '../unit/store/helpers';
+import { until } from './waiting';
+
+const EXTENSION_ID = 'agent-tape.agent-tape';
+const inspectorTabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+  .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentTape.inspector'));
+
+describe("other agents' sessions in a real VS Code", () => {
+  let api: AgentTapeApi;
+  const dir = tempDir();
+  const userPrompts = async (sessionId: string): Promise<unknown[]> => {
+    const store = await TapeStore.open(await api.workspaceTapeFile(), { readOnly: true });
+    try {
+      return store.entries(sessionId).filter((e) => e.name === 'message/user').map((e) => e.payload.content);
+    } finally {
+      await store.close();
+    }
+  };
+
+  before(async () => {
+    api = await vscode.extensions.getExtension<AgentTapeApi>(EXTENSION_ID)!.activate();
+  });
+  after(async () => {
+    await vscode.window.tabGroups.close(inspectorTabs());
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('"Tape: Import Agent Sessions…" ingests the chosen transcripts into the workspace tape and opens the inspector; again, it appends nothing', async () => {
+    const file = writeClaudeCode(dir);
+    const first = await vscode.commands.executeCommand<{ sessions: string[]; appended: number }>('agentTape.importAgentSessions', [file]);
+    assert.ok(first && first.appended > 0, JSON.stringify(first));
+    assert.deepStrictEqual(first.sessions, [`claude-code:${CC_SESSION}`, `claude-code:${CC_SESSION}/agent-abc`]);
+    assert.deepStrictEqual((await userPrompts(`claude-code:${CC_SESSION}`))[0], 'Fix the failing test');
+    await until('the inspector on the imported session', () => inspectorTabs()[0]);
+    const again = await vscode.commands.executeCommand<{ appended: number }>('agentTape.importAgentSessions', [file]);
+    assert.strictEqual(again?.appended, 0);
+  });
+
+  it("with agentTape.followAgentSessions on, a Claude Code session of this workspace lands on the tape as it is written", async () => {
+    const workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const project = claudeCodeProjectDir(os.homedir(), workspace);
+    const created = !fs.existsSync(project);
+    const sessionId = `follow-${process.pid}-${Date.now()}`;
+    const file = path.join(project, `${sessionId}.jsonl`);
+    const record = (uuid: string, text: string) => ({ type: 'user', uuid, parentUuid: null, sessionId, timestamp: new Date().toISOString(), message: { role: 'user', content: text } });
+    const config = vscode.workspace.getConfiguration('agentTape');
+    await config.update('followAgentSessions', true, vscode.ConfigurationTarget.Global);
+    try {
+      fs.mkdirSync(project, { recursive: true });
+      fs.writeFileSync(file, jsonl([record('f1', 'first, while following')]));
+      await until('the new session on the tape', async () => ((await userPrompts(`claude-code:${sessionId}`)).length === 1 ? true : undefined), 15_000);
+      fs.appendFileSync(file, jsonl([record('f2', 'second, appended')]));
+      await until('the appended record on the tape', async () => ((await userPrompts(`claude-code:${sessionId}`)).length === 2 ? true : undefined), 15_000);
+      assert.deepStrictEqual(await userPrompts(`claude-code:${sessionId}`), ['first, while following', 'second, appended']);
+    } finally {
+      await config.update('followAgentSessions', undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(file, { force: true });
+      if (created) fs.rmSync(project, { recursive: true, force: true });
+    }
+  });
+});
