@@ -23,13 +23,14 @@ export interface TurnRef {
   turnId: string;
 }
 
-const key = (...parts: (string | number)[]): string => parts.map((p) => encodeURIComponent(String(p))).join('/');
+/** A provenance key from its parts, each URI-encoded so no part can pass for two. */
+export const provenanceKeyOf = (...parts: (string | number)[]): string => parts.map((p) => encodeURIComponent(String(p))).join('/');
 
 function eventEntry(turn: TurnRef, name: string, keyParts: (string | number)[], data: JsonObject): NewEntry {
   return {
     kind: 'event',
     name,
-    provenanceKey: key(name, turn.sessionId, turn.turnId, ...keyParts),
+    provenanceKey: provenanceKeyOf(name, turn.sessionId, turn.turnId, ...keyParts),
     payload: { name, data: { turnId: turn.turnId, ...data } },
     meta: { turnId: turn.turnId },
   };
@@ -65,7 +66,7 @@ export function messageEntry(turn: TurnRef, m: MessageVersion): NewEntry {
   return {
     kind: 'message',
     name: `message/${m.role}`,
-    provenanceKey: key('message', turn.sessionId, m.messageId, version),
+    provenanceKey: provenanceKeyOf('message', turn.sessionId, m.messageId, version),
     payload: { messageId: m.messageId, role: m.role, status: m.status, orderSeq: m.orderSeq, content: m.content, turnId: turn.turnId },
     meta: { turnId: turn.turnId },
   };
@@ -75,7 +76,7 @@ export function toolCallEntry(turn: TurnRef, messageId: string, toolCallId: stri
   return {
     kind: 'tool_call',
     name,
-    provenanceKey: key('tool_call', turn.sessionId, messageId, toolCallId),
+    provenanceKey: provenanceKeyOf('tool_call', turn.sessionId, messageId, toolCallId),
     payload: { messageId, toolCallId, name, input },
     meta: { turnId: turn.turnId },
   };
@@ -85,7 +86,7 @@ export function toolResultEntry(turn: TurnRef, messageId: string, toolCallId: st
   return {
     kind: 'tool_result',
     name,
-    provenanceKey: key('tool_result', turn.sessionId, messageId, toolCallId),
+    provenanceKey: provenanceKeyOf('tool_result', turn.sessionId, messageId, toolCallId),
     payload: { messageId, toolCallId, status: result.status, output: result.output, truncated: result.truncated === true },
     meta: { turnId: turn.turnId },
   };
@@ -104,7 +105,7 @@ export function toolErrorEntry(turn: TurnRef, messageId: string, toolCallId: str
   return {
     kind: 'error',
     name: 'error/tool',
-    provenanceKey: key('error/tool', turn.sessionId, messageId, toolCallId),
+    provenanceKey: provenanceKeyOf('error/tool', turn.sessionId, messageId, toolCallId),
     payload: { kind, message, details: { turnId: turn.turnId, messageId, toolCallId, toolName: name } },
     meta: { turnId: turn.turnId },
   };
@@ -117,7 +118,7 @@ export function providerErrorEntry(turn: TurnRef, requestSeq: number, error: Pro
   return {
     kind: 'error',
     name: 'error/provider',
-    provenanceKey: key('error/provider', turn.sessionId, turn.turnId),
+    provenanceKey: provenanceKeyOf('error/provider', turn.sessionId, turn.turnId),
     payload: { kind: 'provider', message: error.message, details },
     meta: { turnId: turn.turnId },
   };

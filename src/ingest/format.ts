@@ -1,3 +1,4 @@
+import { provenanceKeyOf } from '../agent/turnEntries';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import type { SourceLine } from './transcriptLines';
 
@@ -40,9 +41,8 @@ export const countSkip = (skipped: Record<string, number>, type: string, n = 1):
   skipped[type] = (skipped[type] ?? 0) + n;
 };
 
-/** Provenance key parts URI-encoded and led by the session id, as src/agent/turnEntries.ts keys them. */
-export const sourceKey = (sessionId: string, ...parts: (string | number)[]): string =>
-  [sessionId, ...parts].map((p) => encodeURIComponent(String(p))).join('/');
+/** Provenance key parts led by the session id, as the agent's own entries are keyed. */
+export const sourceKey = (sessionId: string, ...parts: (string | number)[]): string => provenanceKeyOf(sessionId, ...parts);
 
 /** The source's ISO timestamp as the entry's `createdAt`, so the tape shows when things happened. */
 export function createdAtOf(timestamp: unknown): { createdAt?: number } {
