@@ -11,27 +11,35 @@ export interface TranscriptLines {
   /** Line numbers of lines that are not JSON (not the last one): counted, never fatal. */
   invalidLines: number[];
   /**
-   * The last line had no newline or did not parse: the other agent is still writing it. It is left
-   * out and read whole by the next run.
+   * The last line is not a whole record yet: the other agent is still writing it. It is left out
+   * and read whole by the next run.
    */
   tornLastLine: boolean;
 }
 
-/** Splits a transcript's text into parsed lines; blank lines are not records and are passed over. */
+/**
+ * Splits a transcript's text into parsed lines; blank lines are not records and are passed over.
+ * A last line without its newline counts when it is a whole JSON object (many files simply end
+ * without one, and a record cut short is never one); otherwise it is torn.
+ */
 export function parseTranscript(text: string): TranscriptLines {
-  const complete = text.split('\n');
-  // A file that ends with "\n" splits into a last empty part; any other last part has no newline yet.
-  let tornLastLine = complete.pop() !== '';
+  const parts = text.split('\n');
   const lines: SourceLine[] = [];
   const invalidLines: number[] = [];
-  complete.forEach((line, i) => {
+  let tornLastLine = false;
+  parts.forEach((line, i) => {
     if (line.trim() === '') return;
+    const last = i === parts.length - 1 || parts.slice(i + 1).every((p) => p.trim() === '');
+    let record: unknown;
     try {
-      lines.push({ lineNo: i + 1, record: JSON.parse(line) });
+      record = JSON.parse(line);
     } catch {
-      if (i === complete.length - 1) tornLastLine = true;
+      if (last) tornLastLine = true;
       else invalidLines.push(i + 1);
+      return;
     }
+    if (i === parts.length - 1 && (typeof record !== 'object' || record === null || Array.isArray(record))) tornLastLine = true;
+    else lines.push({ lineNo: i + 1, record });
   });
   return { lines, invalidLines, tornLastLine };
 }

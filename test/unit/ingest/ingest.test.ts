@@ -40,9 +40,10 @@ describe('ingest', function () {
   });
 
   describe('transcript lines', () => {
-    it('reports a last line without a newline, or unparsable, as torn and leaves it out', () => {
+    it('reports a last line cut short as torn and leaves it out; a whole record without its newline counts', () => {
       assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true });
-      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":2}'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true });
+      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":2}'), { lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 2, record: { b: 2 } }], invalidLines: [], tornLastLine: false });
+      assert.deepStrictEqual(parseTranscript('{"a":1}\n12'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true }, 'a number may still be growing');
       assert.deepStrictEqual(parseTranscript('{"a":1}\nnot json\n\n{"b":2}\n'), { lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 4, record: { b: 2 } }], invalidLines: [2], tornLastLine: false });
     });
   });
