@@ -51,9 +51,9 @@ export async function followTranscripts(store: TapeStore, sources: readonly stri
   const poll = setInterval(() => {
     for (const [file, size] of sizes) if (fs.existsSync(file) && fs.statSync(file).size !== size) changed(file);
   }, POLL_MS);
-  for (const src of sources) {
-    for (const file of fs.statSync(src).isDirectory() ? transcriptFilesUnder(src) : [src]) sizes.set(path.resolve(file), fs.statSync(file).size);
-  }
+  // Whatever was written before the watchers were armed (since the caller's own ingest) is taken
+  // now: a catch-up ingest of every transcript, which appends only what is new.
+  for (const src of sources) for (const file of fs.statSync(src).isDirectory() ? transcriptFilesUnder(src) : [src]) ingest(path.resolve(file));
   try {
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
   } finally {
