@@ -12,8 +12,8 @@ import { countSkip, createdAtOf, eventEntry, sourceKey, type Mapped, type Mapped
  * read may come and go between Claude Code versions.
  */
 
-export const SUBAGENT_LINKED = 'subagent/linked';
-export const THINKING_EVENT = 'claude-code/thinking';
+const SUBAGENT_LINKED = 'subagent/linked';
+const THINKING_EVENT = 'claude-code/thinking';
 
 const block = z.looseObject({ type: z.string() });
 const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });

@@ -11,8 +11,8 @@ import { countSkip, createdAtOf, eventEntry, sourceKey, type Mapped, type Transc
  * number is one, since a rollout is only ever appended to. Tool calls key on their `call_id`.
  */
 
-export const SESSION_META = 'session/meta';
-export const REASONING_EVENT = 'codex/reasoning';
+const SESSION_META = 'session/meta';
+const REASONING_EVENT = 'codex/reasoning';
 
 const RECORD_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
 

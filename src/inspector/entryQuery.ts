@@ -9,7 +9,7 @@ import { entryRowOf } from './entryRows';
  * returns (for its snippet), so an unbounded list would read most of a big session for a common
  * word; past the first thousand, best first, a person refines the query rather than scrolls.
  */
-export const TEXT_MATCH_LIMIT = 1000;
+const TEXT_MATCH_LIMIT = 1000;
 
 export interface EntryPage {
   total: number;

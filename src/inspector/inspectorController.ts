@@ -21,9 +21,9 @@ export interface InspectorHost {
   command(name: string, args: (string | number)[]): void;
 }
 
-export const DEFAULT_BATCH_MS = 100;
+const DEFAULT_BATCH_MS = 100;
 /** The most transcript items one request gets: a page is for reading, not for copying the session out. */
-export const MAX_TRANSCRIPT_PAGE = 1000;
+const MAX_TRANSCRIPT_PAGE = 1000;
 
 /** Everything derived from one store: replaced together when the store is. */
 class Readers {

@@ -22,8 +22,8 @@ const requestKey = (turnId: string, requestSeq: number): string => `${turnId}\u0
 const eventIds = (store: TapeStore, sessionId: string, name: string): number[] =>
   store.foldRows(sessionId, 0).filter((r) => r.kind === 'event' && r.name === name).map((r) => r.entryId);
 
-export const modelLabel = (m: ViewManifest['model']): string => `${m.vendor}/${m.id}`;
-export const policyLabel = (p: ViewManifest['policy']): string => `${p.name} v${p.version}`;
+const modelLabel = (m: ViewManifest['model']): string => `${m.vendor}/${m.id}`;
+const policyLabel = (p: ViewManifest['policy']): string => `${p.name} v${p.version}`;
 
 interface AttemptTotals {
   attempts: number;

@@ -30,7 +30,7 @@ export const entryFilter = z.object({
 });
 export type EntryFilter = z.infer<typeof entryFilter>;
 
-export const MARKERS = ['revised', 'retracted', 'compacted', 'merged', 'pending', 'error'] as const;
+const MARKERS = ['revised', 'retracted', 'compacted', 'merged', 'pending', 'error'] as const;
 export const transcriptItem = z.object({
   /** The entry of the version shown. */
   entryId,

@@ -8,7 +8,7 @@ import { describe, type WorkspaceTape } from '../workspaceTape';
  * The "Tape Sessions" tree (package.json `views`). Not `agentTape.`-prefixed: VS Code derives
  * commands from a view's id (`<id>.focus`, …), which would then pass for the extension's own.
  */
-export const SESSIONS_VIEW = 'agentTapeSessions';
+const SESSIONS_VIEW = 'agentTapeSessions';
 
 /** Appends come in bursts (a streamed answer is revised many times): the tree redraws once per burst. */
 const REFRESH_MS = 300;
