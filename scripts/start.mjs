@@ -27,7 +27,8 @@ if (hasCode && !process.env.AGENT_TAPE_WEB) {
     dataDir: path.join(ENV_DIR, 'start-profile'), // settings and state survive between runs
   });
   console.log(`\nAgent Tape is running in VS Code (web) with the demo workspace. Open:\n\n  ${workbenchUrl(server, { folder: demo, extensionDevelopmentPath: root })}\n`);
-  console.log('Run "Tape: Show Version" from the Command Palette (F1). Ctrl+C stops the server.');
+  console.log('Open the Chat view (Ctrl+Alt+I) and ask @tape; without a model in the picker, set one up with "Tape: Manage Models…"');
+  console.log('(any OpenAI-compatible server). "Tape: Open Inspector" shows the tape. Ctrl+C stops the server.');
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => void server.stop().then(() => process.exit(0)));
   setInterval(() => {}, 1 << 30);
 }
