@@ -5,6 +5,7 @@ import { compactionAnchorEntry } from '../agent/compaction';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
 import { countSkip, createdAtOf, eventEntry, sourceKey, type Mapped, type MappedSession, type Transcript, type TranscriptFormat } from './format';
+import { companionDirOf } from './transcriptFiles';
 
 /**
  * Claude Code transcripts: `~/.claude/projects/<encoded path>/<session>.jsonl`, subagents in
@@ -231,7 +232,7 @@ export const claudeCode: TranscriptFormat = {
     return p.success && RECORD_TYPES.has(p.data.type) && !('payload' in p.data);
   },
   companions(file) {
-    const dir = path.join(path.dirname(file), path.basename(file, '.jsonl'), 'subagents');
+    const dir = companionDirOf(file);
     if (!fs.existsSync(dir)) return [];
     return fs.readdirSync(dir).filter((f) => agentIdOf(f) !== null).sort().map((f) => path.join(dir, f));
   },

@@ -4,7 +4,7 @@ import { TapeFileError } from '../store/errors';
 import type { TapeStore } from '../store/tapeStore';
 import type { FormatName } from './format';
 import { ingestFile, type IngestReport } from './ingest';
-import { transcriptFilesUnder } from './transcriptFiles';
+import { ownerTranscriptOf, transcriptFilesUnder } from './transcriptFiles';
 
 /** Agents write a record in several chunks; one ingest per burst. */
 const DEBOUNCE_MS = 100;
@@ -33,8 +33,8 @@ export async function followTranscripts(store: TapeStore, sources: readonly stri
     });
   };
   const changed = (file: string): void => {
-    const transcript = transcriptOfChange(file);
-    if (transcript === null) return;
+    if (!file.endsWith('.jsonl')) return;
+    const transcript = ownerTranscriptOf(file);
     clearTimeout(pending.get(transcript));
     pending.set(transcript, setTimeout(() => (pending.delete(transcript), ingest(transcript)), DEBOUNCE_MS));
   };
@@ -44,7 +44,7 @@ export async function followTranscripts(store: TapeStore, sources: readonly stri
     return fs.watch(base, { recursive: true }, (_event, name) => {
       if (name === null) return;
       const file = path.join(base, name.toString());
-      if (dir || file === path.resolve(src) || path.resolve(file).startsWith(`${path.resolve(src).replace(/\.jsonl$/, '')}${path.sep}`)) changed(file);
+      if (dir || ownerTranscriptOf(file) === path.resolve(src)) changed(file);
     });
   });
   // The poll catches what the watchers missed: a known transcript whose size changed.
@@ -62,12 +62,4 @@ export async function followTranscripts(store: TapeStore, sources: readonly stri
     for (const t of pending.values()) clearTimeout(t);
     await queue;
   }
-}
-
-/** The transcript a changed file belongs to: itself, or for `<session>/subagents/*.jsonl` the session's file. */
-function transcriptOfChange(file: string): string | null {
-  if (!file.endsWith('.jsonl')) return null;
-  const parts = path.resolve(file).split(path.sep);
-  if (parts.length >= 3 && parts[parts.length - 2] === 'subagents') return `${parts.slice(0, -2).join(path.sep)}.jsonl`;
-  return path.resolve(file);
 }

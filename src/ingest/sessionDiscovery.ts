@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { oneLine } from '../agent/oneLine';
 import type { FormatName } from './format';
-import { transcriptFilesUnder } from './transcriptFiles';
+import { ownerTranscriptOf, transcriptFilesUnder } from './transcriptFiles';
 
 /** A transcript another agent wrote for a workspace, as a list to pick from shows it. */
 export interface DiscoveredSession {
@@ -69,9 +69,8 @@ export function workspaceTranscriptOf(file: string, workspacePath: string, home:
   const project = claudeCodeProjectDir(home, workspace);
   const rel = path.relative(project, file);
   if (!rel.startsWith('..') && !path.isAbsolute(rel)) {
-    const parts = rel.split(path.sep);
-    if (parts.length === 1) return file;
-    return parts.length === 3 && parts[1] === 'subagents' ? path.join(project, `${parts[0]}.jsonl`) : null;
+    const owner = ownerTranscriptOf(file);
+    return path.dirname(owner) === project ? owner : null;
   }
   const head = readHead(file);
   return head !== null && codexCwdIs(head.lines, workspace) ? file : null;

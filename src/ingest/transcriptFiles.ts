@@ -4,6 +4,15 @@ import * as path from 'path';
 // Subagent files are read with their parent session (TranscriptFormat.companions), not on their own.
 const COMPANION_DIR = 'subagents';
 
+/** Where the companions of a transcript (Claude Code's subagents of a session) are: `<session>/subagents/`. */
+export const companionDirOf = (file: string): string => path.join(path.dirname(file), path.basename(file, '.jsonl'), COMPANION_DIR);
+
+/** The transcript a `*.jsonl` file is read with: its session's file for a companion, else itself. */
+export function ownerTranscriptOf(file: string): string {
+  const dir = path.dirname(path.resolve(file));
+  return path.basename(dir) === COMPANION_DIR ? `${path.dirname(dir)}.jsonl` : path.resolve(file);
+}
+
 /** The `*.jsonl` files under `dir`, recursively, in a stable (sorted) order, companions left out. */
 export function transcriptFilesUnder(dir: string): string[] {
   const out: string[] = [];

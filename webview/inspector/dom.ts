@@ -1,7 +1,7 @@
 /**
  * The one way the inspector builds DOM. Children that are strings become text nodes and attributes
- * are set one by one, so a string from the tape is never parsed as HTML (SPEC 3.20): there is no
- * innerHTML anywhere in the inspector.
+ * are set one by one, so a string from the tape is never parsed as markup (SPEC 3.20); no view of
+ * the inspector assigns markup strings to the DOM.
  */
 export type Child = Node | string | null | undefined | false;
 
