@@ -7,6 +7,9 @@ import { TapeQueryError } from './errors';
 export interface SearchOptions {
   sessionId?: string;
   kinds?: readonly Kind[];
+  /** Inclusive bounds on the entry id, with a `sessionId` (a fork reads its parent up to its fork point). */
+  fromEntryId?: number;
+  toEntryId?: number;
   /** Inclusive bounds on `createdAt` (ms since epoch). */
   fromTime?: number;
   toTime?: number;
@@ -189,6 +192,8 @@ export class SearchIndex {
     const params: SqlValue[] = [match];
     if (opts.sessionId !== undefined) (where.push('e.session_id = ?'), params.push(opts.sessionId));
     if (opts.kinds?.length) (where.push(`e.kind IN (${opts.kinds.map(() => '?').join(',')})`), params.push(...opts.kinds));
+    if (opts.fromEntryId !== undefined) (where.push('e.entry_id >= ?'), params.push(opts.fromEntryId));
+    if (opts.toEntryId !== undefined) (where.push('e.entry_id <= ?'), params.push(opts.toEntryId));
     if (opts.fromTime !== undefined) (where.push('e.created_at >= ?'), params.push(opts.fromTime));
     if (opts.toTime !== undefined) (where.push('e.created_at <= ?'), params.push(opts.toTime));
     // Scored here, not by a JS function called from SQL in ORDER BY: a common word matches most
