@@ -1,0 +1,361 @@
+import * as z from 'zod';
+import { assembleFromCache, type RequestFacts } from '../agent/context/assemble';
+import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../agent/context/policy';
+import { readerOf, type TapeReader } from '../store/lineage';
+import type { TapeStore } from '../store/tapeStore';
+import type { ContextMessage, PromptMessage } from '../tape/context';
+import type { Entry } from '../tape/entry';
+import type { FoldRow } from '../tape/fold';
+import { FoldCache, type FoldSource } from '../tape/foldCache';
+import { canonicalJson } from '../tape/canonicalJson';
+import { contentHashOf, hashManifest, manifestOfEntry, VIEW_ASSEMBLED, type ExcludedItem, type IncludedItem, type ViewManifest } from '../tape/manifest';
+
+/**
+ * Verification replay (SPEC 2.7): every recorded request is rebuilt from the tape prefix it was
+ * assembled from, with the policy and builder it names, and compared with its manifest. A match
+ * means the tape alone re-derives what the model was sent; so a tape is a regression test for the
+ * context builder, and a changed builder or an altered entry shows as the first item that differs.
+ */
+
+/** A context builder verification can run: the policy and builder version a manifest must name. */
+export interface Rebuilder {
+  policy: { name: string; version: number };
+  builderVersion: string;
+  rebuild(folds: FoldCache, facts: RequestFacts): ViewManifest;
+}
+
+/** The builder of this version of Agent Tape; a tape made by another is `cannot_rebuild`, never guessed at. */
+export const CURRENT_REBUILDER: Rebuilder = {
+  policy: TAPE_CONTEXT_POLICY,
+  builderVersion: BUILDER_VERSION,
+  rebuild: (folds, facts) => assembleFromCache(folds, facts).manifest,
+};
+
+export const ITEM_FIELDS = ['entryId', 'role', 'source', 'reason', 'contentHash', 'tokens'] as const;
+export type ItemField = (typeof ITEM_FIELDS)[number];
+
+/** The first way the rebuilt request differs from the recorded one, in the order they are looked for. */
+export type Difference =
+  /** The item at `position` (from 1, in the order sent) differs in `fields`. */
+  | { what: 'item'; position: number; recorded: IncludedItem; rebuilt: IncludedItem; fields: ItemField[] }
+  /** One side has more items; `item` is the first one the other lacks, at `position`. */
+  | { what: 'count'; recorded: number; rebuilt: number; position: number; item: IncludedItem; onlyIn: 'recorded' | 'rebuilt' }
+  | { what: 'excluded'; recorded: ExcludedItem[]; rebuilt: ExcludedItem[] }
+  /** Other manifest fields (`anchorEntryId`, `tokenBudget`, ...) that differ while the items agree. */
+  | { what: 'fields'; fields: string[] }
+  /** The items agree but the recorded promptHash does not hash them: the manifest was edited. */
+  | { what: 'promptHash'; recorded: string; rebuilt: string };
+
+export type RequestStatus =
+  | { status: 'match' }
+  | { status: 'mismatch'; difference: Difference }
+  | { status: 'cannot_rebuild'; unknown: 'policy' | 'builder' | 'manifest'; reason: string }
+  /** Carried into this session by a merge: it is verified in the fork it was recorded in. */
+  | { status: 'merged'; from: { sessionId: string; entryId: number } };
+
+export type RequestReport = RequestStatus & {
+  /** The `view/assembled` entry. */
+  entryId: number;
+  turnId: string | null;
+  requestSeq: number | null;
+  latestEntryId: number | null;
+};
+
+export type IntegrityCheck = 'dense_ids' | 'provenance_keys' | 'manifest_hash' | 'manifest_invalid' | 'manifest_duplicate' | 'manifest_prefix';
+
+export interface IntegrityProblem {
+  check: IntegrityCheck;
+  entryId: number | null;
+  message: string;
+}
+
+export interface SessionReport {
+  sessionId: string;
+  ok: boolean;
+  requests: RequestReport[];
+  integrity: IntegrityProblem[];
+  /** Set when the session recorded no request: nothing was rebuilt (an ingested session, say). */
+  note: string | null;
+}
+
+export interface VerifySummary {
+  sessions: number;
+  requests: number;
+  match: number;
+  mismatch: number;
+  cannotRebuild: number;
+  merged: number;
+  integrityProblems: number;
+}
+
+export interface VerifyReport {
+  /** No mismatch, nothing that could not be rebuilt, no integrity problem. */
+  ok: boolean;
+  sessions: SessionReport[];
+  summary: VerifySummary;
+  note: string | null;
+}
+
+export interface VerifyOptions {
+  /** One session; all of the tape's when omitted. */
+  sessionId?: string;
+  /** The builders that may rebuild a request; the current one by default. */
+  rebuilders?: readonly Rebuilder[];
+}
+
+const NOTHING_RECORDED = 'no recorded requests (no view/assembled manifests): nothing to verify';
+
+export function verifyTape(store: TapeStore, options: VerifyOptions = {}): VerifyReport {
+  const ids = options.sessionId !== undefined ? [options.sessionId] : store.sessions().map((s) => s.sessionId);
+  for (const id of ids) if (store.headEntryId(id) === 0) throw new Error(`the tape has no session ${JSON.stringify(id)}`);
+  const rebuilders = options.rebuilders ?? [CURRENT_REBUILDER];
+  const sessions = ids.map((id) => verifySession(store, id, rebuilders));
+  const all = sessions.flatMap((s) => s.requests);
+  const count = (status: RequestStatus['status']): number => all.filter((r) => r.status === status).length;
+  const summary: VerifySummary = {
+    sessions: sessions.length,
+    requests: all.length,
+    match: count('match'),
+    mismatch: count('mismatch'),
+    cannotRebuild: count('cannot_rebuild'),
+    merged: count('merged'),
+    integrityProblems: sessions.reduce((n, s) => n + s.integrity.length, 0),
+  };
+  return { ok: sessions.every((s) => s.ok), sessions, summary, note: all.length === 0 ? NOTHING_RECORDED : null };
+}
+
+const mergedFrom = z.object({ sessionId: z.string().min(1), entryId: z.number().int().positive() });
+
+export function verifySession(store: TapeStore, sessionId: string, rebuilders: readonly Rebuilder[] = [CURRENT_REBUILDER]): SessionReport {
+  const reader = readerOf(store);
+  const integrity = storedIntegrity(store, sessionId);
+  // A fork's view shows its parent's manifests up to the fork point; they are the parent's to verify.
+  const own = reader.entries(sessionId, { kind: 'event', name: VIEW_ASSEMBLED }).filter((e) => reader.origin(sessionId, e.entryId).sessionId === sessionId);
+  const replay = new PrefixReplay(reader, sessionId);
+  const seen = new Map<string, number>();
+  const requests = own.map((entry): RequestReport => {
+    let manifest: ViewManifest;
+    try {
+      manifest = manifestOfEntry(entry);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      integrity.push({ check: 'manifest_invalid', entryId: entry.entryId, message: reason });
+      return { entryId: entry.entryId, turnId: null, requestSeq: null, latestEntryId: null, status: 'cannot_rebuild', unknown: 'manifest', reason };
+    }
+    const where = { entryId: entry.entryId, turnId: manifest.turnId, requestSeq: manifest.requestSeq, latestEntryId: manifest.latestEntryId };
+    const computed = hashManifest(manifest);
+    if (computed !== manifest.hashes.manifestHash) {
+      integrity.push({ check: 'manifest_hash', entryId: entry.entryId, message: `manifest ${manifest.viewId} was altered: its manifestHash is ${manifest.hashes.manifestHash}, its content hashes to ${computed}` });
+    }
+    // Merged copies keep the fork's session id, so theirs never meet this session's own.
+    const key = `${manifest.sessionId}\u0000${manifest.turnId}\u0000${manifest.requestSeq}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      integrity.push({ check: 'manifest_duplicate', entryId: entry.entryId, message: `a second manifest for turn ${manifest.turnId} request ${manifest.requestSeq} (the first is entry #${first})` });
+    } else seen.set(key, entry.entryId);
+
+    const merged = mergedFrom.safeParse(entry.meta.mergedFrom);
+    if (merged.success) return { ...where, status: 'merged', from: merged.data };
+    if (manifest.latestEntryId >= entry.entryId) {
+      integrity.push({ check: 'manifest_prefix', entryId: entry.entryId, message: `manifest ${manifest.viewId} says it was built from entries up to #${manifest.latestEntryId}, at or after its own entry` });
+    }
+    return { ...where, ...rebuildAndCompare(replay, manifest, rebuilders) };
+  });
+  return { sessionId, ok: integrity.length === 0 && requests.every((r) => r.status === 'match' || r.status === 'merged'), requests, integrity, note: requests.length === 0 ? NOTHING_RECORDED : null };
+}
+
+/** What the store itself must guarantee of a session (SPEC 2.1, 2.2): dense ids from 1, unique provenance keys. */
+function storedIntegrity(store: TapeStore, sessionId: string): IntegrityProblem[] {
+  const problems: IntegrityProblem[] = [];
+  const keys = new Map<string, number>();
+  let expected = 1;
+  for (const e of store.rawEntries(sessionId)) {
+    if (e.entryId !== expected) problems.push({ check: 'dense_ids', entryId: e.entryId, message: `entry #${e.entryId} follows #${expected - 1}: entry ids are not dense from 1` });
+    expected = e.entryId + 1;
+    if (e.provenanceKey === null) continue;
+    const first = keys.get(e.provenanceKey);
+    if (first !== undefined) problems.push({ check: 'provenance_keys', entryId: e.entryId, message: `provenance key ${JSON.stringify(e.provenanceKey)} of entry #${e.entryId} is already entry #${first}'s` });
+    else keys.set(e.provenanceKey, e.entryId);
+  }
+  return problems;
+}
+
+/**
+ * A session's tape prefixes for one request after another: the fold rows are read once and served
+ * up to the request's `latestEntryId`, so the cache folds only the rows between two requests, and
+ * each entry is read once. Manifests come in tape order, so the prefixes only grow (a manifest whose
+ * prefix is shorter than the last one's costs one refold).
+ */
+class PrefixReplay implements FoldSource {
+  readonly folds = new FoldCache(this);
+  private readonly rows: FoldRow[];
+  private readonly loaded = new Map<number, Entry>();
+  private cap = 0;
+
+  constructor(
+    private readonly reader: TapeReader,
+    readonly sessionId: string,
+  ) {
+    this.rows = reader.foldRows(sessionId, 0);
+  }
+
+  at(latestEntryId: number): this {
+    this.cap = Math.min(latestEntryId, this.rows.at(-1)?.entryId ?? 0);
+    return this;
+  }
+
+  generation(): number {
+    return 0;
+  }
+
+  headEntryId(): number {
+    return this.cap;
+  }
+
+  foldRows(_sessionId: string, afterEntryId: number): FoldRow[] {
+    return this.rows.slice(this.indexAfter(afterEntryId), this.indexAfter(this.cap));
+  }
+
+  /** The index of the first row with an id greater than `entryId` (the rows are in id order). */
+  private indexAfter(entryId: number): number {
+    let lo = 0;
+    let hi = this.rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.rows[mid].entryId <= entryId) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  readonly getEntry = (entryId: number): Entry => {
+    let e = this.loaded.get(entryId);
+    if (e === undefined) {
+      e = this.reader.requireEntry(this.sessionId, entryId);
+      this.loaded.set(entryId, e);
+    }
+    return e;
+  };
+}
+
+function rebuildAndCompare(replay: PrefixReplay, recorded: ViewManifest, rebuilders: readonly Rebuilder[]): RequestStatus {
+  const { policy, builderVersion } = recorded;
+  const forPolicy = rebuilders.filter((r) => r.policy.name === policy.name && r.policy.version === policy.version);
+  if (forPolicy.length === 0) {
+    return { status: 'cannot_rebuild', unknown: 'policy', reason: `policy ${policy.name} v${policy.version} is unknown to this version (it knows ${knownPolicies(rebuilders)})` };
+  }
+  const rebuilder = forPolicy.find((r) => r.builderVersion === builderVersion);
+  if (rebuilder === undefined) {
+    return { status: 'cannot_rebuild', unknown: 'builder', reason: `builder ${builderVersion} is unknown to this version (it has ${forPolicy.map((r) => r.builderVersion).join(', ')} for ${policy.name} v${policy.version})` };
+  }
+  const rebuilt = rebuilder.rebuild(replay.at(recorded.latestEntryId).folds, {
+    sessionId: replay.sessionId,
+    turnId: recorded.turnId,
+    requestSeq: recorded.requestSeq,
+    viewId: recorded.viewId,
+    assembledAt: recorded.assembledAt,
+    getEntry: replay.getEntry,
+    model: { ...recorded.model, contextWindow: recorded.tokenBudget.contextWindow, maxOutput: recorded.tokenBudget.maxOutput },
+    // The tape holds no tool definitions: their hash is taken as recorded, their tokens as below.
+    tools: [],
+    countTokens: recordedTokens(recorded),
+  });
+  const difference = firstDifference(recorded, { ...rebuilt, hashes: { ...rebuilt.hashes, toolsHash: recorded.hashes.toolsHash } });
+  return difference === null ? { status: 'match' } : { status: 'mismatch', difference };
+}
+
+const knownPolicies = (rebuilders: readonly Rebuilder[]): string =>
+  [...new Set(rebuilders.map((r) => `${r.policy.name} v${r.policy.version}`))].join(', ') || 'none';
+
+/**
+ * Token counts are the model's (a tokenizer, or an estimate calibrated by the server's counts as
+ * the session went on), which the tape does not hold; the manifest does. Each item counts as it
+ * was recorded, the tool definitions as the recorded estimate less the items. An entry the
+ * recording dropped for the budget counts as more than the whole window: the rebuilt fit drops its
+ * group as the recording did and, the rest counting as recorded, stops where the recording
+ * stopped. An item the recording does not know counts 0, so it shows as the difference itself
+ * instead of pushing other items out. The builder counts the context messages it built, so their
+ * entry ids are at hand.
+ */
+function recordedTokens(m: ViewManifest): RequestFacts['countTokens'] {
+  const byEntry = new Map<number, number>();
+  const synthetic = new Map<string, number>();
+  let items = 0;
+  for (const i of m.included) {
+    if (i.entryId === null) synthetic.set(i.contentHash, i.tokens);
+    else byEntry.set(i.entryId, i.tokens);
+    items += i.tokens;
+  }
+  const dropped = new Set(m.excluded.filter((e) => e.reason === 'out_of_budget').map((e) => e.entryId));
+  const overWindow = m.tokenBudget.contextWindow + 1;
+  const tools = m.tokenBudget.estimatedPrompt - items;
+  return (input) => {
+    if (typeof input === 'string') return tools;
+    let total = 0;
+    for (const message of input as readonly (PromptMessage & Partial<ContextMessage>)[]) {
+      const entryId = message.entryId ?? null;
+      if (entryId === null) total += synthetic.get(contentHashOf(message)) ?? 0;
+      else total += byEntry.get(entryId) ?? (dropped.has(entryId) ? overWindow : 0);
+    }
+    return total;
+  };
+}
+
+function firstDifference(recorded: ViewManifest, rebuilt: ViewManifest): Difference | null {
+  const a = recorded.included;
+  const b = rebuilt.included;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const fields = ITEM_FIELDS.filter((f) => a[i][f] !== b[i][f]);
+    if (fields.length > 0) return { what: 'item', position: i + 1, recorded: a[i], rebuilt: b[i], fields };
+  }
+  if (a.length !== b.length) {
+    const longer = a.length > b.length ? a : b;
+    const n = Math.min(a.length, b.length);
+    return { what: 'count', recorded: a.length, rebuilt: b.length, position: n + 1, item: longer[n], onlyIn: longer === a ? 'recorded' : 'rebuilt' };
+  }
+  if (canonicalJson(recorded.excluded) !== canonicalJson(rebuilt.excluded)) return { what: 'excluded', recorded: recorded.excluded, rebuilt: rebuilt.excluded };
+  const fields = OTHER_FIELDS.filter((f) => canonicalJson(recorded[f]) !== canonicalJson(rebuilt[f]));
+  if (fields.length > 0) return { what: 'fields', fields };
+  if (recorded.hashes.promptHash !== rebuilt.hashes.promptHash) return { what: 'promptHash', recorded: recorded.hashes.promptHash, rebuilt: rebuilt.hashes.promptHash };
+  return null;
+}
+
+// Everything the builder derives besides the items; viewId, turnId, requestSeq, model and
+// assembledAt are handed to it from the manifest, and the hashes are compared on their own.
+const OTHER_FIELDS = ['schemaVersion', 'sessionId', 'policy', 'builderVersion', 'latestEntryId', 'anchorEntryId', 'tokenBudget'] as const;
+
+const itemLabel = (i: IncludedItem): string => (i.entryId === null ? `${i.source} ${i.role}` : `#${i.entryId} ${i.role}`);
+
+/** One line for people: what verification found for a request. */
+export function describeRequest(r: RequestReport): string {
+  const which = r.turnId === null ? `entry #${r.entryId}` : `${r.turnId}/${r.requestSeq} #${r.entryId}`;
+  switch (r.status) {
+    case 'match':
+      return `${which} match`;
+    case 'merged':
+      return `${which} merged from ${r.from.sessionId} #${r.from.entryId} (verified there)`;
+    case 'cannot_rebuild':
+      return `${which} cannot rebuild: ${r.reason}`;
+    case 'mismatch':
+      return `${which} mismatch: ${describeDifference(r.difference)}`;
+  }
+}
+
+export function describeDifference(d: Difference): string {
+  switch (d.what) {
+    case 'item': {
+      const moved = d.fields.includes('entryId') || d.fields.includes('role') ? `, rebuilt ${itemLabel(d.rebuilt)}` : '';
+      return `item ${d.position} (${itemLabel(d.recorded)}${moved}) ${d.fields.join(', ')} ${d.fields.length === 1 ? 'differs' : 'differ'}`;
+    }
+    case 'count':
+      return `${d.recorded} items recorded, ${d.rebuilt} rebuilt; item ${d.position} (${itemLabel(d.item)}) is only in the ${d.onlyIn} request`;
+    case 'excluded':
+      return `the excluded entries differ: recorded ${excludedText(d.recorded)}, rebuilt ${excludedText(d.rebuilt)}`;
+    case 'fields':
+      return `${d.fields.join(', ')} ${d.fields.length === 1 ? 'differs' : 'differ'}`;
+    case 'promptHash':
+      return `the items agree but the recorded promptHash ${d.recorded.slice(0, 12)}… is not theirs (${d.rebuilt.slice(0, 12)}…)`;
+  }
+}
+
+const excludedText = (items: readonly ExcludedItem[]): string => (items.length === 0 ? 'none' : items.map((e) => `#${e.entryId} ${e.reason}`).join(', '));
