@@ -9,8 +9,10 @@ import { buildSystemPrompt, needsSystemPrompt, systemPromptEntry, type Environme
 import { runTurn, type AssembledRequest, type CompactionNotice, type RequestSlot } from './loop';
 import type { ModelPort, ToolDefinition } from './model/modelPort';
 import type { RetryPolicy } from './model/retry';
+import { DEFAULT_SUBAGENT_MAX_ROUNDS, SubagentRunner } from './subagent/subagentRunner';
 import { StoreTape } from './tape/storeTape';
 import { TAPE_TOOLS } from './tools/tapeTools';
+import { runSubagentTool } from './tools/runSubagent';
 import { ToolRegistry, type Toolbox } from './tools/tool';
 import { WORKSPACE_TOOLS } from './tools/workspaceTools';
 import type { TurnEvent, TurnOutcome } from './turnEvent';
@@ -35,15 +37,17 @@ export interface AgentSessionOptions {
   /** The host's fold cache of `store`, so a session object per request refolds only what is new. */
   folds?: FoldCache;
   maxRounds?: number;
+  /** Requests per turn of each subagent the session starts (default DEFAULT_SUBAGENT_MAX_ROUNDS). */
+  subagentMaxRounds?: number;
   /** Share of the input budget at which a request is preceded by a compaction (default 0.8). */
   compactionShare?: number;
   retry?: RetryPolicy;
   now?: () => number;
 }
 
-/** The core's tools: the workspace tools and the tape tools. */
+/** The core's tools: the workspace tools, the tape tools and run_subagent. */
 export function defaultTools(): ToolRegistry {
-  return new ToolRegistry([...WORKSPACE_TOOLS, ...TAPE_TOOLS]);
+  return new ToolRegistry([...WORKSPACE_TOOLS, ...TAPE_TOOLS, runSubagentTool]);
 }
 
 /** Besides the loop's events: an automatic compaction failed and the turn goes on with budget trimming. */
@@ -106,7 +110,7 @@ export class AgentSession {
         lastOrderSeq: () => Math.max(0, this.folds.view(sessionId, { includePending: true }).messages.at(-1)?.orderSeq ?? 0),
         model,
         tools: this.tools,
-        toolContext: { workspace: this.workspace, permissions: this.options.permissions, tape: this.tape },
+        toolContext: { workspace: this.workspace, permissions: this.options.permissions, tape: this.tape, subagents: this.subagents(onEvent) },
         assemble: (slot) => this.assemble(slot),
         beforeRequest,
         maxRounds: this.options.maxRounds ?? DEFAULT_MAX_ROUNDS,
@@ -117,6 +121,19 @@ export class AgentSession {
       },
       { text },
     );
+  }
+
+  /** Children of this session's turn: same store, model, workspace, permissions and fold cache; their tools are some of this session's. */
+  private subagents(onEvent: ((event: SessionEvent) => void) | undefined): SubagentRunner {
+    return new SubagentRunner({
+      store: this.options.store,
+      parentSessionId: this.options.sessionId,
+      parentTools: this.tools,
+      maxRounds: this.options.subagentMaxRounds ?? DEFAULT_SUBAGENT_MAX_ROUNDS,
+      onEvent,
+      runChild: ({ sessionId, tools, maxRounds, prompt, signal, onEvent: onChildEvent }) =>
+        new AgentSession({ ...this.options, sessionId, tools, maxRounds, folds: this.folds }).runTurn(prompt, { signal, onEvent: onChildEvent }),
+    });
   }
 
   /** A manual compaction of the session's context in force. */

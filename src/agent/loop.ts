@@ -44,8 +44,8 @@ export interface TurnDeps {
   lastOrderSeq: () => number;
   model: ModelPort;
   tools: Toolbox;
-  /** The turn's signal is added: cancelling the turn cancels the tool that runs. */
-  toolContext: Omit<ToolContext, 'signal'>;
+  /** The turn's signal and each call's ref are added: cancelling the turn cancels the tool that runs. */
+  toolContext: Omit<ToolContext, 'signal' | 'call'>;
   /** Builds a request from the tape; called once per request, after everything of the turn so far is appended. */
   assemble: (slot: RequestSlot) => AssembledRequest | Promise<AssembledRequest>;
   /** Runs before each request is assembled (auto-compaction): whatever it appends, the request sees. */
@@ -140,7 +140,7 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
       const result: ToolResult = deps.signal.aborted
         ? NOT_RUN
         : call.valid
-          ? await deps.tools.invoke(call.name, call.arguments, toolContext)
+          ? await deps.tools.invoke(call.name, call.arguments, { ...toolContext, call: { turnId: turn.turnId, requestSeq, toolCallId: call.id } })
           : { status: 'error', output: `invalid call of ${name}: ${call.problem}; nothing was run` };
       const failed = result.status === 'error' && result !== NOT_RUN;
       writer.write(

@@ -1,3 +1,4 @@
+import type { SubagentOutcome } from '../tape/fork';
 import type { FailureClass } from './model/providerError';
 import type { TurnOutcomeKind } from './turnEntries';
 
@@ -12,6 +13,8 @@ export type TurnEvent =
   | { type: 'tool_result'; turnId: string; requestSeq: number; messageId: string; toolCallId: string; name: string; status: 'ok' | 'error'; output: string; truncated: boolean }
   | { type: 'compaction'; turnId: string; requestSeq: number; anchorName: string }
   | { type: 'error'; turnId: string; requestSeq: number; kind: 'provider'; failureClass: FailureClass; message: string }
+  /** A line of progress of the subagent that call `toolCallId` runs; the last one, once the child is linked, has its `outcome`. */
+  | { type: 'subagent'; turnId: string; requestSeq: number; toolCallId: string; childSessionId: string; line: string; outcome?: SubagentOutcome }
   | { type: 'turn_end'; turnId: string; sessionId: string; outcome: TurnOutcomeKind; rounds: number };
 
 export interface TurnOutcome {

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { defaultTools } from '../../src/agent/agentSession';
 import type { ToolContext } from '../../src/agent/tools/tool';
 import { ChatToolbox } from '../../src/extension/tools/chatToolbox';
+import { CHAT_ONLY_TOOLS } from '../../src/extension/tools/toolContributions';
 import { VsCodeWorkspace } from '../../src/extension/tools/vscodeWorkspace';
 
 const folder = (): vscode.Uri => {
@@ -40,8 +41,9 @@ describe('the core tools in VS Code', () => {
     log.dispose();
   });
 
-  it('lists all 11 core tools in vscode.lm.tools, with the schemas and descriptions the core validates with', () => {
-    for (const spec of defaultTools().specs()) {
+  it('lists the 11 core tools but run_subagent (chat-only) in vscode.lm.tools, with the schemas and descriptions the core validates with', () => {
+    assert.strictEqual(vscode.lm.tools.find((t) => t.name === 'run_subagent'), undefined);
+    for (const spec of defaultTools().specs().filter((s) => !CHAT_ONLY_TOOLS.has(s.name))) {
       const tool = vscode.lm.tools.find((t) => t.name === spec.name);
       assert.ok(tool, `${spec.name} is listed`);
       assert.deepStrictEqual(tool.inputSchema, spec.parameters, spec.name);

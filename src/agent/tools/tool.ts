@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { ToolDefinition } from '../model/modelPort';
 import { utf8Prefix } from '../utf8Prefix';
+import type { SubagentPort } from '../subagent/subagentPort';
 import type { TapePort } from '../tape/tapePort';
 import type { Permissions } from '../workspace/permissions';
 import type { WorkspacePort } from '../workspace/workspacePort';
@@ -14,6 +15,13 @@ export interface ToolResult {
   readonly truncated?: boolean;
 }
 
+/** Which call of which request of which turn a tool runs for. */
+export interface ToolCallRef {
+  readonly turnId: string;
+  readonly requestSeq: number;
+  readonly toolCallId: string;
+}
+
 export interface ToolContext {
   readonly workspace: WorkspacePort;
   readonly permissions: Permissions;
@@ -21,6 +29,10 @@ export interface ToolContext {
   readonly signal?: AbortSignal;
   /** The session's tape, for the tape_* tools; a host without one gets error results from them. */
   readonly tape?: TapePort;
+  /** Runs child sessions, for run_subagent; only an agent session has one. */
+  readonly subagents?: SubagentPort;
+  /** Set by the agent loop for each call it runs. */
+  readonly call?: ToolCallRef;
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {

@@ -40,6 +40,10 @@ function humanPrinter(io: Io): (event: SessionEvent) => void {
       case 'tool_result':
         io.err(`[tool] ${event.name} ${event.status}${event.truncated ? ' (truncated)' : ''}${event.status === 'error' ? `: ${oneLine(event.output, TOOL_LINE_MAX)}` : ''}\n`);
         break;
+      case 'subagent':
+        endLine();
+        io.err(`[subagent] ${event.line}${event.outcome !== undefined ? ` (session ${event.childSessionId})` : ''}\n`);
+        break;
       case 'compaction':
         endLine();
         io.err(`[compacted] the context now starts from ${event.anchorName}\n`);

@@ -1,6 +1,9 @@
 import * as vscode from 'vscode';
 import type { SessionEvent } from '../../agent/agentSession';
 import { oneLine } from '../../agent/oneLine';
+import { describeInput } from '../../agent/tools/describeInput';
+import type { SubagentOutcome } from '../../tape/fork';
+import { codeSpan } from '../tools/markdownCode';
 
 const PROGRESS_MAX = 120;
 
@@ -45,6 +48,9 @@ export class ChatRenderer {
       case 'tool_result':
         if (event.status === 'ok') this.afterTool(event.name, this.inputs.get(event.toolCallId));
         break;
+      case 'subagent':
+        this.subagent(event.childSessionId, event.line, event.outcome);
+        break;
       case 'compaction':
         notice(this.stream, 'fold', `Compacted: the context now starts from the summary anchor \`${event.anchorName}\`.`);
         break;
@@ -55,6 +61,16 @@ export class ChatRenderer {
         break;
     }
   };
+
+  /** A subagent's steps as progress lines; once it is linked, its outcome and a way to open its session. */
+  private subagent(childSessionId: string, line: string, outcome: SubagentOutcome | undefined): void {
+    if (outcome === undefined) {
+      this.stream.progress(`Subagent: ${oneLine(line, PROGRESS_MAX)}…`);
+      return;
+    }
+    notice(this.stream, outcome === 'completed' ? 'check' : 'warning', `Subagent ${outcome}; its session ${codeSpan(childSessionId)} is linked on the tape.`);
+    this.stream.button({ command: 'agentTape.openInspector', arguments: [childSessionId], title: 'Open Subagent Session' });
+  }
 
   private afterTool(name: string, input: unknown): void {
     if (name === 'tape_handoff' && isRecord(input) && typeof input.name === 'string') {
@@ -75,10 +91,3 @@ export function notice(stream: vscode.ChatResponseStream, icon: string, text: st
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The one argument that says what a call does (its path, pattern or query), else the JSON. */
-function describeInput(input: unknown): string {
-  if (!isRecord(input)) return String(input);
-  for (const key of ['path', 'pattern', 'query', 'command', 'name']) if (typeof input[key] === 'string') return input[key];
-  return JSON.stringify(input);
-}

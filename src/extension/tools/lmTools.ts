@@ -4,7 +4,7 @@ import type { TapePort } from '../../agent/tape/tapePort';
 import { invokeTool, type ToolResult } from '../../agent/tools/tool';
 import { abortSignalOf } from '../cancellation';
 import { codeBlock, codeSpan } from './markdownCode';
-import { CONFIRMED_TOOLS } from './toolContributions';
+import { CONFIRMED_TOOLS, contributedToolNames } from './toolContributions';
 import { callKey, toolResults } from './toolResultHandoff';
 import { VsCodeWorkspace } from './vscodeWorkspace';
 
@@ -110,7 +110,7 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
     return { invocationMessage: message, confirmationMessages: { title: 'Run this command?', message: body } };
   }
 
-  const registrations = registry.names().map((name) =>
+  const registrations = contributedToolNames().map((name) =>
     vscode.lm.registerTool<unknown>(name, {
       prepareInvocation: ({ input }, token) => {
         const message = invocationMessage(name, fieldsOf(input));

@@ -1,4 +1,5 @@
 import { defaultTools } from '../../agent/agentSession';
+import { RUN_SUBAGENT } from '../../agent/subagent/subagentPort';
 
 /**
  * What package.json's `contributes.languageModelTools` says about each core tool. VS Code reads
@@ -32,6 +33,18 @@ export const CONFIRMED_TOOLS: ReadonlySet<string> = new Set(['apply_edit', 'run_
 
 const WHEN_TRUSTED = 'isWorkspaceTrusted';
 
+/**
+ * Core tools VS Code is not given: run_subagent drives a child agent with a model and links it to a
+ * session on the tape. A call from another chat (Copilot's agent mode, a `#` reference) comes with
+ * neither a model we may drive nor a tape session to link to, so it is offered in `@tape` only.
+ */
+export const CHAT_ONLY_TOOLS: ReadonlySet<string> = new Set([RUN_SUBAGENT]);
+
+/** The core tools registered with VS Code and contributed in package.json, in the core's order. */
+export function contributedToolNames(): string[] {
+  return defaultTools().names().filter((name) => !CHAT_ONLY_TOOLS.has(name));
+}
+
 const PRESENTATION: Readonly<Record<string, Presentation>> = {
   read_file: { displayName: 'Read File', userDescription: 'Read a text file of the workspace, or some of its lines.', icon: '$(file)', tags: ['workspace', 'read'] },
   list_dir: { displayName: 'List Directory', userDescription: 'List the entries of a workspace directory.', icon: '$(folder-opened)', tags: ['workspace', 'read'] },
@@ -46,9 +59,9 @@ const PRESENTATION: Readonly<Record<string, Presentation>> = {
   tape_anchors: { displayName: 'Tape Anchors', userDescription: "The anchors of this session's tape and the one the context starts from.", icon: '$(pinned)', tags: ['tape', 'read'] },
 };
 
-/** One contribution per core tool, in the core's order. */
+/** One contribution per contributed core tool, in the core's order. */
 export function toolContributions(): ToolContribution[] {
-  return defaultTools().specs().map((spec) => {
+  return defaultTools().specs().filter((spec) => !CHAT_ONLY_TOOLS.has(spec.name)).map((spec) => {
     const shown = PRESENTATION[spec.name];
     if (shown === undefined) throw new Error(`core tool "${spec.name}" has no presentation in src/extension/tools/toolContributions.ts`);
     return {

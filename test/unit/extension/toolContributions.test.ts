@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { defaultTools } from '../../../src/agent/agentSession';
-import { toolContributions } from '../../../src/extension/tools/toolContributions';
+import { CHAT_ONLY_TOOLS, contributedToolNames, toolContributions } from '../../../src/extension/tools/toolContributions';
 
 // Compiled to <out>/test/unit/extension/, four levels below the repository root.
 const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../../package.json'), 'utf8')) as {
@@ -12,12 +12,14 @@ const contributed = manifest.contributes.languageModelTools ?? [];
 const FIX = 'run `node scripts/tool-contributions.mjs --write`';
 
 describe('package.json languageModelTools', () => {
-  it('contributes every core tool, by the same name and in the same order', () => {
-    assert.deepStrictEqual(contributed.map((t) => t.name), defaultTools().names(), FIX);
+  it('contributes every core tool but the chat-only run_subagent, by the same name and in the same order', () => {
+    assert.deepStrictEqual(contributed.map((t) => t.name), contributedToolNames(), FIX);
+    assert.ok(defaultTools().names().includes('run_subagent') && !contributedToolNames().includes('run_subagent'));
+    assert.strictEqual(contributedToolNames().length, defaultTools().names().length - CHAT_ONLY_TOOLS.size);
   });
 
   it("gives each the core's description and exactly the input schema the core validates with", () => {
-    for (const spec of defaultTools().specs()) {
+    for (const spec of defaultTools().specs().filter((s) => !CHAT_ONLY_TOOLS.has(s.name))) {
       const entry = contributed.find((t) => t.name === spec.name);
       assert.strictEqual(entry?.modelDescription, spec.description, `${spec.name}: ${FIX}`);
       assert.deepStrictEqual(entry?.inputSchema, spec.parameters, `${spec.name}: ${FIX}`);
