@@ -1,3 +1,4 @@
+import { ForkRefusedError } from '../tape/fork';
 import { TapeFileError, TapeLockedError, TapeQueryError } from '../store/errors';
 import { ContextSelectionError } from '../tape/context';
 import { TapeValidationError } from '../tape/entry';
@@ -12,6 +13,8 @@ import { logCommand } from './commands/log';
 import { searchCommand } from './commands/search';
 import { exportCommand, importCommand } from './commands/transfer';
 import { viewCommand } from './commands/view';
+import { verifyCommand } from './commands/verify';
+import { discardCommand, forkCommand, mergeCommand } from './commands/fork';
 import { repairCommand } from './commands/repair';
 import { runCommand } from './commands/run';
 import { ioOf, processSink, type Io, type Sink } from './output';
@@ -65,6 +68,22 @@ usage: agent-tape <command> [options]
                                                lines skipped by type; again later appends only
                                                what is new; --follow keeps ingesting as the
                                                agents write, until Ctrl+C
+  fork <tape.sqlite> --session S [--at ID] [--id F]
+                                               starts session S::fork::F (F generated when
+                                               omitted) reading S through up to entry ID (its
+                                               head); refused inside an open turn
+  merge <tape.sqlite> --fork S::fork::F        appends the fork's entries to its parent, then a
+                                               receipt; again returns the first receipt
+  discard <tape.sqlite> --fork S::fork::F [--reason TEXT]
+                                               a receipt that closes the fork for good
+                                               (fork, merge, discard print the receipt as JSON;
+                                               a refused operation exits 2 with the reason)
+  verify <tape> [--session S] [--json]         verification replay: rebuilds every recorded
+                                               model request from the tape with the policy and
+                                               builder its manifest names and compares it (match,
+                                               mismatch with the first differing item, cannot
+                                               rebuild); checks dense ids, unique provenance
+                                               keys and manifest hashes; exit 0 all match, 1 not
   repair <tape.sqlite> [--json]                a journal damaged in the middle (which open
                                                refuses): keeps its intact records before the
                                                damage, moves the rest to
@@ -91,9 +110,13 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   run: runCommand,
   compact: compactCommand,
   ingest: ingestCommand,
+  verify: verifyCommand,
+  fork: forkCommand,
+  merge: mergeCommand,
+  discard: discardCommand,
 };
 
-const BAD_INPUT = [UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];
+const BAD_INPUT = [ForkRefusedError, UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];
 
 export async function run(argv: string[], sink: Sink = processSink): Promise<number> {
   const io = ioOf(sink);
