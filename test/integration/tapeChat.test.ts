@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { run as cli } from '../../src/cli/main';
 import type { AgentTapeApi } from '../../src/extension/extension';
 import type { Entry } from '../../src/tape/entry';
+import { linkedChildren } from '../../src/store/subagentLinks';
 import { TapeStore } from '../../src/store/tapeStore';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fakeOpenAiServer';
 import { until } from './waiting';
@@ -24,7 +25,8 @@ async function readTape<T>(api: AgentTapeApi, read: (store: TapeStore) => T): Pr
   }
 }
 
-const chatSessions = (store: TapeStore) => store.sessions().filter((s) => s.sessionId.startsWith('chat-'));
+// A chat's forks and subagents (`<chat session>::…`) are not chat threads of their own.
+const chatSessions = (store: TapeStore) => store.sessions().filter((s) => s.sessionId.startsWith('chat-') && !s.sessionId.includes('::'));
 
 /** Sends a request to @tape through the Chat view, in the current chat thread. */
 async function ask(query: string, modelSelector: vscode.LanguageModelChatSelector = FAKE, attachFiles: vscode.Uri[] = []): Promise<void> {
@@ -163,6 +165,56 @@ describe('@tape in the Chat view', function () {
       assert.strictEqual(entries.filter((e) => e.name === 'message/assistant').at(-1)!.payload.content, 'done: SHOUT THIS');
     } finally {
       await config.update('extraTools', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('run_subagent: the child reads a file, the parent gets its answer, the child is linked and nested under the parent, and a linked search stops at its frozen head', async () => {
+    const rel = `subagent-test-${process.pid}.txt`;
+    fs.writeFileSync(path.join(demo, rel), 'quokka marmalade\n');
+    try {
+      // The fake model calls the tool its last message ends with: the parent run_subagent, the child read_file.
+      const parent = await newThread(`tool:run_subagent ${JSON.stringify({ task: `tool:read_file ${JSON.stringify({ path: rel })}`, tools: ['read_file'] })}`);
+      const seen = await readTape(api, (s) => {
+        const [link] = linkedChildren(s, parent);
+        const childId = link?.childSessionId ?? '';
+        return { link, parent: s.entries(parent), child: s.entries(childId), childTurns: endedTurns(s, childId), childHead: s.headEntryId(childId) };
+      });
+      const result = seen.parent.find((e) => e.kind === 'tool_result' && e.name === 'run_subagent');
+      assert.deepStrictEqual([result?.payload.status, result?.payload.output], ['ok', 'done: quokka marmalade\n'], "the child's answer is the tool result");
+      assert.strictEqual(seen.parent.filter((e) => e.name === 'message/assistant').at(-1)?.payload.content, 'done: done: quokka marmalade\n');
+      assert.ok(seen.link, 'the parent links the child');
+      const child = seen.link.childSessionId;
+      assert.ok(child.startsWith(`${parent}::subagent::`), child);
+      assert.strictEqual(seen.link.outcome, 'completed');
+      assert.strictEqual(seen.link.childHeadEntryId, seen.childHead);
+      const read = seen.child.find((e) => e.kind === 'tool_result');
+      assert.deepStrictEqual([read?.name, read?.payload.status, read?.payload.output], ['read_file', 'ok', 'quokka marmalade\n']);
+      assert.deepStrictEqual(seen.childTurns, ['answer']);
+
+      const nested = await until('the child under its parent in the sessions view', async () => {
+        const roots = await api.sessionsTree.getChildren();
+        return roots.find((n) => n.sessionId === parent)?.children.find((c) => c.sessionId === child);
+      });
+      assert.deepStrictEqual([nested.relation, nested.state], ['subagent', 'linked']);
+
+      // An entry the child gets after its link is past the frozen head: a linked search never returns it.
+      const file = await api.workspaceTapeFile();
+      await api.closeWorkspaceTape();
+      const writer = await TapeStore.open(file);
+      const late = await writer.append(child, { kind: 'event', name: 'test/late', payload: { name: 'test/late', data: { text: 'quokka written after the link' } } });
+      await writer.close();
+      await ask('tool:tape_search {"query":"quokka","scope":"linked"}');
+      await until('the search turn', () => readTape(api, (s) => (endedTurns(s, parent).length === 2 ? true : undefined)));
+      const search = (await readTape(api, (s) => s.entries(parent))).filter((e) => e.kind === 'tool_result' && e.name === 'tape_search').at(-1);
+      assert.strictEqual(search?.payload.status, 'ok', String(search?.payload.output));
+      const hits = [...String(search?.payload.output).matchAll(/^#(\d+) in (\S+) /gm)].map((m) => ({ entryId: Number(m[1]), sessionId: m[2] }));
+      assert.ok(hits.length > 0, String(search?.payload.output));
+      for (const hit of hits) {
+        assert.strictEqual(hit.sessionId, child);
+        assert.ok(hit.entryId <= seen.childHead && hit.entryId !== late.entry.entryId, `#${hit.entryId} is within the frozen head ${seen.childHead}`);
+      }
+    } finally {
+      fs.rmSync(path.join(demo, rel), { force: true });
     }
   });
 
