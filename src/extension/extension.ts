@@ -1,10 +1,13 @@
 import * as vscode from 'vscode';
 import { registerParticipant } from './chat/participant';
 import { registerCommands } from './commands';
+import { registerForkCommands } from './forkCommands';
 import { registerInspector } from './inspector/registerInspector';
 import type { SessionsTree } from './inspector/sessionsView';
 import { registerSessionCommands } from './sessionCommands';
+import { registerVerifyReplay } from './replay/verifyCommand';
 import { StoreTape } from '../agent/tape/storeTape';
+import type { TapeStore } from '../store/tapeStore';
 import { ingestFile } from '../ingest/ingest';
 import { registerFollowAgentSessions } from './agentSessions/followAgentSessions';
 import { registerImportAgentSessions, type IngestFile } from './agentSessions/importAgentSessions';
@@ -20,6 +23,8 @@ export interface AgentTapeApi {
   workspaceTapeFile(): Promise<string>;
   /** Closes the workspace tape (it reopens on next use), e.g. before its storage is cleared. */
   closeWorkspaceTape(): Promise<void>;
+  /** The workspace tape's open store (the one the extension writes), for tests that build sessions entry by entry. */
+  workspaceStore(): Promise<TapeStore>;
   /** The "Tape Sessions" view's rows, as VS Code asks for them. */
   sessionsTree: SessionsTree;
 }
@@ -49,6 +54,8 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     ...registerModelCommands(context, log, provider),
     registerParticipant(deps),
     ...registerSessionCommands(deps),
+    ...registerVerifyReplay(deps),
+    ...registerForkCommands({ ...deps, tree: inspector.tree }),
     registerLmTools({
       workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri,
       // Outside @tape (agent mode, a #reference) the tape tools work on the session @tape used last.
@@ -63,6 +70,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
   return {
     workspaceTapeFile: async () => (await tape.open()).file,
     closeWorkspaceTape: () => tape.close(),
+    workspaceStore: async () => (await tape.open()).store,
     sessionsTree: inspector.tree,
   };
 }
