@@ -1,11 +1,11 @@
-import type { TapeStore } from '../store/tapeStore';
+import type { SessionReads } from './sessionReads';
 import { renderCheckpoint, resolveSelector } from '../tape/context';
 import { isReconstructionAnchor } from '../tape/entry';
 import type { ViewAnchor } from '../tape/fold';
 import type { AnchorItem } from '../protocol/inspector';
 
 /** Every anchor row, as the fold lists its anchors: from the rows in memory, with no fold state to keep. */
-export function anchorsOf(store: TapeStore, sessionId: string): ViewAnchor[] {
+export function anchorsOf(store: SessionReads, sessionId: string): ViewAnchor[] {
   const anchors: ViewAnchor[] = [];
   for (const r of store.foldRows(sessionId, 0)) if (r.kind === 'anchor') anchors.push({ entryId: r.entryId, name: r.name });
   return anchors;
@@ -16,7 +16,7 @@ export function anchorsOf(store: TapeStore, sessionId: string): ViewAnchor[] {
  * for the next request; the checkpoint is the very message a request starting at the anchor reads
  * (only reconstruction anchors have one: the others never move the cursor).
  */
-export function anchorItems(store: TapeStore, sessionId: string): AnchorItem[] {
+export function anchorItems(store: SessionReads, sessionId: string): AnchorItem[] {
   const anchors = anchorsOf(store, sessionId);
   const { anchorEntryId } = resolveSelector(anchors, { kind: 'last' });
   return anchors.map((a) => {

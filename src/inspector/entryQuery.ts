@@ -1,4 +1,4 @@
-import type { TapeStore } from '../store/tapeStore';
+import type { SessionReads } from './sessionReads';
 import type { Entry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { EntryFilter, EntryRow } from '../protocol/inspector';
@@ -42,7 +42,7 @@ export class EntryQuery {
   private readonly cache = new Map<string, Matches>();
 
   constructor(
-    private readonly store: TapeStore,
+    private readonly store: SessionReads,
     private readonly maxCached = 8,
   ) {}
 

@@ -1,8 +1,10 @@
+import { readerOf, type TapeReader } from '../store/lineage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
 import { inspectorToHost, type HostToInspector, type InspectorToHost, type InspectorView } from '../protocol/inspector';
 import { anchorItems } from './anchorsTimeline';
 import { EntryQuery } from './entryQuery';
 import { entryRowOf, storedJsonOf } from './entryRows';
+import { lineageView } from './lineageView';
 import { ProjectionsReader } from './projectionsView';
 import { requestDiff, requestItems } from './requests';
 import { SessionTitles } from './sessionTitles';
@@ -25,8 +27,12 @@ const DEFAULT_BATCH_MS = 100;
 /** The most transcript items one request gets: a page is for reading, not for copying the session out. */
 const MAX_TRANSCRIPT_PAGE = 1000;
 
-/** Everything derived from one store: replaced together when the store is. */
+/**
+ * Everything derived from one store: replaced together when the store is. The views read through
+ * the lineage reader, so a fork shows its parent's entries up to the fork point, at its positions.
+ */
 class Readers {
+  readonly reader: TapeReader;
   readonly transcript: Transcript;
   readonly entries: EntryQuery;
   readonly projections: ProjectionsReader;
@@ -34,10 +40,11 @@ class Readers {
   readonly titles: SessionTitles;
 
   constructor(readonly store: TapeStore) {
-    this.transcript = new Transcript(store);
-    this.entries = new EntryQuery(store);
-    this.projections = new ProjectionsReader(store);
-    this.titles = new SessionTitles(store);
+    this.reader = readerOf(store);
+    this.transcript = new Transcript(this.reader);
+    this.entries = new EntryQuery(this.reader);
+    this.projections = new ProjectionsReader(this.reader);
+    this.titles = new SessionTitles(this.reader);
   }
 }
 
@@ -104,6 +111,11 @@ export class InspectorController {
     this.post({ type: 'reveal', entryId });
   }
 
+  /** A replay's cursor on this tape moved: followed when it is on the session shown. */
+  cursor(sessionId: string, entryId: number | null): void {
+    if (this.started && sessionId === this.selected) this.post({ type: 'cursor', sessionId, entryId });
+  }
+
   dispose(): void {
     this.disposed = true;
     this.subscription.dispose();
@@ -128,7 +140,7 @@ export class InspectorController {
         const sessionId = this.session();
         const page = this.readers.transcript.page(sessionId, m.offset, Math.min(m.limit, MAX_TRANSCRIPT_PAGE));
         this.transcriptFrom = Math.min(this.transcriptFrom, page.offset);
-        this.post({ type: 'transcript', requestId: m.requestId, sessionId, headEntryId: this.readers.store.headEntryId(sessionId), ...page });
+        this.post({ type: 'transcript', requestId: m.requestId, sessionId, headEntryId: this.readers.reader.headEntryId(sessionId), ...page });
         return;
       }
       case 'entries': {
@@ -137,13 +149,15 @@ export class InspectorController {
         return;
       }
       case 'entry': {
-        const raw = this.readers.store.rawEntries(this.session(), { fromEntryId: m.entryId, toEntryId: m.entryId })[0];
+        // Exactly as stored: an entry a fork reads through from its parent is shown as the parent holds it.
+        const at = this.readers.reader.origin(this.session(), m.entryId);
+        const raw = this.readers.store.rawEntries(at.sessionId, { fromEntryId: at.entryId, toEntryId: at.entryId })[0];
         if (raw === undefined) throw new Error(`session ${this.session()} has no entry ${m.entryId}`);
         this.post({ type: 'entry', requestId: m.requestId, entryId: m.entryId, entry: storedJsonOf(raw) });
         return;
       }
       case 'diff':
-        this.post({ type: 'diff', requestId: m.requestId, diff: requestDiff(this.readers.store, this.session(), m.a, m.b) });
+        this.post({ type: 'diff', requestId: m.requestId, diff: requestDiff(this.readers.reader, this.session(), m.a, m.b) });
         return;
       case 'copy':
         this.host.copy(m.text);
@@ -165,10 +179,10 @@ export class InspectorController {
         // Entry rows are paged: the page asks for the window it shows with `entries`.
         return;
       case 'anchors':
-        this.post({ type: 'anchors', sessionId, items: anchorItems(r.store, sessionId) });
+        this.post({ type: 'anchors', sessionId, items: anchorItems(r.reader, sessionId) });
         return;
       case 'requests': {
-        const { items, skipped } = requestItems(r.store, sessionId);
+        const { items, skipped } = requestItems(r.reader, sessionId);
         this.post({ type: 'requests', sessionId, items });
         // The protocol's request items have no place for a manifest that does not read; say so once.
         if (skipped.length > 0) this.post({ type: 'error', message: skipped.map((s) => `request entry ${s.entryId} skipped: ${s.reason}`).join('\n') });
@@ -176,6 +190,9 @@ export class InspectorController {
       }
       case 'projections':
         this.post({ type: 'projections', sessionId, view: r.projections.view(sessionId) });
+        return;
+      case 'lineage':
+        this.post({ type: 'lineage', sessionId, view: lineageView(r.store, r.reader, r.titles, sessionId) });
         return;
     }
   }
@@ -187,7 +204,7 @@ export class InspectorController {
   }
 
   private postSource(): void {
-    const { store, titles } = this.readers;
+    const { store, reader, titles } = this.readers;
     const sessions = store.sessions().sort((a, b) => b.lastCreatedAt - a.lastCreatedAt);
     this.known = new Set(sessions.map((s) => s.sessionId));
     this.sessionsGrew = false;
@@ -198,12 +215,12 @@ export class InspectorController {
       readOnly: this.source.readOnly,
       sessions: sessions.map((s) => ({ sessionId: s.sessionId, title: titles.title(s.sessionId), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt })),
       sessionId: this.selected,
-      headEntryId: this.selected === null ? 0 : store.headEntryId(this.selected),
+      headEntryId: this.selected === null ? 0 : reader.headEntryId(this.selected),
     });
   }
 
   private postTranscript(sessionId: string): void {
-    const headEntryId = this.readers.store.headEntryId(sessionId);
+    const headEntryId = this.readers.reader.headEntryId(sessionId);
     const page = this.readers.transcript.lastPage(sessionId);
     this.post({ type: 'transcript', sessionId, headEntryId, ...page });
     if (sessionId === this.selected) {
@@ -232,10 +249,10 @@ export class InspectorController {
       }
       const sessionId = this.selected;
       if (sessionId === null) return;
-      const { store, transcript } = this.readers;
-      const head = store.headEntryId(sessionId);
+      const { reader, transcript } = this.readers;
+      const head = reader.headEntryId(sessionId);
       if (head <= this.postedHead) return;
-      const rows = store.entries(sessionId, { fromEntryId: this.postedHead + 1, toEntryId: head }).map(entryRowOf);
+      const rows = reader.entries(sessionId, { fromEntryId: this.postedHead + 1, toEntryId: head }).map(entryRowOf);
       const items = transcript.changedSince(sessionId, this.postedHead, this.transcriptFrom);
       this.postedHead = head;
       this.post({ type: 'appended', sessionId, headEntryId: head, rows, transcript: items });

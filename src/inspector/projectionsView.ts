@@ -1,4 +1,4 @@
-import type { TapeStore } from '../store/tapeStore';
+import type { SessionReads } from './sessionReads';
 import { manifestOfEntry, VIEW_ASSEMBLED } from '../tape/manifest';
 import { contextPressureProjection, DEFAULT_CONTEXT_WINDOW, pressureOf, type ContextEstimate } from '../tape/projections/contextPressure';
 import { createProjectionRegistry } from '../tape/projections/index';
@@ -13,7 +13,7 @@ import type { ProjectionsView } from '../protocol/inspector';
  * The window of the session's last request, as its manifest recorded it: the gauge then measures
  * against the model actually in use. The default window when no readable manifest exists.
  */
-function lastContextWindow(store: TapeStore, sessionId: string): number {
+function lastContextWindow(store: SessionReads, sessionId: string): number {
   const rows = store.foldRows(sessionId, 0);
   for (let i = rows.length - 1; i >= 0; i--) {
     if (rows[i].kind !== 'event' || rows[i].name !== VIEW_ASSEMBLED) continue;
@@ -33,7 +33,7 @@ function lastContextWindow(store: TapeStore, sessionId: string): number {
 export class ProjectionsReader {
   private readonly runner: ProjectionRunner;
 
-  constructor(private readonly store: TapeStore) {
+  constructor(private readonly store: SessionReads) {
     this.runner = new ProjectionRunner(store, createProjectionRegistry());
   }
 

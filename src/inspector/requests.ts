@@ -1,4 +1,4 @@
-import type { TapeStore } from '../store/tapeStore';
+import type { SessionReads } from './sessionReads';
 import type { JsonObject } from '../tape/entry';
 import { diffManifests, manifestOfEntry, VIEW_ASSEMBLED, type ViewManifest } from '../tape/manifest';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
@@ -19,7 +19,7 @@ const record = (v: unknown): JsonObject => (typeof v === 'object' && v !== null 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const requestKey = (turnId: string, requestSeq: number): string => `${turnId}\u0000${requestSeq}`;
 
-const eventIds = (store: TapeStore, sessionId: string, name: string): number[] =>
+const eventIds = (store: SessionReads, sessionId: string, name: string): number[] =>
   store.foldRows(sessionId, 0).filter((r) => r.kind === 'event' && r.name === name).map((r) => r.entryId);
 
 const modelLabel = (m: ViewManifest['model']): string => `${m.vendor}/${m.id}`;
@@ -37,7 +37,7 @@ interface AttemptTotals {
 const add = (sum: number | null, v: number | null): number | null => (v === null ? sum : (sum ?? 0) + v);
 
 /** The `provider/attempt` events of a session, summed per request (turnId + requestSeq). */
-function attemptsByRequest(store: TapeStore, sessionId: string): Map<string, AttemptTotals> {
+function attemptsByRequest(store: SessionReads, sessionId: string): Map<string, AttemptTotals> {
   const totals = new Map<string, AttemptTotals>();
   for (const id of eventIds(store, sessionId, ATTEMPT_EVENT)) {
     const e = store.requireEntry(sessionId, id);
@@ -59,7 +59,7 @@ function attemptsByRequest(store: TapeStore, sessionId: string): Map<string, Att
 }
 
 /** One item per model request of the session, in tape order, with what its attempts recorded. */
-export function requestItems(store: TapeStore, sessionId: string): RequestList {
+export function requestItems(store: SessionReads, sessionId: string): RequestList {
   const attempts = attemptsByRequest(store, sessionId);
   const list: RequestList = { items: [], skipped: [] };
   for (const id of eventIds(store, sessionId, VIEW_ASSEMBLED)) {
@@ -91,14 +91,14 @@ export function requestItems(store: TapeStore, sessionId: string): RequestList {
   return list;
 }
 
-function manifestAt(store: TapeStore, sessionId: string, entryId: number): ViewManifest {
+function manifestAt(store: SessionReads, sessionId: string, entryId: number): ViewManifest {
   const entry = store.getEntry(sessionId, entryId);
   if (entry === undefined) throw new Error(`session ${sessionId} has no entry ${entryId}`);
   return manifestOfEntry(entry);
 }
 
 /** What changed from request `a` to request `b` (both `view/assembled` entry ids); throws a ManifestError naming a bad one. */
-export function requestDiff(store: TapeStore, sessionId: string, a: number, b: number): RequestDiff {
+export function requestDiff(store: SessionReads, sessionId: string, a: number, b: number): RequestDiff {
   const ma = manifestAt(store, sessionId, a);
   const mb = manifestAt(store, sessionId, b);
   const d = diffManifests(ma, mb);

@@ -1,4 +1,4 @@
-import type { TapeStore } from '../store/tapeStore';
+import type { SessionReads } from './sessionReads';
 import { RETRACTED_EVENT, type Entry } from '../tape/entry';
 import { foldAll } from '../tape/fold';
 import { projectionView, runProjection } from '../tape/projections/projection';
@@ -16,7 +16,7 @@ const titleOf = (entries: readonly Entry[]): string | null => projectionView(tit
 export class SessionTitles {
   private readonly cache = new Map<string, { generation: number; head: number; title: string | null }>();
 
-  constructor(private readonly store: TapeStore) {}
+  constructor(private readonly store: SessionReads) {}
 
   title(sessionId: string): string | null {
     const generation = this.store.generation();

@@ -1,6 +1,8 @@
-import type { TapeStore } from '../store/tapeStore';
+import * as z from 'zod/mini';
+import type { SessionReads } from './sessionReads';
 import { cursorOf, isAfterCursor, resolveSelector, type Cursor } from '../tape/context';
-import { isReconstructionAnchor, RETRACTED_EVENT, textOf } from '../tape/entry';
+import { isReconstructionAnchor, RETRACTED_EVENT, textOf, type Entry } from '../tape/entry';
+import { TURN_END, TURN_START } from '../tape/fork';
 import { foldAll, type FoldOptions, type FoldRow, type ViewMessage } from '../tape/fold';
 import type { TranscriptItem } from '../protocol/inspector';
 import { anchorsOf } from './anchorsTimeline';
@@ -62,7 +64,7 @@ const messageRowsOf = (rows: readonly FoldRow[], ids: ReadonlySet<string> | null
 export class Transcript {
   private readonly orders = new Map<string, Order>();
 
-  constructor(private readonly store: TapeStore) {}
+  constructor(private readonly store: SessionReads) {}
 
   /** The items from `offset`, at most `limit` of them, in conversation order. */
   page(sessionId: string, offset: number, limit: number): TranscriptPage {
@@ -135,12 +137,14 @@ export class Transcript {
     const byEntry = new Map(unretracted.messages.map((m) => [m.entryId, m]));
     const { anchorEntryId } = resolveSelector(anchorsOf(this.store, sessionId), { kind: 'last' });
     const cursor: Cursor | null = anchorEntryId === null ? null : cursorOf(this.store.requireEntry(sessionId, anchorEntryId));
+    const turns = rows.filter(isTurnRow);
     return entryIds.map((entryId) => {
       const m = byEntry.get(entryId) as ViewMessage;
       const facts = unretracted.toolFacts.get(m.messageId);
       const entry = this.store.requireEntry(sessionId, entryId);
       const text = textOf(entry.payload.content ?? '');
       const known = behind.get(m.messageId) as { entryIds: number[]; versions: number };
+      const origin = originOf(entry, this.store.origin?.(sessionId, entryId));
       return {
         entryId,
         messageId: m.messageId,
@@ -153,6 +157,7 @@ export class Transcript {
           retracted: !effective.has(m.messageId),
           compacted: cursor !== null && !isAfterCursor(m, cursor),
           merged: entry.meta.mergedFrom !== undefined,
+          inherited: origin?.via === 'parent',
         }),
         entryIds: known.entryIds,
         toolCalls: (facts?.calls ?? []).map((call) => {
@@ -160,17 +165,50 @@ export class Transcript {
           const result = facts?.results.get(call.toolCallId) ?? null;
           return { entryId: call.entryId, name: call.name, summary: summaryOf(e.kind, e.name, e.payload), resultStatus: result?.status ?? null, resultEntryId: result?.entryId ?? null };
         }),
+        ...(origin === null ? {} : { origin }),
+        forkAt: forkPointAfter(turns, Math.max(...known.entryIds)),
       };
     });
   }
 }
 
-function markersOf(m: ViewMessage, flags: Record<'revised' | 'retracted' | 'compacted' | 'merged', boolean>): Marker[] {
+const isTurnRow = (r: FoldRow): boolean => r.kind === 'event' && (r.name === TURN_START || r.name === TURN_END);
+
+/**
+ * Where a fork after entry `last` may start: `last` itself, unless a turn is running there; then
+ * the turn's end. A session runs one turn at a time, so the first turn event after `last` tells:
+ * a `turn/end` closes the turn `last` is in. A turn still running has no end yet: the fork at
+ * `last` is then refused with the reason, as it should be.
+ */
+function forkPointAfter(turns: readonly FoldRow[], last: number): number {
+  let lo = 0;
+  let hi = turns.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (turns[mid].entryId <= last) lo = mid + 1;
+    else hi = mid;
+  }
+  const next = turns[lo];
+  return next !== undefined && next.name === TURN_END ? next.entryId : last;
+}
+
+const mergedFrom = z.object({ sessionId: z.string(), entryId: z.number() });
+
+/** Where a shown version comes from when it is not the session's own: a merge's `meta.mergedFrom`, else where the reader stores it. */
+function originOf(entry: Entry, stored: { sessionId: string; entryId: number } | undefined): NonNullable<TranscriptItem['origin']> | null {
+  const merged = mergedFrom.safeParse(entry.meta.mergedFrom);
+  if (merged.success) return { via: 'merge', ...merged.data };
+  if (stored !== undefined && stored.sessionId !== entry.sessionId) return { via: 'parent', ...stored };
+  return null;
+}
+
+function markersOf(m: ViewMessage, flags: Record<'revised' | 'retracted' | 'compacted' | 'merged' | 'inherited', boolean>): Marker[] {
   const markers: Marker[] = [];
   if (flags.revised) markers.push('revised');
   if (flags.retracted) markers.push('retracted');
   if (flags.compacted) markers.push('compacted');
   if (flags.merged) markers.push('merged');
+  if (flags.inherited) markers.push('inherited');
   if (m.status === 'pending') markers.push('pending');
   if (m.status === 'error') markers.push('error');
   return markers;

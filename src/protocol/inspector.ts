@@ -13,7 +13,7 @@ const entryId = z.number();
 /** A request the webview made; the reply carries it back, so a late reply to an old question is dropped. */
 const requestId = z.number();
 
-export const VIEWS = ['transcript', 'entries', 'anchors', 'requests', 'projections'] as const;
+export const VIEWS = ['transcript', 'entries', 'anchors', 'requests', 'projections', 'lineage'] as const;
 export const inspectorView = z.enum(VIEWS);
 export type InspectorView = z.infer<typeof inspectorView>;
 
@@ -30,7 +30,7 @@ export const entryFilter = z.object({
 });
 export type EntryFilter = z.infer<typeof entryFilter>;
 
-const MARKERS = ['revised', 'retracted', 'compacted', 'merged', 'pending', 'error'] as const;
+const MARKERS = ['revised', 'retracted', 'compacted', 'merged', 'inherited', 'pending', 'error'] as const;
 export const transcriptItem = z.object({
   /** The entry of the version shown. */
   entryId,
@@ -44,6 +44,13 @@ export const transcriptItem = z.object({
   /** Every raw entry behind this message: its versions, its tool calls and their results. */
   entryIds: z.array(entryId),
   toolCalls: z.array(z.object({ entryId, name: z.string(), summary: z.string(), resultStatus: z.nullable(z.string()), resultEntryId: z.nullable(entryId) })),
+  /**
+   * Where the shown version comes from when not from this session's own line: merged from a fork
+   * (`meta.mergedFrom`), or read through from the parent of a fork, up to its fork point.
+   */
+  origin: z.optional(z.object({ via: z.enum(['merge', 'parent']), sessionId: z.string(), entryId })),
+  /** Where "Fork from here" forks: the message's last entry, or the end of the turn it is part of (a fork never cuts a turn). */
+  forkAt: z.optional(entryId),
 });
 export type TranscriptItem = z.infer<typeof transcriptItem>;
 
@@ -109,6 +116,27 @@ export const projectionsView = z.object({
 });
 export type ProjectionsView = z.infer<typeof projectionsView>;
 
+const RELATIONS = ['root', 'fork', 'subagent'] as const;
+const CHILD_STATES = ['open', 'merged', 'discarded', 'linked'] as const;
+
+/** A session of the lineage, root first: `at` is where it branched off the one before it (its fork point), when known. */
+export const lineageStep = z.object({ sessionId: z.string(), title: z.nullable(z.string()), relation: z.enum(RELATIONS), at: z.nullable(entryId) });
+/** A direct fork or subagent of the session, with its state and its receipt in words. */
+export const childItem = z.object({
+  sessionId: z.string(),
+  title: z.nullable(z.string()),
+  relation: z.enum(['fork', 'subagent']),
+  state: z.enum(CHILD_STATES),
+  /** The receipt (merge, discard, link) in words; empty while the fork is open. */
+  receipt: z.string(),
+  receiptEntryId: z.nullable(entryId),
+});
+/** A fork/start, subagent/start, fork/merge, fork/discard or subagent/linked entry of the session, in words. */
+export const receiptItem = z.object({ entryId, name: z.string(), createdAt: z.number(), summary: z.string(), aboutSessionId: z.nullable(z.string()) });
+export type ReceiptItem = z.infer<typeof receiptItem>;
+export const lineageView = z.object({ ancestors: z.array(lineageStep), children: z.array(childItem), receipts: z.array(receiptItem) });
+export type LineageView = z.infer<typeof lineageView>;
+
 export const sessionItem = z.object({ sessionId: z.string(), title: z.nullable(z.string()), entryCount: z.number(), lastCreatedAt: z.number() });
 
 export const hostToInspector = z.discriminatedUnion('type', [
@@ -136,13 +164,20 @@ export const hostToInspector = z.discriminatedUnion('type', [
   z.object({ type: z.literal('requests'), sessionId: z.string(), items: z.array(requestItem) }),
   z.object({ type: z.literal('diff'), requestId, diff: requestDiff }),
   z.object({ type: z.literal('projections'), sessionId: z.string(), view: projectionsView }),
+  z.object({ type: z.literal('lineage'), sessionId: z.string(), view: lineageView }),
   /**
    * The tape grew (batched: at most one per 100 ms): the new entries' rows and the transcript items
    * that are new or changed. The webview merges them; it asks again only for what it shows.
    */
   z.object({ type: z.literal('appended'), sessionId: z.string(), headEntryId: z.number(), rows: z.array(entryRow), transcript: z.array(transcriptItem) }),
-  /** Select an entry (the replay cursor, or "show in inspector"). */
+  /** Select an entry ("show in inspector"): the Entries view opens on it and takes the focus. */
   z.object({ type: z.literal('reveal'), entryId }),
+  /**
+   * A replay's cursor moved to an entry of the shown session (null: the replay ended). The entry is
+   * selected and scrolled to in the Entries view, and the transcript item holding it is marked,
+   * without moving the focus or the tab.
+   */
+  z.object({ type: z.literal('cursor'), sessionId: z.string(), entryId: z.nullable(entryId) }),
   z.object({ type: z.literal('error'), message: z.string() }),
 ]);
 export type HostToInspector = z.infer<typeof hostToInspector>;

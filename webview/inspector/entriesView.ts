@@ -1,8 +1,9 @@
 import type { EntryFilter, EntryRow } from '../../src/protocol/inspector';
 import type { HostChannel } from './channel';
 import { DetailPane } from './detailPane';
-import { h, num, time } from './dom';
+import { h, num, setAttrs, time } from './dom';
 import { EntryPages, PAGE_SIZE } from './entryPages';
+import type { ForkAction } from './forkAction';
 import type { StateStore } from './state';
 import { VirtualList } from './virtualList';
 
@@ -17,6 +18,7 @@ export class EntriesView {
   private readonly pages: EntryPages;
   private readonly detail: DetailPane;
   private readonly count = h('span', { class: 'muted', role: 'status' });
+  private readonly forkButton = h('vscode-button', { secondary: true, icon: 'repo-forked', disabled: true }, 'Fork from here');
   private readonly kindBoxes = new Map<string, HTMLElement & { checked: boolean }>();
   private readonly nameField: HTMLElement & { value: string };
   private readonly textField: HTMLElement & { value: string };
@@ -24,7 +26,7 @@ export class EntriesView {
   /** The offset to restore once the list knows its length (a scroll offset past the end is clamped). */
   private pendingScroll: number | null = null;
 
-  constructor(channel: HostChannel, private readonly store: StateStore) {
+  constructor(channel: HostChannel, private readonly store: StateStore, private readonly forks: ForkAction) {
     this.pages = new EntryPages((offset, limit) => {
       const requestId = channel.requestId();
       channel.post({ type: 'entries', requestId, offset, limit, filter: store.get().filter });
@@ -36,7 +38,10 @@ export class EntriesView {
       rowHeight: ROW_HEIGHT,
       renderRow: (index, row) => this.renderRow(index, row),
       onRange: (first, last) => this.pages.ensure(first, last),
-      onSelect: (index) => this.store.update({ selectedEntryId: this.pages.row(index)?.entryId ?? null }),
+      onSelect: (index) => {
+        this.store.update({ selectedEntryId: this.pages.row(index)?.entryId ?? null });
+        this.updateFork();
+      },
       onOpen: (index) => this.open(index),
       onScroll: (scrollTop) => {
         if (this.pendingScroll === null) this.store.update({ scrollTop });
@@ -65,7 +70,15 @@ export class EntriesView {
       h('span', { class: 'field' }, h('label', { for: 'filter-name' }, 'Name prefix'), this.nameField),
       h('span', { class: 'field' }, h('label', { for: 'filter-text' }, 'Text'), this.textField),
       this.count);
-    this.element = h('div', { class: 'entries-view' }, bar, h('div', { class: 'split' }, this.list.element, this.detail.element));
+    this.forkButton.addEventListener('click', () => {
+      const { selectedEntryId } = this.store.get();
+      if (!this.forkButton.hasAttribute('disabled') && selectedEntryId !== null) this.forks.fork(selectedEntryId);
+    });
+    forks.onChange(() => this.updateFork());
+    // Before the list in the tab order: Shift+Tab from a selected row reaches it.
+    const actions = h('div', { class: 'entry-actions' }, this.forkButton);
+    this.element = h('div', { class: 'entries-view' }, bar, actions, h('div', { class: 'split' }, this.list.element, this.detail.element));
+    this.updateFork();
   }
 
   /** (Re)loads from the start of a session, keeping the saved offset and selection. */
@@ -140,6 +153,27 @@ export class EntriesView {
     this.list.element.focus();
   }
 
+  /**
+   * The replay cursor moved to `entryId`: selected and scrolled to as `reveal` does, without the
+   * focus. A list not loaded yet only keeps it as the selection to restore when it loads.
+   */
+  follow(entryId: number, loaded: boolean): void {
+    if (loaded) this.reveal(entryId);
+    else this.store.update({ selectedEntryId: entryId, scrollTop: Math.max(0, (entryId - 5) * ROW_HEIGHT) });
+    this.updateFork();
+  }
+
+  /** Forking needs a selected entry and a tape this window may write. */
+  private updateFork(): void {
+    const { selectedEntryId } = this.store.get();
+    const enabled = this.forks.enabled && selectedEntryId !== null;
+    setAttrs(this.forkButton, {
+      disabled: !enabled,
+      hidden: !this.forks.enabled,
+      'aria-label': selectedEntryId === null ? 'Fork from here: select an entry first' : `Fork from here: a new session with everything up to entry #${selectedEntryId}`,
+    });
+  }
+
   private applyFilter(): void {
     const kinds = KINDS.filter((k) => this.kindBoxes.get(k)?.checked);
     const filter: EntryFilter = {};
@@ -148,6 +182,7 @@ export class EntriesView {
     if (this.textField.value.trim()) filter.text = this.textField.value.trim();
     this.store.update({ filter, scrollTop: 0, selectedEntryId: null });
     this.start();
+    this.updateFork();
   }
 
   /** After a restore or reveal the selection is known by entry id until its row arrives. */

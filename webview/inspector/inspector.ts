@@ -12,15 +12,17 @@ import { ErrorBanner } from './banner';
 import { HostChannel } from './channel';
 import { h } from './dom';
 import { EntriesView } from './entriesView';
+import { ForkAction } from './forkAction';
 import { Header } from './header';
+import { LineageView } from './lineageView';
 import { ProjectionsView } from './projectionsView';
 import { RequestsView } from './requestsView';
 import { StateStore } from './state';
 import { TranscriptView } from './transcriptView';
 
-const TITLES: Record<InspectorView, string> = { transcript: 'Transcript', entries: 'Entries', anchors: 'Anchors', requests: 'Requests', projections: 'Projections' };
+const TITLES: Record<InspectorView, string> = { transcript: 'Transcript', entries: 'Entries', anchors: 'Anchors', requests: 'Requests', projections: 'Projections', lineage: 'Lineage' };
 /** Views the host sends whole; after the tape grows they are asked for again, when shown. */
-const WHOLE_VIEWS: InspectorView[] = ['anchors', 'requests', 'projections'];
+const WHOLE_VIEWS: InspectorView[] = ['anchors', 'requests', 'projections', 'lineage'];
 
 /** The Tape Inspector: routes the host's messages to the views and asks for what the shown view needs. */
 export class Inspector {
@@ -28,11 +30,13 @@ export class Inspector {
   private readonly store = new StateStore(this.channel.api);
   private readonly banner = new ErrorBanner();
   private readonly header = new Header((id) => this.pickSession(id));
-  private readonly transcript = new TranscriptView(this.channel);
-  private readonly entries = new EntriesView(this.channel, this.store);
+  private readonly forks = new ForkAction(this.channel);
+  private readonly transcript = new TranscriptView(this.channel, this.forks);
+  private readonly entries = new EntriesView(this.channel, this.store, this.forks);
   private readonly anchors = new AnchorsView();
   private readonly requests = new RequestsView(this.channel);
   private readonly projections = new ProjectionsView();
+  private readonly lineage = new LineageView((id) => this.pickSession(id));
   private readonly tabs: HTMLElement;
   private readonly failed = h('div', { class: 'failed', role: 'alert', hidden: true });
   private readonly placeholder = h('p', { class: 'muted' }, 'Loading…');
@@ -44,7 +48,7 @@ export class Inspector {
   constructor(root: HTMLElement) {
     const bodies: Record<InspectorView, HTMLElement> = {
       transcript: this.transcript.element, entries: this.entries.element, anchors: this.anchors.element,
-      requests: this.requests.element, projections: this.projections.element,
+      requests: this.requests.element, projections: this.projections.element, lineage: this.lineage.element,
     };
     this.tabs = h('vscode-tabs', { 'selected-index': VIEWS.indexOf(this.store.get().view), class: 'views' },
       // vscode-tabs gives headers and panels their ids and aria links itself; ours go in data-view.
@@ -76,11 +80,17 @@ export class Inspector {
       case 'requests': if (msg.sessionId === this.sessionId) this.requests.set(msg.items); return;
       case 'diff': return this.requests.onDiff(msg.requestId, msg.diff);
       case 'projections': if (msg.sessionId === this.sessionId) this.projections.set(msg.view); return;
+      case 'lineage': if (msg.sessionId === this.sessionId) this.lineage.set(msg.sessionId, msg.view); return;
       case 'appended': return this.onAppended(msg);
       case 'reveal':
         this.show('entries');
         this.entries.reveal(msg.entryId);
         this.entries.focus();
+        return;
+      case 'cursor':
+        if (msg.sessionId !== this.sessionId) return;
+        if (msg.entryId !== null) this.entries.follow(msg.entryId, this.loaded.has('entries'));
+        this.transcript.markCursor(msg.entryId);
         return;
       case 'error': return this.banner.show(msg.message);
     }
@@ -101,6 +111,7 @@ export class Inspector {
         return;
       }
     }
+    this.forks.update(msg.sessionId, msg.readOnly);
     if (msg.sessionId === this.sessionId) return;
     // A saved offset and selection belong to the saved session only.
     if (saved !== msg.sessionId) this.store.update({ sessionId: msg.sessionId, selectedEntryId: null, scrollTop: 0 });

@@ -2,6 +2,8 @@ import type { HostToInspector, TranscriptItem } from '../../src/protocol/inspect
 import type { HostChannel } from './channel';
 import { DetailPane } from './detailPane';
 import { badge, h, num, setAttrs } from './dom';
+import type { ForkAction } from './forkAction';
+import { shortSessionName } from './lineageView';
 
 /** Earlier items asked for per press of "Show earlier messages". */
 export const EARLIER_PAGE = 200;
@@ -21,6 +23,10 @@ export class TranscriptView {
   private readonly scroller: HTMLElement;
   private readonly detail: DetailPane;
   private readonly items = new Map<string, HTMLElement>();
+  /** The entries behind each held item, to find the one a replay's cursor is in. */
+  private readonly entriesOf = new Map<string, readonly number[]>();
+  /** The replay cursor's entry, marked on the item holding it (also one drawn later). */
+  private cursor: number | null = null;
   /** Of the first item held, in the whole transcript. */
   private offset = 0;
   private total = 0;
@@ -28,7 +34,7 @@ export class TranscriptView {
   private head = 0;
   private asked: number | null = null;
 
-  constructor(private readonly channel: HostChannel) {
+  constructor(private readonly channel: HostChannel, private readonly forks: ForkAction) {
     this.detail = new DetailPane(channel, 'Raw entries', 'transcript-detail');
     this.earlier.addEventListener('click', () => this.askEarlier());
     this.scroller = h('div', { class: 'transcript-scroll' }, this.status, this.earlier, this.list);
@@ -38,6 +44,8 @@ export class TranscriptView {
   /** The host's last page: everything held before is replaced. */
   set(page: TranscriptPage): void {
     this.items.clear();
+    this.entriesOf.clear();
+    this.cursor = null;
     this.list.replaceChildren();
     this.detail.clear();
     this.asked = null;
@@ -97,6 +105,29 @@ export class TranscriptView {
         if (focused) el.focus();
       } else this.list.insertBefore(el, before);
       this.items.set(item.messageId, el);
+      this.entriesOf.set(item.messageId, item.entryIds);
+    }
+  }
+
+  /**
+   * Marks the item holding the replay cursor's entry (none when the replay ended), and scrolls it
+   * into view when the transcript is shown. The focus stays where it is.
+   */
+  markCursor(entryId: number | null): void {
+    this.cursor = entryId;
+    for (const el of this.list.querySelectorAll('.at-cursor')) {
+      el.classList.remove('at-cursor');
+      el.removeAttribute('aria-current');
+    }
+    if (entryId === null) return;
+    for (const [messageId, entryIds] of this.entriesOf) {
+      if (!entryIds.includes(entryId)) continue;
+      const el = this.items.get(messageId);
+      if (!el) return;
+      el.classList.add('at-cursor');
+      el.setAttribute('aria-current', 'step');
+      if (el.offsetParent !== null) el.scrollIntoView({ block: 'nearest' });
+      return;
     }
   }
 
@@ -114,14 +145,15 @@ export class TranscriptView {
   }
 
   private renderItem(item: TranscriptItem): HTMLElement {
-    const markers = h('span', { class: 'markers' }, ...item.markers.map((m) => badge(m, `marker-${m}`)));
+    const markers = h('span', { class: 'markers' }, ...item.markers.map((m) => badge(markerText(m, item), `marker-${m}`)));
+    const fork = item.forkAt === undefined || !this.forks.enabled ? null : this.forkButton(item.forkAt);
     const tools = item.toolCalls.length === 0 ? null : h('ul', { class: 'tool-calls', 'aria-label': 'Tool calls' },
       ...item.toolCalls.map((t) => h('li', {},
         h('span', { class: 'tool-name' }, t.name), ' ',
         h('span', { class: 'tool-summary' }, t.summary), ' ',
         badge(t.resultStatus ?? 'no result', t.resultStatus === 'error' ? 'marker-error' : ''))));
     const li = h('li', { class: 'transcript-item', tabindex: 0, 'data-message-id': item.messageId, 'aria-controls': 'transcript-detail' },
-      h('header', {}, h('span', { class: `role role-${item.role}` }, item.role), ' ', badge(item.status, `status-${item.status}`), ' ', markers, h('span', { class: 'muted entry-ref' }, `#${item.entryId}`)),
+      h('header', {}, h('span', { class: `role role-${item.role}` }, item.role), ' ', badge(item.status, `status-${item.status}`), ' ', markers, h('span', { class: 'muted entry-ref' }, `#${item.entryId}`), fork),
       h('div', { class: 'text' }, item.text),
       item.cut ? h('p', { class: 'muted' }, 'Cut at 4,000 characters; the entry has the whole text.') : null,
       tools);
@@ -131,7 +163,13 @@ export class TranscriptView {
       this.detail.show(item.entryIds);
     };
     li.addEventListener('click', open);
+    if (this.cursor !== null && item.entryIds.includes(this.cursor)) {
+      li.classList.add('at-cursor');
+      li.setAttribute('aria-current', 'step');
+    }
     li.addEventListener('keydown', (e) => {
+      // Keys on the item's own controls (Fork from here) are theirs.
+      if (e.target !== li) return;
       if (e.key === 'Enter' || e.key === ' ') {
         e.preventDefault();
         open();
@@ -142,4 +180,22 @@ export class TranscriptView {
     });
     return li;
   }
+
+  private forkButton(entryId: number): HTMLElement {
+    const button = h('button', { type: 'button', class: 'fork-here', 'aria-label': `Fork from here: a new session with everything up to entry #${entryId}` },
+      h('span', { class: 'codicon codicon-repo-forked', 'aria-hidden': 'true' }), ' Fork from here');
+    button.addEventListener('click', (e) => {
+      e.stopPropagation();
+      this.forks.fork(entryId);
+    });
+    return button;
+  }
+}
+
+/** A marker's words; merged and inherited messages say where they come from. */
+function markerText(marker: TranscriptItem['markers'][number], item: TranscriptItem): string {
+  const origin = item.origin;
+  if (marker === 'merged' && origin?.via === 'merge') return `merged from ${shortSessionName(origin.sessionId)} #${origin.entryId}`;
+  if (marker === 'inherited') return origin?.via === 'parent' ? `from parent ${shortSessionName(origin.sessionId)} #${origin.entryId}` : 'from parent';
+  return marker;
 }

@@ -5,6 +5,7 @@ import { backfillSession } from '../../agent/backfill';
 import { handoffAnchorEntry } from '../../agent/compaction';
 import { compact } from '../../agent/compactor';
 import type { FailureClass } from '../../agent/model/providerError';
+import { forkSession } from '../../store/forks';
 import type { TapeStore } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { LmModelPort } from '../model/lmModelPort';
@@ -94,6 +95,7 @@ async function handle(
   const abort = abortSignalOf(token);
   try {
     if (request.command === 'handoff') return await handoff(store, sessionId, request.prompt, stream, metadata);
+    if (request.command === 'fork') return await forkThread(deps, store, sessionId, request.model, stream);
     const model = new LmModelPort(request.model);
     if (request.command === 'compact') {
       stream.progress('Summarising the session…');
@@ -180,6 +182,20 @@ async function handoff(store: TapeStore, sessionId: string, prompt: string, stre
   const anchor = (await store.append(sessionId, entry, { durable: true })).entry;
   notice(stream, 'milestone', `Handoff \`${anchor.name}\` (entry #${anchor.entryId}): the next request starts from its notes, without the history before it.`);
   return { metadata };
+}
+
+/**
+ * `/fork`: the thread's session forks at its head and the thread goes on in the fork: its id is the
+ * session this answer leaves in the metadata, which the next request of the thread reads.
+ */
+async function forkThread(deps: ParticipantDeps, store: TapeStore, sessionId: string, model: vscode.LanguageModelChat, stream: vscode.ChatResponseStream): Promise<TapeChatResult> {
+  if (store.headEntryId(sessionId) === 0) return { metadata: { sessionId }, errorDetails: { message: 'There is nothing to fork yet: this chat has no session on the tape. Ask something first.' } };
+  const fork = await forkSession(store, sessionId);
+  deps.sessions.used(fork.forkSessionId, model);
+  notice(stream, 'repo-forked', `Forked this session at entry #${fork.parentHeadEntryId} as fork \`${fork.forkId}\` (session \`${fork.forkSessionId}\`). This chat now continues in the fork: the next request reads the session up to the fork point, then the fork's own entries. The original session stays as it was; merge the fork into it or discard it when you are done.`);
+  stream.button({ command: 'agentTape.mergeFork', arguments: [fork.forkSessionId], title: 'Merge Fork' });
+  stream.button({ command: 'agentTape.discardFork', arguments: [fork.forkSessionId], title: 'Discard Fork…' });
+  return { metadata: { sessionId: fork.forkSessionId } };
 }
 
 async function agentsMdOf(root: vscode.Uri): Promise<string | null> {

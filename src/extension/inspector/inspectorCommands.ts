@@ -3,6 +3,8 @@ import * as z from 'zod/mini';
 
 /** The session a command from the inspector acts on (the one it shows); none means the current one. */
 const sessionArgs = z.union([z.tuple([]), z.tuple([z.string()])]);
+/** "Fork from here": the session shown and the entry (a position of its view). */
+const forkArgs = z.tuple([z.string(), z.number()]);
 
 /**
  * The Agent Tape commands the inspector page may run, each mapping the page's arguments onto the
@@ -14,6 +16,7 @@ const WHITELIST: Record<string, (args: readonly (string | number)[]) => Thenable
   'agentTape.compactSession': (args) => vscode.commands.executeCommand('agentTape.compactSession', ...sessionArgs.parse(args)),
   'agentTape.handoff': (args) => vscode.commands.executeCommand('agentTape.handoff', undefined, undefined, ...sessionArgs.parse(args)),
   'agentTape.importTapeFile': () => vscode.commands.executeCommand('agentTape.importTapeFile'),
+  'agentTape.forkSession': (args) => vscode.commands.executeCommand('agentTape.forkSession', ...forkArgs.parse(args)),
 };
 
 /** Runs a command the page asked for, if it is one it may run. */

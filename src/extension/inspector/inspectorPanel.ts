@@ -5,6 +5,7 @@ import type { WorkspaceStore } from '../../store/workspaceStore';
 import type { TapeSessions } from '../tapeSessions';
 import { describe, type WorkspaceTape } from '../workspaceTape';
 import { hostInspector, loadInspectorPage, type HostedInspector } from './inspectorWebview';
+import { followReplayCursor } from './replayFollow';
 
 /**
  * The view type of an inspector panel. It also names the panel's source: a panel always shows
@@ -36,17 +37,20 @@ const sourceOf = (ws: WorkspaceStore): InspectorSource => ({ store: ws.store, la
 /**
  * The inspector panels of the workspace tape: one per session, revealed when asked for again,
  * restored after a reload of the window, and moved to the new store when the tape turns writable
- * (another window let go of it and the WorkspaceStore reopened it).
+ * (another window let go of it and the WorkspaceStore reopened it). They follow a replay of the
+ * workspace tape's file.
  */
 export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly open = new Set<OpenPanel>();
   private readonly stateWatch: vscode.Disposable;
+  private readonly cursorWatch: vscode.Disposable;
 
   constructor(private readonly deps: Deps) {
     this.stateWatch = deps.tape.onDidChangeState(() => {
       const ws = deps.tape.opened;
       if (ws) for (const p of this.open) p.hosted.controller.setSource(sourceOf(ws));
     });
+    this.cursorWatch = followReplayCursor(() => deps.tape.opened?.file, () => [...this.open].map((p) => p.hosted.controller));
   }
 
   /** Shows the inspector on `sessionId`, else on the session the palette commands act on. */
@@ -81,6 +85,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
 
   dispose(): void {
     this.stateWatch.dispose();
+    this.cursorWatch.dispose();
     for (const p of [...this.open]) p.panel.dispose();
   }
 

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
-import type { TapeStore } from '../../store/tapeStore';
+import { childrenOf, parentOf, type ChildSession } from '../../store/forks';
+import { readerOf } from '../../store/lineage';
+import type { SessionSummary, TapeStore } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { SessionTitles } from '../../inspector/sessionTitles';
 import { describe, type WorkspaceTape } from '../workspaceTape';
@@ -21,11 +23,30 @@ export interface SessionNode {
   lastCreatedAt: number;
   /** Whether this window may write the tape: compact, handoff and delete need it. */
   writable: boolean;
+  /** A root session, or a fork or subagent nested under its parent. */
+  relation: 'root' | 'fork' | 'subagent';
+  /** A fork's or subagent's state; null for a root. */
+  state: ChildSession['state'] | null;
+  children: SessionNode[];
+}
+
+const ICONS: Record<ChildSession['state'], Record<ChildSession['relation'], string>> = {
+  open: { fork: 'repo-forked', subagent: 'hubot' },
+  merged: { fork: 'git-merge', subagent: 'git-merge' },
+  discarded: { fork: 'circle-slash', subagent: 'circle-slash' },
+  linked: { fork: 'link', subagent: 'link' },
+};
+
+/** A fork's id names it among its siblings (its title is its parent's until it is asked something new). */
+function shortName(node: SessionNode): string {
+  if (node.relation !== 'fork') return node.relation;
+  const at = node.sessionId.lastIndexOf('::fork::');
+  return `fork ${node.sessionId.slice(at + '::fork::'.length)}`;
 }
 
 /**
  * The workspace tape's sessions, newest first, with their titles (as the `title` projection names
- * them) and entry counts. The tape opens when the view is first shown; the tree redraws after appends and
+ * them) and entry counts; forks and subagents nested under their parent with their state. The tape opens when the view is first shown; the tree redraws after appends and
  * when the tape turns writable, and says when it is read-only in this window.
  */
 export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
@@ -50,20 +71,23 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
   }
 
   getTreeItem(node: SessionNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(node.title ?? 'Untitled session', vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(node.title ?? 'Untitled session', node.children.length === 0 ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Expanded);
     item.id = node.sessionId;
-    item.description = `${node.entryCount.toLocaleString('en-US')} ${node.entryCount === 1 ? 'entry' : 'entries'}`;
+    const entries = `${node.entryCount.toLocaleString('en-US')} ${node.entryCount === 1 ? 'entry' : 'entries'}`;
+    item.description = node.state === null ? entries : `${shortName(node)} · ${node.state} · ${entries}`;
     const tooltip = new vscode.MarkdownString();
     tooltip.appendText(`${node.title ?? 'Untitled session'}\n\nsession ${node.sessionId}\n${item.description}, last ${new Date(node.lastCreatedAt).toLocaleString()}`);
     item.tooltip = tooltip;
-    item.iconPath = new vscode.ThemeIcon('history');
-    item.contextValue = node.writable ? 'session' : 'session.readOnly';
+    item.iconPath = new vscode.ThemeIcon(node.relation === 'root' || node.state === null ? 'history' : ICONS[node.state][node.relation]);
+    // The menus' `when` clauses match these: Merge and Discard only on `session.fork.open`.
+    const kind = node.relation === 'root' || node.state === null ? 'session' : `session.${node.relation}.${node.state}`;
+    item.contextValue = node.writable ? kind : `${kind}.readOnly`;
     item.command = { command: 'agentTape.openInspector', title: 'Open Inspector', arguments: [node.sessionId] };
     return item;
   }
 
   async getChildren(node?: SessionNode): Promise<SessionNode[]> {
-    if (node) return [];
+    if (node) return node.children;
     let ws: WorkspaceStore;
     try {
       ws = await this.tape.open();
@@ -74,11 +98,7 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     this.follow(ws);
     const writable = ws.state.mode === 'writable';
     if (this.view) this.view.description = writable ? undefined : 'read-only';
-    const titles = this.titlesOf(ws.store);
-    const nodes = ws.store
-      .sessions()
-      .sort((a, b) => b.lastCreatedAt - a.lastCreatedAt)
-      .map((s) => ({ sessionId: s.sessionId, title: titles.title(s.sessionId), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt, writable }));
+    const nodes = this.nest(ws.store, writable);
     this.setMessage(nodes.length === 0 ? 'No sessions on this workspace\'s tape yet. Ask @tape something in the chat, or import a tape file.' : undefined);
     return nodes;
   }
@@ -93,10 +113,43 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     if (this.view) this.view.message = message;
   }
 
+  /**
+   * Root sessions newest first, each with its forks and subagents nested under it (and theirs under
+   * them). Each session's parent is looked up once; only sessions with children list them, with
+   * their states. A child whose parent is not on the tape is shown as a root.
+   */
+  private nest(store: TapeStore, writable: boolean): SessionNode[] {
+    const titles = this.titlesOf(store);
+    const sessions = new Map(store.sessions().map((s) => [s.sessionId, s]));
+    const parents = new Set<string>();
+    const nested = new Set<string>();
+    for (const id of sessions.keys()) {
+      const parent = parentOf(store, id)?.sessionId;
+      if (parent === undefined || !sessions.has(parent)) continue;
+      parents.add(parent);
+      nested.add(id);
+    }
+    const node = (s: SessionSummary, relation: SessionNode['relation'], state: SessionNode['state'], seen: ReadonlySet<string>): SessionNode => {
+      const within = new Set(seen).add(s.sessionId);
+      const children = parents.has(s.sessionId)
+        ? childrenOf(store, s.sessionId).flatMap((c) => {
+            const child = sessions.get(c.sessionId);
+            // A linked child no longer on the tape has nothing to open; a loop on a damaged tape is cut.
+            return child === undefined || within.has(c.sessionId) ? [] : [node(child, c.relation, c.state, within)];
+          })
+        : [];
+      return { sessionId: s.sessionId, title: titles.title(s.sessionId), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt, writable, relation, state, children };
+    };
+    return [...sessions.values()]
+      .filter((s) => !nested.has(s.sessionId))
+      .sort((a, b) => b.lastCreatedAt - a.lastCreatedAt)
+      .map((s) => node(s, 'root', null, new Set()));
+  }
+
   private titlesOf(store: TapeStore): SessionTitles {
     let titles = this.titles.get(store);
     if (titles === undefined) {
-      titles = new SessionTitles(store);
+      titles = new SessionTitles(readerOf(store));
       this.titles.set(store, titles);
     }
     return titles;

@@ -8,6 +8,7 @@ import { formatOf, openTapeFile } from '../../store/tapeFile';
 import type { TapeStore } from '../../store/tapeStore';
 import { describe } from '../workspaceTape';
 import { hostInspector, loadInspectorPage, postToInspector, showInspectorFailure, type InspectorWebviewDeps } from './inspectorWebview';
+import { followReplayCursor } from './replayFollow';
 
 /** The custom editor of `*.tape.sqlite` and `*.tape.jsonl` files (package.json `customEditors`). */
 export const TAPE_EDITOR = 'agentTape.tapeFile';
@@ -103,7 +104,7 @@ class TapeFileDocument implements vscode.CustomDocument {
   }
 }
 
-/** Opening a tape file from the explorer shows the inspector on it, never writing the file. */
+/** Opening a tape file from the explorer shows the inspector on it, never writing the file; it follows a replay of that file. */
 export class TapeEditorProvider implements vscode.CustomReadonlyEditorProvider<TapeFileDocument> {
   constructor(private readonly deps: InspectorWebviewDeps) {}
 
@@ -125,7 +126,9 @@ export class TapeEditorProvider implements vscode.CustomReadonlyEditorProvider<T
       if ('error' in r) postToInspector(panel.webview, { type: 'error', message: r.error });
       else hosted.controller.setSource(r);
     });
+    const cursor = followReplayCursor(() => document.uri.fsPath, () => [hosted.controller]);
     panel.onDidDispose(() => {
+      cursor.dispose();
       reloads.dispose();
       hosted.dispose();
     });
