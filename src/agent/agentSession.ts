@@ -1,4 +1,5 @@
 import { randomUUID } from 'crypto';
+import { readerOf, type TapeReader } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import { FoldCache } from '../tape/foldCache';
 import { shouldAutoCompact } from './compaction';
@@ -34,7 +35,7 @@ export interface AgentSessionOptions {
   agentsMd?: string | null;
   /** The core's workspace and tape tools when omitted. */
   tools?: Toolbox;
-  /** The host's fold cache of `store`, so a session object per request refolds only what is new. */
+  /** The host's fold cache of `readerOf(store)`, so a session object per request refolds only what is new. */
   folds?: FoldCache;
   maxRounds?: number;
   /** Requests per turn of each subagent the session starts (default DEFAULT_SUBAGENT_MAX_ROUNDS). */
@@ -72,8 +73,12 @@ export class AgentSession {
   private readonly now: () => number;
   private probe: { slot: RequestSlot; head: number; assembled: AssembledRequest } | undefined;
 
+  /** Reads go through the lineage reader, so a fork's context includes its parent up to the fork point. */
+  private readonly reader: TapeReader;
+
   constructor(private readonly options: AgentSessionOptions) {
-    this.folds = options.folds ?? new FoldCache(options.store);
+    this.reader = readerOf(options.store);
+    this.folds = options.folds ?? new FoldCache(this.reader);
     this.tools = options.tools ?? defaultTools();
 
     // One for the session: its projection runner keeps the title between turns.
@@ -145,7 +150,7 @@ export class AgentSession {
     const { store, sessionId, environment, agentsMd } = this.options;
     const prompt = buildSystemPrompt({ environment, agentsMd });
     const inForce = this.folds.view(sessionId, { includePending: false }).systemPromptEntryId;
-    const hash = inForce === null ? null : this.options.store.requireEntry(this.options.sessionId, inForce).payload.hash;
+    const hash = inForce === null ? null : this.reader.requireEntry(this.options.sessionId, inForce).payload.hash;
     if (needsSystemPrompt(typeof hash === 'string' ? hash : null, prompt)) await store.append(sessionId, systemPromptEntry(prompt));
   }
 
@@ -153,7 +158,7 @@ export class AgentSession {
   private assemble(slot: RequestSlot): AssembledRequest {
     const probe = this.probe;
     this.probe = undefined;
-    const head = this.options.store.headEntryId(this.options.sessionId);
+    const head = this.reader.headEntryId(this.options.sessionId);
     if (probe !== undefined && probe.slot.turnId === slot.turnId && probe.slot.requestSeq === slot.requestSeq && probe.head === head) return probe.assembled;
     return this.assembleNow(slot);
   }
@@ -166,7 +171,7 @@ export class AgentSession {
       requestSeq,
       viewId: `${turnId}/${requestSeq}`,
       assembledAt: this.now(),
-      getEntry: (id) => this.options.store.requireEntry(this.options.sessionId, id),
+      getEntry: (id) => this.reader.requireEntry(this.options.sessionId, id),
       model: model.info,
       tools: this.toolSpecs,
       countTokens: (input) => model.countTokens(input),
@@ -181,7 +186,7 @@ export class AgentSession {
   private overThreshold(slot: RequestSlot): boolean {
     const assembled = this.assembleNow(slot);
     // Kept for the request itself when the check leads to no compaction (see assemble).
-    this.probe = { slot, head: this.options.store.headEntryId(this.options.sessionId), assembled };
+    this.probe = { slot, head: this.reader.headEntryId(this.options.sessionId), assembled };
     const { manifest } = assembled;
     const { contextWindow, maxOutput, estimatedPrompt } = manifest.tokenBudget;
     const inputBudget = contextWindow - maxOutput - reserveFor(contextWindow);

@@ -1,3 +1,4 @@
+import { readerOf } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import { buildContext, contextItems, cursorOf, resolveSelector } from '../tape/context';
 import type { Entry, JsonObject } from '../tape/entry';
@@ -26,8 +27,9 @@ export type CompactOutcome = { anchor: Entry } | { error: string };
  * an `error/provider` entry and returned, so the caller can go on with budget trimming instead.
  */
 export async function compact(store: TapeStore, sessionId: string, model: ModelPort, options: CompactOptions): Promise<CompactOutcome> {
-  const getEntry = (id: number): Entry => store.requireEntry(sessionId, id);
-  const view = (options.folds ?? new FoldCache(store)).view(sessionId, { includePending: false });
+  const reader = readerOf(store);
+  const getEntry = (id: number): Entry => reader.requireEntry(sessionId, id);
+  const view = (options.folds ?? new FoldCache(reader)).view(sessionId, { includePending: false });
   const { anchorEntryId } = resolveSelector(view.anchors, { kind: 'last' });
   const items = contextItems(view, anchorEntryId === null ? null : cursorOf(getEntry(anchorEntryId)));
   const keep = options.keepFromOrderSeq;

@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import { readerOf } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import { FoldCache } from '../tape/foldCache';
 import { CHAT_SESSION_PREFIX } from './chat/threadSession';
@@ -15,7 +16,7 @@ export class TapeSessions {
   foldsOf(store: TapeStore): FoldCache {
     let cache = this.folds.get(store);
     if (cache === undefined) {
-      cache = new FoldCache(store);
+      cache = new FoldCache(readerOf(store));
       this.folds.set(store, cache);
     }
     return cache;

@@ -1,3 +1,5 @@
+import { readerOf, type TapeReader } from '../../store/lineage';
+import { readableLinks, readLinked, searchScoped, type SearchScope } from '../../store/subagentLinks';
 import type { TapeStore } from '../../store/tapeStore';
 import { resolveSelector } from '../../tape/context';
 import type { Entry, JsonObject, Kind } from '../../tape/entry';
@@ -7,8 +9,12 @@ import { titleProjection } from '../../tape/projections/title';
 import { handoffAnchorEntry } from '../compaction';
 import type { TapeAnchor, TapeHit, TapeInfo, TapePort } from './tapePort';
 
-/** The tape port over a TapeStore; its fold and title caches make repeated calls pay only for new entries. */
+/**
+ * The tape port over a TapeStore; its fold and title caches make repeated calls pay only for new
+ * entries. It reads through the lineage reader, so a fork sees its parent up to the fork point.
+ */
 export class StoreTape implements TapePort {
+  private readonly reader: TapeReader;
   private readonly folds: FoldCache;
   private readonly projections: ProjectionRunner;
 
@@ -17,18 +23,21 @@ export class StoreTape implements TapePort {
     readonly sessionId: string,
     folds?: FoldCache,
   ) {
-    this.folds = folds ?? new FoldCache(store);
-    this.projections = new ProjectionRunner(store, new ProjectionRegistry());
+    this.reader = readerOf(store);
+    this.folds = folds ?? new FoldCache(this.reader);
+    this.projections = new ProjectionRunner(this.reader, new ProjectionRegistry());
   }
 
-  search(query: string, options: { kinds?: readonly Kind[]; limit: number }): TapeHit[] {
-    return this.store
-      .search(query, { sessionId: this.sessionId, kinds: options.kinds, limit: options.limit })
-      .map(({ entryId, kind, name, score, snippet }) => ({ entryId, kind, name, score, snippet }));
+  search(query: string, options: { kinds?: readonly Kind[]; limit: number; scope?: SearchScope }): TapeHit[] {
+    return searchScoped(this.store, this.sessionId, query, { scope: options.scope ?? 'current', kinds: options.kinds, limit: options.limit }).map(
+      ({ sessionId, entryId, kind, name, score, snippet }) => ({ sessionId, entryId, kind, name, score, snippet }),
+    );
   }
 
-  window(entryIds: readonly number[], before: number, after: number): Entry[] {
-    const head = this.store.headEntryId(this.sessionId);
+  window(entryIds: readonly number[], before: number, after: number, childSessionId?: string): Entry[] {
+    const child = childSessionId === undefined || childSessionId === this.sessionId ? null : readLinked(this.store, this.sessionId, childSessionId);
+    const sessionId = child?.childSessionId ?? this.sessionId;
+    const head = child?.frozenHead ?? this.reader.headEntryId(sessionId);
     const ranges = entryIds
       .filter((id) => id >= 1 && id <= head)
       .map((id) => [Math.max(1, id - before), Math.min(head, id + after)] as const)
@@ -40,17 +49,21 @@ export class StoreTape implements TapePort {
       if (last !== undefined && from <= last[1] + 1) last[1] = Math.max(last[1], to);
       else merged.push([from, to]);
     }
-    return merged.flatMap(([fromEntryId, toEntryId]) => this.store.entries(this.sessionId, { fromEntryId, toEntryId }));
+    return merged.flatMap(([fromEntryId, toEntryId]) => this.reader.entries(sessionId, { fromEntryId, toEntryId }));
+  }
+
+  links(): ReturnType<TapePort['links']> {
+    return readableLinks(this.store, this.sessionId);
   }
 
   info(): TapeInfo {
     const entriesByKind: Partial<Record<Kind, number>> = {};
     // The fold rows are in memory and carry the kind: counting them reads no payload.
-    const rows = this.store.foldRows(this.sessionId, 0);
+    const rows = this.reader.foldRows(this.sessionId, 0);
     for (const r of rows) entriesByKind[r.kind] = (entriesByKind[r.kind] ?? 0) + 1;
     return {
       sessionId: this.sessionId,
-      headEntryId: this.store.headEntryId(this.sessionId),
+      headEntryId: this.reader.headEntryId(this.sessionId),
       entriesByKind,
       anchorCount: entriesByKind.anchor ?? 0,
       title: this.projections.view(this.sessionId, titleProjection),
@@ -64,6 +77,8 @@ export class StoreTape implements TapePort {
   }
 
   async handoff(name: string, summary: string, state?: JsonObject): Promise<Entry> {
-    return (await this.store.append(this.sessionId, handoffAnchorEntry(name, summary, state))).entry;
+    await this.store.append(this.sessionId, handoffAnchorEntry(name, summary, state));
+    // Read back through the reader: in a fork, the anchor's id is its position in the fork's view.
+    return this.reader.requireEntry(this.sessionId, this.reader.headEntryId(this.sessionId));
   }
 }

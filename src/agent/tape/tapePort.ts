@@ -1,3 +1,4 @@
+import type { SearchScope } from '../../store/subagentLinks';
 import type { Entry, JsonObject, Kind } from '../../tape/entry';
 
 /**
@@ -5,6 +6,8 @@ import type { Entry, JsonObject, Kind } from '../../tape/entry';
  * at its own history and leave a handoff, never read another session or write anything else.
  */
 export interface TapeHit {
+  /** The session it is in: this one, or a linked child when the search's scope includes them. */
+  sessionId: string;
   entryId: number;
   kind: Kind;
   name: string;
@@ -31,10 +34,19 @@ export interface TapeAnchor {
 
 export interface TapePort {
   readonly sessionId: string;
-  /** Ranked full-text hits, best first (FTS4 query syntax; bad syntax throws). */
-  search(query: string, options: { kinds?: readonly Kind[]; limit: number }): TapeHit[];
-  /** The entries with ids within `before`/`after` of any of `entryIds`, in entry order, each once. */
-  window(entryIds: readonly number[], before: number, after: number): Entry[];
+  /**
+   * Ranked full-text hits, best first (FTS4 query syntax; bad syntax throws), of this session, of
+   * its linked subagents up to their frozen heads, or both (default: this session).
+   */
+  search(query: string, options: { kinds?: readonly Kind[]; limit: number; scope?: SearchScope }): TapeHit[];
+  /**
+   * The entries with ids within `before`/`after` of any of `entryIds`, in entry order, each once:
+   * of this session, or of `childSessionId`, a linked subagent, up to its frozen head (a child
+   * that is not a sound direct link throws).
+   */
+  window(entryIds: readonly number[], before: number, after: number, childSessionId?: string): Entry[];
+  /** The linked subagents readable through their links, and the ones refused with why. */
+  links(): { readable: { childSessionId: string; frozenHead: number }[]; refused: { childSessionId: string; reason: string }[] };
   info(): TapeInfo;
   anchors(): TapeAnchor[];
   /** Appends a `handoff/<name>` anchor and returns it as stored. */

@@ -1,5 +1,7 @@
 import * as z from 'zod';
+import { SEARCH_SCOPES } from '../../store/subagentLinks';
 import { textOf, type Entry } from '../../tape/entry';
+import { ForkRefusedError } from '../../tape/fork';
 import { withTapePort } from './tapeAccess';
 import type { Tool } from './tool';
 
@@ -11,6 +13,11 @@ const input = z.object({
   entryIds: z.array(z.number().int().min(1)).min(1).max(20).describe('Entry ids to show, e.g. from tape_search.'),
   before: z.number().int().min(0).max(20).optional().describe('Entries to show before each one (default 2).'),
   after: z.number().int().min(0).max(20).optional().describe('Entries to show after each one (default 2).'),
+  scope: z
+    .enum(SEARCH_SCOPES)
+    .optional()
+    .describe('current: this session (default); linked or current_and_linked: also the subagent session named by `session`.'),
+  session: z.string().min(1).optional().describe('With scope linked or current_and_linked: the linked subagent session the ids are in (from tape_search).'),
 });
 
 function body(e: Entry): string {
@@ -44,12 +51,21 @@ export const tapeContextTool: Tool<typeof input> = {
   name: 'tape_context',
   description: "Show entries of this session's tape by id, with a window of neighbouring entries before and after each (default 2), rendered compactly.",
   inputSchema: input,
-  run({ entryIds, before, after }, ctx) {
+  run({ entryIds, before, after, scope, session }, ctx) {
     return withTapePort(ctx, 'tape_context', (tape) => {
-      const entries = tape.window(entryIds, before ?? 2, after ?? 2);
+      if (session !== undefined && (scope ?? 'current') === 'current') return { status: 'error', output: '`session` names a linked subagent session: use it with scope linked or current_and_linked' };
+      if (scope === 'linked' && session === undefined) return { status: 'error', output: 'scope linked needs `session`: the linked subagent session the ids are in (tape_search with scope linked names it)' };
+      let entries: Entry[];
+      try {
+        entries = tape.window(entryIds, before ?? 2, after ?? 2, session);
+      } catch (e) {
+        if (e instanceof ForkRefusedError) return { status: 'error', output: e.message };
+        throw e;
+      }
+      const where = session === undefined || session === tape.sessionId ? 'this session' : session;
       const found = new Set(entries.map((e) => e.entryId));
       const missing = [...new Set(entryIds)].filter((id) => !found.has(id));
-      if (entries.length === 0) return { status: 'error', output: `no entry ${missing.join(', ')} in this session (head ${tape.info().headEntryId})` };
+      if (entries.length === 0) return { status: 'error', output: `no entry ${missing.join(', ')} in ${where}${session === undefined ? ` (head ${tape.info().headEntryId})` : ' up to where its link froze it'}` };
       const asked = new Set(entryIds);
       const lines: string[] = [];
       let bytes = 0;
@@ -65,7 +81,7 @@ export const tapeContextTool: Tool<typeof input> = {
         bytes += size;
       }
       if (omitted > 0) lines.push(`[${omitted} more entries left out at ${TAPE_CONTEXT_MAX_BYTES} bytes; ask for fewer ids or a smaller window]`);
-      if (missing.length > 0) lines.push(`[not in this session: ${missing.map((id) => `#${id}`).join(', ')}]`);
+      if (missing.length > 0) lines.push(`[not in ${where}: ${missing.map((id) => `#${id}`).join(', ')}]`);
       return { status: 'ok', output: lines.join('\n') };
     });
   },

@@ -1,3 +1,4 @@
+import { readerOf } from '../../store/lineage';
 import { contextFrom, type ContextMessage, type ContextSelector } from '../../tape/context';
 import { FoldCache } from '../../tape/foldCache';
 import { parseArgs, required, str } from '../args';
@@ -23,7 +24,8 @@ export function contextCommand(args: string[], io: Io): Promise<number> {
   const sessionId = required(p, 'session');
   return withTape(p.positional[0], (store) => {
     requireSession(store, sessionId);
-    const ctx = contextFrom(new FoldCache(store), sessionId, selectorOf(str(p, 'anchor')), (id) => store.requireEntry(sessionId, id));
+    const reader = readerOf(store);
+    const ctx = contextFrom(new FoldCache(reader), sessionId, selectorOf(str(p, 'anchor')), (id) => reader.requireEntry(sessionId, id));
     if (p.flags.has('json')) {
       json(io, { sessionId, anchorEntryId: ctx.anchorEntryId, messages: ctx.messages });
       return 0;

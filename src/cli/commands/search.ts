@@ -1,3 +1,4 @@
+import { readerOf } from '../../store/lineage';
 import { int, parseArgs, str } from '../args';
 import { json, type Io } from '../output';
 import { kindOf } from './log';
@@ -7,9 +8,11 @@ export function searchCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['session', 'kind', 'limit'], switches: ['json'], positional: ['tape', 'query'] });
   const [file, query] = p.positional;
   const kind = kindOf(str(p, 'kind'));
-  const options = { sessionId: str(p, 'session'), kinds: kind ? [kind] : undefined, limit: int(p, 'limit') };
+  const sessionId = str(p, 'session');
+  const options = { kinds: kind ? [kind] : undefined, limit: int(p, 'limit') };
   return withTape(file, (store) => {
-    const hits = store.search(query, options);
+    // Within a session, a fork's search reads its parent through up to the fork point.
+    const hits = sessionId === undefined ? store.search(query, options) : readerOf(store).search(query, { ...options, sessionId });
     if (p.flags.has('json')) return json(io, hits), 0;
     for (const h of hits) io.out(`${h.sessionId} #${h.entryId} ${h.kind} ${h.name} (${h.score}): ${h.snippet}\n`);
     if (!hits.length) io.out('no matches\n');

@@ -1,3 +1,4 @@
+import type { TapeReader } from '../../store/lineage';
 import type { TapeStore } from '../../store/tapeStore';
 import { textOf } from '../../tape/entry';
 import { formatOf } from '../../store/tapeFile';
@@ -10,8 +11,8 @@ export function requireSession(store: TapeStore, sessionId: string): void {
   }
 }
 
-export const contentOf = (store: TapeStore, sessionId: string, entryId: number): string =>
-  textOf(store.requireEntry(sessionId, entryId).payload.content ?? null);
+export const contentOf = (reader: TapeReader, sessionId: string, entryId: number): string =>
+  textOf(reader.requireEntry(sessionId, entryId).payload.content ?? null);
 
 /** A writable SQLite tape: the only kind a turn or a compaction can append to. */
 export function requireSqliteTape(command: string, file: string): void {

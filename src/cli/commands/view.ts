@@ -1,3 +1,4 @@
+import { readerOf } from '../../store/lineage';
 import { foldAll } from '../../tape/fold';
 import { parseArgs, required } from '../args';
 import { json, type Io } from '../output';
@@ -9,8 +10,10 @@ export function viewCommand(args: string[], io: Io): Promise<number> {
   const sessionId = required(p, 'session');
   return withTape(p.positional[0], (store) => {
     requireSession(store, sessionId);
-    const view = foldAll(store.foldRows(sessionId, 0), { includePending: p.flags.has('pending') });
-    const messages = view.messages.map((m) => ({ ...m, content: contentOf(store, sessionId, m.entryId) }));
+    // A fork's view reads its parent through up to the fork point.
+    const reader = readerOf(store);
+    const view = foldAll(reader.foldRows(sessionId, 0), { includePending: p.flags.has('pending') });
+    const messages = view.messages.map((m) => ({ ...m, content: contentOf(reader, sessionId, m.entryId) }));
     if (p.flags.has('json')) {
       json(io, { sessionId, headEntryId: view.headEntryId, messages, toolCalls: view.toolCalls, toolResults: view.toolResults, anchors: view.anchors });
       return 0;

@@ -5,6 +5,8 @@ import type { TapeStore } from '../../../../src/store/tapeStore';
 import { contextFrom } from '../../../../src/tape/context';
 import { FoldCache } from '../../../../src/tape/foldCache';
 import { assistant, callTool, demoStore, user } from './fixture';
+import { forkSession } from '../../../../src/store/forks';
+import { linkSubagent, startSubagent } from '../../../../src/store/subagentLinks';
 
 const entryOf = (store: TapeStore, sessionId: string) => (id: number) => store.requireEntry(sessionId, id);
 
@@ -16,7 +18,7 @@ describe('tape tools', () => {
   it('are the five tape_* tools with JSON Schemas from their zod inputs', () => {
     assert.deepStrictEqual(TAPE_TOOLS.map((t) => t.name), ['tape_search', 'tape_context', 'tape_handoff', 'tape_info', 'tape_anchors']);
     const search = toolSpec(TAPE_TOOLS[0]).parameters as { properties: Record<string, unknown>; required: string[] };
-    assert.deepStrictEqual(Object.keys(search.properties), ['query', 'kinds', 'limit']);
+    assert.deepStrictEqual(Object.keys(search.properties), ['query', 'kinds', 'limit', 'scope']);
     assert.deepStrictEqual(search.required, ['query']);
   });
 
@@ -56,6 +58,48 @@ describe('tape tools', () => {
         assert.strictEqual(r.status, 'error', JSON.stringify(input));
         assert.match(r.output, /^invalid input for tape_search: /);
       }
+    });
+  });
+
+  describe('scope: linked subagents and forks', () => {
+    /** s1 links a finished child; the child is written to after the link, which the parent must not see. */
+    async function withChild(): Promise<string> {
+      const { childSessionId } = await startSubagent(store, 's1', { task: 'look for the walrus' });
+      await store.append(childSessionId, assistant('c1', 1, 'The walrus is in src/zoo.ts'));
+      await linkSubagent(store, 's1', childSessionId, 'completed');
+      await store.append(childSessionId, assistant('c2', 2, 'Another walrus, after the link'));
+      return childSessionId;
+    }
+
+    it('tape_search with scope linked finds a child entry but nothing past its frozen head; current does not see it', async () => {
+      const child = await withChild();
+      const linked = await callTool(store, 'tape_search', { query: 'walrus', scope: 'linked' });
+      assert.strictEqual(linked.status, 'ok');
+      assert.match(linked.output, new RegExp(`^2 hits, best first:\\n#\\d in ${child} `));
+      assert.doesNotMatch(linked.output, /after the link/);
+      assert.deepStrictEqual(await callTool(store, 'tape_search', { query: 'walrus' }), { status: 'ok', output: 'no entries match "walrus"' });
+      const both = await callTool(store, 'tape_search', { query: 'walrus OR database', scope: 'current_and_linked' });
+      assert.match(both.output, /^3 hits/);
+    });
+
+    it('tape_context reads a linked child up to its frozen head, and refuses what is not a direct link', async () => {
+      const child = await withChild();
+      const r = await callTool(store, 'tape_context', { entryIds: [3], before: 0, after: 5, scope: 'linked', session: child });
+      assert.strictEqual(r.status, 'ok');
+      assert.strictEqual(r.output, '>#3 message message/assistant: assistant: The walrus is in src/zoo.ts');
+      const refused = await callTool(store, 'tape_context', { entryIds: [1], scope: 'linked', session: 's2' });
+      assert.deepStrictEqual(refused, { status: 'error', output: '"s2" is not a linked child of "s1"; only direct children are readable' });
+      assert.match((await callTool(store, 'tape_context', { entryIds: [1], session: child })).output, /use it with scope linked/);
+      assert.match((await callTool(store, 'tape_context', { entryIds: [1], scope: 'linked' })).output, /scope linked needs `session`/);
+    });
+
+    it('in a fork, search and context read the parent through up to the fork point', async () => {
+      const { forkSessionId } = await forkSession(store, 's1', { at: 3 });
+      await store.append(forkSessionId, user('u9', 9, 'What about the database pool size?'));
+      const hits = await callTool(store, 'tape_search', { query: 'database' }, forkSessionId);
+      assert.match(hits.output, /^2 hits/);
+      const ctx = await callTool(store, 'tape_context', { entryIds: [5], before: 2, after: 0 }, forkSessionId);
+      assert.deepStrictEqual(ctx.output.split('\n').map((l) => l.slice(0, 14)), [' #3 message me', ' #4 anchor for', '>#5 message me']);
     });
   });
 
