@@ -1,0 +1,155 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { InspectorToHost } from '../../src/protocol/inspector';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
+import { webviewPageUrl } from '../support/webviewPage';
+
+const root = path.resolve(__dirname, '../../..');
+const PARENT = 's1';
+const FORK = 's1::fork::ab12';
+const GRANDCHILD = 's1::fork::ab12::fork::cd34';
+
+/** A light theme's variables, for the screenshots. */
+const LIGHT = {
+  'foreground': '#3b3b3b', 'editor-background': '#ffffff', 'descriptionForeground': '#717171', 'focusBorder': '#005fb8', 'badge-foreground': '#ffffff', 'badge-background': '#616161',
+  'button-foreground': '#ffffff', 'button-background': '#005fb8', 'button-secondaryBackground': '#e5e5e5', 'button-secondaryForeground': '#3b3b3b', 'panel-border': '#e5e5e5',
+  'textLink-foreground': '#005fb8', 'charts-green': '#388a34', 'list-inactiveSelectionBackground': '#e4e6f1', 'font-family': 'sans-serif', 'font-size': '13px', 'editor-font-family': 'monospace',
+};
+
+interface FakeWindow {
+  posted: InspectorToHost[];
+}
+
+/**
+ * A fake host for a fork session on a writable tape: its transcript has a message read through
+ * from the parent and one merged from its own fork; its lineage names the parent and that fork.
+ */
+function fakeHost(ids: { parent: string; fork: string; grandchild: string }): void {
+  const w = window as unknown as FakeWindow & { acquireVsCodeApi: () => unknown };
+  w.posted = [];
+  const reply = (m: unknown) => setTimeout(() => window.postMessage(m, '*'), 0);
+  const base = { role: 'user', status: 'sent', cut: false, toolCalls: [] };
+  const items = [
+    { ...base, entryId: 3, messageId: 'm1', text: 'plan the parser', markers: ['inherited'], entryIds: [3], origin: { via: 'parent', sessionId: ids.parent, entryId: 3 }, forkAt: 5 },
+    { ...base, entryId: 7, messageId: 'm2', role: 'assistant', text: 'rewritten in the fork', markers: ['merged'], entryIds: [7, 8], origin: { via: 'merge', sessionId: ids.grandchild, entryId: 3 }, forkAt: 9 },
+  ];
+  const answer = (m: InspectorToHost) => {
+    switch (m.type) {
+      case 'ready':
+        reply({ type: 'source', label: 'Workspace tape', readOnly: false, headEntryId: 10, sessionId: ids.fork,
+          sessions: [{ sessionId: ids.fork, title: 'plan the parser', entryCount: 6, lastCreatedAt: 1 }, { sessionId: ids.parent, title: 'plan the parser', entryCount: 5, lastCreatedAt: 0 }] });
+        return reply({ type: 'transcript', sessionId: ids.fork, headEntryId: 10, offset: 0, total: items.length, items });
+      case 'load':
+        if (m.view === 'lineage') return reply({ type: 'lineage', sessionId: ids.fork, view: {
+          ancestors: [{ sessionId: ids.parent, title: 'plan the parser', relation: 'root', at: null }, { sessionId: ids.fork, title: 'plan the parser', relation: 'fork', at: 5 }],
+          children: [{ sessionId: ids.grandchild, title: 'plan the parser', relation: 'fork', state: 'merged', receipt: 'Merged fork "cd34" up to its #4: 2 entries; the parent had not moved on since #6.', receiptEntryId: 9 }],
+          receipts: [
+            { entryId: 6, name: 'fork/start', createdAt: 0, summary: `Forked as "ab12" from ${ids.parent} at #5.`, aboutSessionId: ids.parent },
+            { entryId: 9, name: 'fork/merge', createdAt: 1000, summary: 'Merged fork "cd34" up to its #4: 2 entries; the parent had not moved on since #6.', aboutSessionId: ids.grandchild },
+          ] } });
+        return undefined;
+      case 'entries':
+        return reply({ type: 'entries', requestId: m.requestId, offset: m.offset, total: 10,
+          rows: Array.from({ length: Math.max(0, Math.min(m.limit, 10 - m.offset)) }, (_, k) => ({ entryId: m.offset + k + 1, kind: 'event', name: `e/${m.offset + k + 1}`, summary: `row ${m.offset + k + 1}`, createdAt: 0 })) });
+      case 'entry':
+        return reply({ type: 'entry', requestId: m.requestId, entryId: m.entryId, entry: JSON.stringify({ entryId: m.entryId }) });
+      default:
+        return undefined;
+    }
+  };
+  w.acquireVsCodeApi = () => ({ postMessage: (m: InspectorToHost) => { w.posted.push(m); answer(m); }, getState: () => undefined, setState: () => undefined });
+}
+
+const posted = (page: Page) => page.evaluate(() => (window as unknown as FakeWindow).posted);
+const forkCommands = async (page: Page) => (await posted(page)).filter((m) => m.type === 'command');
+
+/** Presses Tab (or Shift+Tab) until the focused element matches, as a keyboard user would. */
+async function tabTo(page: Page, matches: (el: Element) => boolean, key = 'Tab', limit = 30): Promise<void> {
+  const fn = matches.toString();
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press(key);
+    if (await page.evaluate((src) => { const el = document.activeElement; return el !== null && (new Function(`return (${src})`)() as (e: Element) => boolean)(el); }, fn)) return;
+  }
+  throw new Error('focus never reached the element by Tab');
+}
+
+describe('Tape Inspector webview in Chromium: forks', function () {
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  before(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const url = webviewPageUrl(root, { title: 'Tape Inspector', nonce: 'testnonce123', script: 'dist/inspector.js', style: 'media/inspector.css', codicons: true });
+    page = await browser.newPage({ viewport: { width: 1000, height: 640 } });
+    page.on('console', (m) => { if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+    await page.addInitScript(fakeHost, { parent: PARENT, fork: FORK, grandchild: GRANDCHILD });
+    await page.goto(url);
+    await page.waitForSelector('.transcript-item[data-message-id="m2"]');
+  });
+  after(async () => {
+    assert.deepStrictEqual(errors, []);
+    await browser?.close();
+  });
+
+  it('marks a message read through from the parent and one merged from a fork, with where each comes from', async () => {
+    assert.deepStrictEqual(await page.locator('.transcript-item[data-message-id="m1"] .markers .badge').allTextContents(), ['from parent s1 #3']);
+    assert.deepStrictEqual(await page.locator('.transcript-item[data-message-id="m2"] .markers .badge').allTextContents(), ['merged from fork cd34 #3']);
+  });
+
+  it('"Fork from here" on a transcript message is reached by Tab and runs Tape: Fork Session at the end of its turn', async () => {
+    await page.locator('.transcript-item[data-message-id="m1"]').focus();
+    await tabTo(page, (el) => el.classList.contains('fork-here') && el.closest('[data-message-id]')?.getAttribute('data-message-id') === 'm2');
+    assert.match((await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))) ?? '', /^Fork from here: .* #9$/);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.some((m) => m.type === 'command'));
+    assert.deepStrictEqual(await forkCommands(page), [{ type: 'command', command: 'agentTape.forkSession', args: [FORK, 9] }]);
+    assert.strictEqual(await page.locator('#transcript-detail .detail-entry').count(), 0, 'the button did not open the item');
+  });
+
+  it('"Fork from here" in the Entries view forks at the selected entry, reached from the list by Shift+Tab', async () => {
+    await page.locator('vscode-tab-header[data-view=entries]').click();
+    await page.waitForSelector('.vlist-row[data-index="2"]');
+    await page.locator('.vlist-row[data-index="2"]').click();
+    await page.locator('.vlist').focus();
+    await tabTo(page, (el) => el.closest('.entry-actions') !== null, 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.filter((m) => m.type === 'command').length === 2);
+    assert.deepStrictEqual((await forkCommands(page))[1], { type: 'command', command: 'agentTape.forkSession', args: [FORK, 3] });
+  });
+
+  it('follows a replay cursor: the entry selected in the Entries view, the transcript item holding it marked', async () => {
+    await page.evaluate((sessionId) => window.postMessage({ type: 'cursor', sessionId, entryId: 8 }, '*'), FORK);
+    await page.waitForSelector('.vlist-row[data-index="7"][aria-selected="true"]');
+    assert.strictEqual(await page.locator('vscode-tabs').getAttribute('selected-index'), '1', 'the tab stays where it was');
+    assert.strictEqual(await page.locator('.transcript-item.at-cursor').getAttribute('data-message-id'), 'm2');
+    assert.strictEqual(await page.locator('.transcript-item.at-cursor').getAttribute('aria-current'), 'step');
+  });
+
+  it('shows the lineage: the chain with the fork point, the merged child and the receipts; another session opens by keyboard', async () => {
+    await page.locator('vscode-tab-header[data-view=lineage]').click();
+    await page.waitForSelector('.lineage-chain li');
+    assert.deepStrictEqual(await page.locator('.lineage-chain li').allTextContents(), ['root plan the parser (s1)', "fork plan the parser (fork ab12) from its parent's #5"]);
+    assert.strictEqual(await page.locator('.lineage-chain li[aria-current="page"] .session-ref').textContent(), 'plan the parser (fork ab12)');
+    assert.deepStrictEqual(await page.locator('.lineage-children .child .badge').allTextContents(), ['merged', 'fork']);
+    assert.match((await page.locator('.lineage-children .receipt-text').textContent()) ?? '', /^Merged fork "cd34" up to its #4: 2 entries/);
+    assert.deepStrictEqual(await page.locator('.receipts .anchor-name').allTextContents(), ['fork/start', 'fork/merge']);
+    fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
+    await page.evaluate((vars) => {
+      document.body.classList.add('vscode-light');
+      for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(`--vscode-${k}`, v);
+    }, LIGHT);
+    await page.screenshot({ path: path.join(root, 'test-results', 'inspector-lineage.png') });
+    await page.locator('vscode-tab-header[data-view=transcript]').click();
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: path.join(root, 'test-results', 'inspector-fork-transcript.png') });
+    await page.locator('vscode-tab-header[data-view=lineage]').click();
+    await page.locator('.lineage-chain button.session-ref').focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.some((m) => m.type === 'selectSession'));
+    assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'selectSession'), [{ type: 'selectSession', sessionId: PARENT }]);
+  });
+});
