@@ -6,6 +6,7 @@ import { registerInspector } from './inspector/registerInspector';
 import type { SessionsTree } from './inspector/sessionsView';
 import { registerSessionCommands } from './sessionCommands';
 import { registerVerifyReplay } from './replay/verifyCommand';
+import { registerReplay } from './replay/registerReplay';
 import { StoreTape } from '../agent/tape/storeTape';
 import type { TapeStore } from '../store/tapeStore';
 import { ingestFile } from '../ingest/ingest';
@@ -54,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     ...registerModelCommands(context, log, provider),
     registerParticipant(deps),
     ...registerSessionCommands(deps),
+    ...registerReplay(deps),
     ...registerVerifyReplay(deps),
     ...registerForkCommands({ ...deps, tree: inspector.tree }),
     registerLmTools({
