@@ -3,6 +3,7 @@ import * as path from 'path';
 import * as z from 'zod';
 import { compactionAnchorEntry } from '../agent/compaction';
 import type { JsonObject, NewEntry } from '../tape/entry';
+import { SUBAGENT_LINKED } from '../tape/fork';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
 import { countSkip, createdAtOf, eventEntry, sourceKey, type Mapped, type MappedSession, type Transcript, type TranscriptFormat } from './format';
 import { companionDirOf } from './transcriptFiles';
@@ -13,7 +14,6 @@ import { companionDirOf } from './transcriptFiles';
  * read may come and go between Claude Code versions.
  */
 
-const SUBAGENT_LINKED = 'subagent/linked';
 const THINKING_EVENT = 'claude-code/thinking';
 
 const block = z.looseObject({ type: z.string() });

@@ -1,5 +1,7 @@
 import { TapeFileError } from '../store/errors';
 import type { TapeStore } from '../store/tapeStore';
+import type { JsonObject, NewEntry } from '../tape/entry';
+import { SUBAGENT_LINKED, entryHash, linkData } from '../tape/fork';
 import { detectFormat, FORMATS } from './detect';
 import { countSkip, type FormatName } from './format';
 import { readTranscript } from './transcriptLines';
@@ -42,10 +44,33 @@ export async function ingestFile(store: TapeStore, file: string, from?: FormatNa
   });
   const mapped = format.map({ file, lines: main.lines }, companions);
   for (const [type, n] of Object.entries(mapped.skipped)) countSkip(skipped, type, n);
-  for (const { sessionId, entries } of mapped.sessions) {
-    out.sessions.push(sessionId);
-    const results = await store.appendMany(sessionId, entries);
+  out.sessions.push(...mapped.sessions.map((s) => s.sessionId));
+  // Children first, so a parent's link can freeze the head each child has on the tape now.
+  const targets = new Set(mapped.sessions.flatMap((s) => s.entries.flatMap((e) => linkTarget(e) ?? [])));
+  const ordered = [...mapped.sessions.filter((s) => targets.has(s.sessionId)), ...mapped.sessions.filter((s) => !targets.has(s.sessionId))];
+  for (const { sessionId, entries } of ordered) {
+    const results = await store.appendMany(sessionId, entries.map((e) => freezeLink(store, e)));
     out.appended += results.filter((r) => !r.deduplicated).length;
   }
   return out;
+}
+
+const linkTarget = (e: NewEntry): string | null => (e.kind === 'event' && e.name === SUBAGENT_LINKED ? (linkData.safeParse(e.payload.data).data?.childSessionId ?? null) : null);
+
+/**
+ * A mapped `subagent/linked` event with the child's head frozen as the tape has it (SPEC 2.8), so
+ * the parent reads the child only that far. The head is part of its provenance key: when a later
+ * run finds the child grown, a new link is appended and the last one is in force.
+ */
+function freezeLink(store: TapeStore, e: NewEntry): NewEntry {
+  const child = linkTarget(e);
+  const head = child === null ? 0 : store.headEntryId(child);
+  if (child === null || head === 0) return e;
+  const data = {
+    ...(e.payload.data as JsonObject),
+    childHeadEntryId: head,
+    childHeadHash: entryHash(store.requireEntry(child, head)),
+    childStartedAt: store.requireEntry(child, 1).createdAt,
+  };
+  return { ...e, provenanceKey: `${e.provenanceKey ?? SUBAGENT_LINKED}@${head}`, payload: { ...e.payload, data } };
 }

@@ -5,7 +5,10 @@ import * as path from 'path';
 import { ingestFile } from '../../../src/ingest/ingest';
 import { parseTranscript } from '../../../src/ingest/transcriptLines';
 import { statusOfOutput } from '../../../src/ingest/codex';
+import { childrenOf, parentOf } from '../../../src/store/forks';
+import { readLinked, searchScoped } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
+import { entryHash } from '../../../src/tape/fork';
 import { FoldCache } from '../../../src/tape/foldCache';
 import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
 import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, CODEX_SESSION, codexRecords, jsonl, writeClaudeCode, writeCodex } from './fixtures';
@@ -81,8 +84,18 @@ describe('ingest', function () {
 
       // The link follows the Task call that started the subagent.
       const taskAt = entries.findIndex((e) => e.kind === 'tool_call' && e.name === 'Task');
-      assert.deepStrictEqual(entries[taskAt + 1].payload, { name: 'subagent/linked', data: { childSessionId: child, agentId: 'abc', toolCallId: 'toolu_3', messageId: 'msg_2' } });
+      const link = entries[taskAt + 1];
+      const childHead = store.headEntryId(child);
+      assert.deepStrictEqual(link.payload, {
+        name: 'subagent/linked',
+        data: { childSessionId: child, agentId: 'abc', toolCallId: 'toolu_3', messageId: 'msg_2', childHeadEntryId: childHead, childHeadHash: entryHash(store.requireEntry(child, childHead)), childStartedAt: store.requireEntry(child, 1).createdAt },
+      });
       assert.deepStrictEqual(conversation(store, child), ['user: Investigate', 'assistant: Found it.']);
+      // Ingested subagents are linked children like the agent's own: readable up to the frozen head, nested under the parent.
+      assert.deepStrictEqual(readLinked(store, parent, child), { childSessionId: child, frozenHead: childHead });
+      assert.deepStrictEqual(childrenOf(store, parent).map((c) => [c.sessionId, c.relation, c.state]), [[child, 'subagent', 'linked']]);
+      assert.deepStrictEqual(parentOf(store, child), { sessionId: parent, relation: 'subagent', at: null });
+      assert.ok(searchScoped(store, parent, 'Found', { scope: 'linked', limit: 5 }).some((h) => h.sessionId === child));
       assert.strictEqual(entries[1].createdAt, Date.parse(new Date(Date.UTC(2026, 0, 2, 3, 4, 1)).toISOString()), 'source time kept');
     });
 
