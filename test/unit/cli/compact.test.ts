@@ -70,8 +70,9 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
     const ws = path.join(dir, 'ws');
     fs.mkdirSync(ws);
     const runs = [];
+    // The window is sized so that only the third turn's request (tool schemas included) passes the compaction share.
     for (let turn = 1; turn <= 3; turn++) {
-      runs.push(await runCli(['run', tape, '--session', SESSION, '--base-url', baseURL, '--model', 'fake', '--workspace', ws, '--context-window', '4000', '--json', `Question ${turn}`]));
+      runs.push(await runCli(['run', tape, '--session', SESSION, '--base-url', baseURL, '--model', 'fake', '--workspace', ws, '--context-window', '4400', '--json', `Question ${turn}`]));
     }
     assert.deepStrictEqual(runs.map((r) => r.code), [0, 0, 0]);
     const events = runs[2].out.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
