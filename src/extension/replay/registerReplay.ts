@@ -69,6 +69,8 @@ export function registerReplay(deps: { tape: WorkspaceTape; log: vscode.LogOutpu
     }),
     vscode.debug.registerDebugConfigurationProvider(REPLAY_DEBUG_TYPE, configurations),
     vscode.workspace.registerTextDocumentContentProvider(REPLAY_SCHEME, documents),
+    // The log says where each replay stopped, so a walk through a tape can be retraced afterwards.
+    replayCursor.event((at) => deps.log.info(`replay: ${at.entryId === null ? 'ended' : 'stopped at'} ${at.sessionId}${at.entryId === null ? '' : `#${at.entryId}`} of ${at.tapeFile}`)),
     vscode.commands.registerCommand(REPLAY_COMMAND, async (arg?: unknown) => {
       const parsed = replayArg.safeParse(arg instanceof vscode.Uri ? { tapeFile: arg.fsPath } : arg);
       if (!parsed.success) {
