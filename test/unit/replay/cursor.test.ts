@@ -8,6 +8,7 @@ import { foldAll, foldRowOf, type EffectiveView } from '../../../src/tape/fold';
 import { builtinProjections } from '../../../src/tape/projections';
 import { projectionView, runProjection } from '../../../src/tape/projections/projection';
 import { randomTape } from '../tape/randomTape';
+import { TapeBuilder } from '../tape/tapeBuilder';
 import { CHILD, FORK, linkedTape, PARENT, storeOf } from './replayTapes';
 
 /** A view as plain data, maps included, so two views compare with deepStrictEqual. */
@@ -67,7 +68,7 @@ describe('replay cursor', () => {
 
   it('jumps far back by refolding the prefix, and stays equal to the fold', async () => {
     const entries: Entry[] = [];
-    const t = new (await import('../tape/tapeBuilder')).TapeBuilder('long');
+    const t = new TapeBuilder('long');
     t.anchor('session/start', {});
     for (let i = 0; t.entries.length < 9000; i++) {
       t.user(`u${i}`, `q${i}`);
