@@ -237,9 +237,12 @@ export class ReplayCursor {
     const merge = receiptOf(entry, FORK_MERGE, mergeReceiptData);
     if (merge !== null) {
       const fork = this.reader.forkOf(merge.forkSessionId);
-      const head = this.reader.headEntryId(merge.forkSessionId);
-      // The fork's own entries start at its `fork/start`, right after the parent's entries it reads through.
-      return fork === null || head < 1 ? null : { sessionId: merge.forkSessionId, head, start: Math.min(fork.parentHeadEntryId + 1, head), what: 'fork' };
+      if (fork === null) return null;
+      // The receipt counts the fork's own stored entries; in the fork's view its entry k is at p + k - 1
+      // (p, the fork point), so its `fork/start` (k = 2) comes right after the parent's entries.
+      const head = Math.min(this.reader.headEntryId(merge.forkSessionId), fork.parentHeadEntryId + merge.forkHeadEntryId - 1);
+      const start = fork.parentHeadEntryId + 1;
+      return head < start ? null : { sessionId: merge.forkSessionId, head, start, what: 'fork' };
     }
     return null;
   }
