@@ -1,5 +1,5 @@
 import { SYSTEM_PROMPT } from '../tape/entry';
-import { applyRows, foldAll, newFoldState, type EffectiveView, type FoldOptions, type FoldRow, type MessageToolFacts, type ViewAnchor, type ViewMessage, type ViewToolCall, type ViewToolResult } from '../tape/fold';
+import { applyRows, entryIndex, foldAll, messageIndex, newFoldState, type EffectiveView, type FoldOptions, type FoldRow, type MessageToolFacts, type ViewAnchor, type ViewMessage, type ViewToolCall, type ViewToolResult } from '../tape/fold';
 
 /** What one messageId adds to the view: its effective message (if any) and that message's tool facts. */
 interface Contribution {
@@ -14,30 +14,6 @@ interface Contribution {
  * removes from the middle of the sorted lists, which costs more per message than a fold per row.
  */
 const REFOLD_AFTER = 4096;
-
-const before = (a: ViewMessage, b: ViewMessage): boolean => a.orderSeq < b.orderSeq || (a.orderSeq === b.orderSeq && a.entryId < b.entryId);
-
-function messageIndex(list: readonly ViewMessage[], m: ViewMessage): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (before(list[mid], m)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function entryIndex(list: readonly { readonly entryId: number }[], entryId: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid].entryId < entryId) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** How many of `rows` (in entry order) are at or before `entryId`. */
 const countUpTo = (rows: readonly { readonly entryId: number }[], entryId: number): number => entryIndex(rows, entryId + 1);
@@ -121,7 +97,7 @@ export class SeekableView {
     if (message === null) return;
     const next: Contribution = { message, calls: view.toolCalls, results: view.toolResults, facts: view.toolFacts.get(messageId) };
     this.contributions.set(messageId, next);
-    this.messages.splice(messageIndex(this.messages, message), 0, message);
+    this.messages.splice(messageIndex(this.messages, message.orderSeq, message.entryId), 0, message);
     for (const c of next.calls) this.toolCalls.splice(entryIndex(this.toolCalls, c.entryId), 0, c);
     for (const r of next.results) this.toolResults.splice(entryIndex(this.toolResults, r.entryId), 0, r);
     if (next.facts !== undefined) this.toolFacts.set(messageId, next.facts);
@@ -129,7 +105,7 @@ export class SeekableView {
 
   private withdraw(messageId: string, old: Contribution): void {
     this.contributions.delete(messageId);
-    if (old.message !== null) this.messages.splice(messageIndex(this.messages, old.message), 1);
+    if (old.message !== null) this.messages.splice(messageIndex(this.messages, old.message.orderSeq, old.message.entryId), 1);
     for (const c of old.calls) this.toolCalls.splice(entryIndex(this.toolCalls, c.entryId), 1);
     for (const r of old.results) this.toolResults.splice(entryIndex(this.toolResults, r.entryId), 1);
     this.toolFacts.delete(messageId);

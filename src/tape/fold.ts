@@ -185,7 +185,8 @@ const messageRank = (status: string | null, includePending: boolean): number =>
 const before = (a: ViewMessage, orderSeq: number, entryId: number): boolean =>
   a.orderSeq < orderSeq || (a.orderSeq === orderSeq && a.entryId < entryId);
 
-function messageIndex(list: readonly ViewMessage[], orderSeq: number, entryId: number): number {
+/** Where a message with this (orderSeq, entryId) sits in a list in view order. */
+export function messageIndex(list: readonly ViewMessage[], orderSeq: number, entryId: number): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
@@ -220,7 +221,8 @@ function replaceMessage(list: ViewMessage[], old: ViewMessage, next: ViewMessage
   insertMessage(list, next);
 }
 
-function entryIndex(list: readonly { readonly entryId: number }[], entryId: number): number {
+/** The first index of a list sorted by entryId whose entryId is not below `entryId`. */
+export function entryIndex(list: readonly { readonly entryId: number }[], entryId: number): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
