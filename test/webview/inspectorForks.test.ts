@@ -121,6 +121,13 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     assert.deepStrictEqual((await forkCommands(page))[1], { type: 'command', command: 'agentTape.forkSession', args: [FORK, 3] });
   });
 
+  it('Replay in the header runs Tape: Replay Session on the session shown', async () => {
+    const before = (await forkCommands(page)).length;
+    await page.locator('.inspector-header vscode-button').click();
+    await page.waitForFunction((n) => (window as unknown as FakeWindow).posted.filter((m) => m.type === 'command').length === n + 1, before);
+    assert.deepStrictEqual((await forkCommands(page)).at(-1), { type: 'command', command: 'agentTape.replaySession', args: [FORK] });
+  });
+
   it('follows a replay cursor: the entry selected in the Entries view, the transcript item holding it marked', async () => {
     await page.evaluate((sessionId) => window.postMessage({ type: 'cursor', sessionId, entryId: 8 }, '*'), FORK);
     await page.waitForSelector('.vlist-row[data-index="7"][aria-selected="true"]');

@@ -3,18 +3,23 @@ import { badge, h, num } from './dom';
 
 type Source = Extract<HostToInspector, { type: 'source' }>;
 
-/** What is open: the tape's label, whether it is read-only, and the session picker. */
+/** What is open: the tape's label, whether it is read-only, the session picker, and Replay for the session shown. */
 export class Header {
   readonly element: HTMLElement;
   private readonly label = h('h1', { class: 'source-label' }, 'Tape Inspector');
   private readonly readOnly = badge('read-only', 'marker-read-only');
   private readonly select = h('vscode-single-select', { id: 'session-picker', 'aria-label': 'Session' }) as HTMLElement & { value: string };
+  // A replay only reads, so it is offered on read-only tapes too.
+  private readonly replay = h('vscode-button', { secondary: true, icon: 'debug-alt', disabled: true, title: 'Step through this session in the debugger (Tape: Replay Session)' }, 'Replay');
 
-  constructor(onSession: (sessionId: string) => void) {
+  constructor(onSession: (sessionId: string) => void, onReplay: (sessionId: string) => void) {
     this.readOnly.hidden = true;
     this.select.addEventListener('change', () => onSession(this.select.value));
+    this.replay.addEventListener('click', () => {
+      if (this.select.value) onReplay(this.select.value);
+    });
     this.element = h('header', { class: 'inspector-header' }, this.label, this.readOnly,
-      h('label', { for: 'session-picker', class: 'session-label' }, 'Session'), this.select);
+      h('label', { for: 'session-picker', class: 'session-label' }, 'Session'), this.select, this.replay);
   }
 
   update(s: Source): void {
@@ -23,5 +28,6 @@ export class Header {
     this.select.replaceChildren(...s.sessions.map((x) =>
       h('vscode-option', { value: x.sessionId, selected: x.sessionId === s.sessionId }, `${x.title ?? x.sessionId} (${num(x.entryCount)} entries)`)));
     if (s.sessionId !== null) this.select.value = s.sessionId;
+    this.replay.toggleAttribute('disabled', s.sessionId === null);
   }
 }

@@ -29,7 +29,7 @@ export class Inspector {
   private readonly channel = new HostChannel((m) => this.handle(m), (problem) => this.banner.show(`Unexpected message from the extension (ignored): ${problem}`));
   private readonly store = new StateStore(this.channel.api);
   private readonly banner = new ErrorBanner();
-  private readonly header = new Header((id) => this.pickSession(id));
+  private readonly header = new Header((id) => this.pickSession(id), (id) => this.channel.post({ type: 'command', command: 'agentTape.replaySession', args: [id] }));
   private readonly forks = new ForkAction(this.channel);
   private readonly transcript = new TranscriptView(this.channel, this.forks);
   private readonly entries = new EntriesView(this.channel, this.store, this.forks);

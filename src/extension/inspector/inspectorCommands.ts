@@ -5,23 +5,31 @@ import * as z from 'zod/mini';
 const sessionArgs = z.union([z.tuple([]), z.tuple([z.string()])]);
 /** "Fork from here": the session shown and the entry (a position of its view). */
 const forkArgs = z.tuple([z.string(), z.number()]);
+const replayArgs = z.tuple([z.string()]);
 
 /**
  * The Agent Tape commands the inspector page may run, each mapping the page's arguments onto the
  * command's own. Only these: the page shows tape text, and whatever reaches it must not be able
  * to run an arbitrary command of VS Code or another extension.
  */
-const WHITELIST: Record<string, (args: readonly (string | number)[]) => Thenable<unknown>> = {
+const WHITELIST: Record<string, (args: readonly (string | number)[], where: CommandSource) => Thenable<unknown>> = {
   'agentTape.exportSession': (args) => vscode.commands.executeCommand('agentTape.exportSession', undefined, ...sessionArgs.parse(args)),
   'agentTape.compactSession': (args) => vscode.commands.executeCommand('agentTape.compactSession', ...sessionArgs.parse(args)),
   'agentTape.handoff': (args) => vscode.commands.executeCommand('agentTape.handoff', undefined, undefined, ...sessionArgs.parse(args)),
   'agentTape.importTapeFile': () => vscode.commands.executeCommand('agentTape.importTapeFile'),
   'agentTape.forkSession': (args) => vscode.commands.executeCommand('agentTape.forkSession', ...forkArgs.parse(args)),
+  // The replay reads the tape the page shows: a tape file's editor replays that file.
+  'agentTape.replaySession': (args, where) => vscode.commands.executeCommand('agentTape.replaySession', { sessionId: replayArgs.parse(args)[0], tapeFile: where.tapeFile }),
 };
 
+/** Where the page that asks is: the tape file a tape editor shows; none for the workspace tape. */
+export interface CommandSource {
+  tapeFile?: string;
+}
+
 /** Runs a command the page asked for, if it is one it may run. */
-export async function runInspectorCommand(name: string, args: readonly (string | number)[]): Promise<void> {
+export async function runInspectorCommand(name: string, args: readonly (string | number)[], where: CommandSource = {}): Promise<void> {
   const run = Object.hasOwn(WHITELIST, name) ? WHITELIST[name] : undefined;
   if (run === undefined) throw new Error(`the inspector may not run the command ${JSON.stringify(name)}`);
-  await run(args);
+  await run(args, where);
 }

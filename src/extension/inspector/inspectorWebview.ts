@@ -56,7 +56,7 @@ export function hostInspector(
   webview: vscode.Webview,
   source: InspectorSource,
   deps: InspectorWebviewDeps,
-  options: { sessionId?: string; onSource?: (m: Extract<HostToInspector, { type: 'source' }>) => void } = {},
+  options: { sessionId?: string; tapeFile?: string; onSource?: (m: Extract<HostToInspector, { type: 'source' }>) => void } = {},
 ): HostedInspector {
   const { log } = deps;
   const controller = new InspectorController(
@@ -68,7 +68,7 @@ export function hostInspector(
       },
       copy: (text) => void vscode.env.clipboard.writeText(text),
       command: (name, args) => {
-        runInspectorCommand(name, args).catch((e: unknown) => {
+        runInspectorCommand(name, args, { tapeFile: options.tapeFile }).catch((e: unknown) => {
           log.error(`inspector command ${name} failed: ${describe(e)}`);
           void vscode.window.showErrorMessage(`Agent Tape: ${describe(e)}`);
         });

@@ -121,7 +121,7 @@ export class TapeEditorProvider implements vscode.CustomReadonlyEditorProvider<T
       panel.onDidDispose(() => failure.dispose());
       return;
     }
-    const hosted = hostInspector(panel.webview, source, this.deps);
+    const hosted = hostInspector(panel.webview, source, this.deps, { tapeFile: document.uri.fsPath });
     const reloads = document.onDidReload((r) => {
       if ('error' in r) postToInspector(panel.webview, { type: 'error', message: r.error });
       else hosted.controller.setSource(r);
