@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { REPLAY_SCHEME } from '../../replay/replayDocument';
+import { REPLAY_SCHEME, replayDocumentPath } from '../../replay/replayDocument';
 import { openReplayTape } from '../../replay/replayTape';
+import { INSPECTOR_PANEL } from '../inspector/inspectorPanel';
 import type { WorkspaceTape } from '../workspaceTape';
 import { REPLAY_DEBUG_TYPE, ReplayDebugSession, type ReplayHost } from './debugSession';
 import { ReplayDocuments } from './replayDocuments';
@@ -25,6 +26,12 @@ const replayArg = z.union([
 function activeTapeFile(): string | undefined {
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
   return input instanceof vscode.TabInputCustom && input.viewType === TAPE_EDITOR ? input.uri.fsPath : undefined;
+}
+
+/** Whether the active tab is a Tape Inspector: a tape file's editor or an inspector panel. */
+function inspectorActive(): boolean {
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return (input instanceof vscode.TabInputCustom && input.viewType === TAPE_EDITOR) || (input instanceof vscode.TabInputWebview && input.viewType.endsWith(INSPECTOR_PANEL));
 }
 
 /**
@@ -86,6 +93,12 @@ export function registerReplay(deps: { tape: WorkspaceTape; log: vscode.LogOutpu
         ...(tapeFile === undefined ? {} : { tape: tapeFile }),
         ...(sessionId === undefined ? {} : { session: sessionId }),
       };
+      // From an inspector, the replay document opens beside it: the debugger then reveals each stop
+      // there, and the inspector stays in view, following the cursor.
+      if (sessionId !== undefined && inspectorActive()) {
+        const file = tapeFile ?? (await deps.tape.open()).file;
+        await vscode.window.showTextDocument(vscode.Uri.parse(replayDocumentPath(file, sessionId)), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
+      }
       if (!(await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], config))) {
         deps.log.warn(`replay: could not start ${JSON.stringify(config)}`);
       }

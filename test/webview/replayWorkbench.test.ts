@@ -1,0 +1,77 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
+import { openWindow, root, runCommand, scratchWorkspace, shots } from './workbenchDriver';
+
+const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
+
+/**
+ * A step replay as a user runs it: a tape file opened from the Explorer, Replay in its inspector,
+ * three steps from the debug toolbar, the Variables view, and the inspector following the cursor.
+ */
+describe('step replay in the VS Code web workbench', () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let ws: string;
+
+  before(async () => {
+    ws = scratchWorkspace();
+    fs.copyFileSync(SAMPLE, path.join(ws, 'sample.tape.jsonl'));
+    server = await startServer();
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    page = await openWindow(browser, server, ws);
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await page.screenshot({ path: path.join(shots, 'workbench-replay-failed.png') });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    if (ws) fs.rmSync(ws, { recursive: true, force: true });
+  });
+
+  const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+
+  it('Replay from a tape file’s inspector stops on entry, steps three times, shows variables, and the inspector follows', async () => {
+    const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'sample.tape.jsonl' });
+    await row.waitFor({ timeout: 30_000 });
+    // Until the workbench has taken in the custom editor, a click opens the text editor instead.
+    for (let attempt = 1; ; attempt++) {
+      await row.click();
+      try {
+        await page.locator('iframe.webview:visible').waitFor({ timeout: 10_000 });
+        break;
+      } catch (e) {
+        if (attempt === 6) throw e;
+        await page.keyboard.press('Control+W');
+      }
+    }
+    await inspector().locator('.transcript-item').first().waitFor({ timeout: 60_000 });
+    await inspector().locator('vscode-tab-header[data-view="entries"]').click();
+    await inspector().locator('.vlist-row').first().waitFor();
+
+    await inspector().locator('.inspector-header vscode-button', { hasText: 'Replay' }).click();
+    const stepOver = page.locator('.debug-toolbar .action-label.codicon-debug-step-over');
+    await stepOver.waitFor({ timeout: 60_000 });
+    // Stopped on entry 1: the inspector selects it.
+    await inspector().locator('.vlist-row[data-index="0"][aria-selected="true"]').waitFor({ timeout: 30_000 });
+    for (let n = 2; n <= 4; n++) {
+      await stepOver.click();
+      await inspector().locator(`.vlist-row[data-index="${n - 1}"][aria-selected="true"]`).waitFor({ timeout: 30_000 });
+    }
+    assert.strictEqual(await inspector().locator('.vlist-row[aria-selected="true"]').count(), 1);
+    // The Variables view shows the replay's scopes for the entry at the cursor.
+    await runCommand(page, 'View: Show Run and Debug');
+    const variables = page.locator('.debug-variables .monaco-list-row');
+    await variables.filter({ hasText: 'Entry' }).first().waitFor({ timeout: 30_000 });
+    await variables.filter({ hasText: 'View' }).first().waitFor();
+    // The call stack names the session and the line of the replay document is entry 4.
+    await page.locator('.debug-call-stack .monaco-list-row', { hasText: 'inspector-sample' }).first().waitFor();
+    await page.screenshot({ path: path.join(shots, 'workbench-replay-stepped.png') });
+    await page.keyboard.press('Shift+F5');
+    await stepOver.waitFor({ state: 'hidden', timeout: 30_000 });
+  });
+});
