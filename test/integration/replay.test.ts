@@ -63,6 +63,8 @@ describe('step replay in a real VS Code', () => {
       });
       await vscode.debug.stopDebugging(session);
       await ended;
+      // The replay document stays open after the session; the Chat view would attach the active editor to later requests.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
   });
 });
