@@ -218,6 +218,29 @@ describe('@tape in the Chat view', function () {
     }
   });
 
+  it('/fork, then a question: the thread goes on in the fork, which reads the parent through; Merge Fork brings it back', async () => {
+    const parent = await newThread('the walrus question');
+    const parentHead = await readTape(api, (s) => s.headEntryId(parent));
+    await ask('/fork');
+    const fork = await until('the fork session', () => readTape(api, (s) => s.sessions().find((x) => x.sessionId.startsWith(`${parent}::fork::`))?.sessionId));
+    await ask('the fork question');
+    await until('a turn in the fork', () => readTape(api, (s) => (endedTurns(s, fork).length === 1 ? true : undefined)));
+    const seen = await readTape(api, (s) => ({ parentHead: s.headEntryId(parent), fork: s.entries(fork) }));
+    assert.strictEqual(seen.parentHead, parentHead, 'the parent is unchanged');
+    assert.deepStrictEqual(seen.fork[1].payload.state, { parentSessionId: parent, parentHeadEntryId: parentHead, forkId: fork.split('::fork::')[1] });
+    // The fork's request holds the parent's question, read through at its position in the parent.
+    const included = manifests(seen.fork).at(-1)!.included.map((i) => i.entryId);
+    const parentQuestion = await readTape(api, (s) => s.entries(parent).find((e) => e.name === 'message/user')!.entryId);
+    assert.ok(included.includes(parentQuestion), `#${parentQuestion} in ${included.join(', ')}`);
+    assert.deepStrictEqual(seen.fork.filter((e) => e.name === 'message/user').map((e) => e.payload.content), ['the fork question']);
+
+    const receipt = await vscode.commands.executeCommand<{ mergedCount: number; parentMovedOn: boolean }>('agentTape.mergeFork', fork);
+    assert.deepStrictEqual([receipt.mergedCount, receipt.parentMovedOn], [seen.fork.length - 2, false]);
+    const merged = await readTape(api, (s) => s.entries(parent, { fromEntryId: parentHead + 1 }));
+    assert.deepStrictEqual(merged.at(-1)?.name, 'fork/merge');
+    assert.ok(merged.slice(0, -1).every((e) => (e.meta.mergedFrom as { sessionId: string }).sessionId === fork));
+  });
+
   describe('with the own OpenAI-compatible provider', () => {
     let server: FakeOpenAiServer | undefined;
     const config = () => vscode.workspace.getConfiguration('agentTape.provider');
