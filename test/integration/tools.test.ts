@@ -36,6 +36,8 @@ describe('the core tools in VS Code', () => {
   });
 
   after(async () => {
+    // Saved first: closing a dirty editor asks, and the test workbench's answer saved it after the folder was gone.
+    await vscode.commands.executeCommand('workbench.action.files.saveAll');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     fs.rmSync(abs(dir), { recursive: true, force: true });
     log.dispose();
