@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
-import { openWindow, root, runCommand, scratchWorkspace, shots } from './workbenchDriver';
+import { openTapeFromExplorer, openWindow, root, runCommand, scratchWorkspace, shots } from './workbenchDriver';
 
 const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
 const CLI = path.join(root, 'dist/cli.js');
@@ -49,25 +49,6 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
   const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
   const transcriptItem = (text: string) => inspector().locator('.transcript-item', { hasText: text });
 
-  /**
-   * Clicks a file in the Explorer until it opens in the inspector: until the workbench has taken in
-   * the extension's custom editor, a click opens the text editor (which is then closed again).
-   */
-  async function openFromExplorer(name: string): Promise<void> {
-    const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name });
-    await row.waitFor({ timeout: 30_000 });
-    for (let attempt = 1; ; attempt++) {
-      await row.click();
-      try {
-        await page.locator('iframe.webview:visible').waitFor({ timeout: 10_000 });
-        return;
-      } catch (e) {
-        if (attempt === 6) throw e;
-        await page.keyboard.press('Control+W');
-      }
-    }
-  }
-
   /** "Preferences: Color Theme" (Ctrl+K Ctrl+T); done once the workbench wears the theme's kind (`vs`, `vs-dark`). */
   async function useTheme(theme: string, kind: 'vs' | 'vs-dark'): Promise<void> {
     await page.keyboard.press('Control+K');
@@ -90,7 +71,7 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
   }
 
   it('opens a .tape.jsonl clicked in the Explorer: its transcript (markup as text), entry count and anchors', async () => {
-    await openFromExplorer('sample.tape.jsonl');
+    await openTapeFromExplorer(page, 'sample.tape.jsonl');
     await transcriptItem(FIRST_QUESTION).waitFor({ timeout: 60_000 });
     assert.strictEqual(await inspector().locator('.transcript script, .transcript img').count(), 0, 'tape text is never markup');
     await inspector().locator('vscode-option', { hasText: '(25 entries)' }).waitFor({ state: 'attached' });
@@ -115,7 +96,7 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
 
   it('opens a .tape.sqlite from the Explorer and shows what the CLI appends to it, without reopening', async () => {
     const file = path.join(ws, 'live.tape.sqlite');
-    await openFromExplorer('live.tape.sqlite');
+    await openTapeFromExplorer(page, 'live.tape.sqlite');
     await transcriptItem(FIRST_QUESTION).waitFor({ timeout: 60_000 });
     await inspector().locator('vscode-option', { hasText: '(25 entries)' }).waitFor({ state: 'attached' });
     const appended = 'Appended by the CLI while the inspector is open';

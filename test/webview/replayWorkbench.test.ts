@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
-import { openWindow, root, runCommand, scratchWorkspace, shots } from './workbenchDriver';
+import { openTapeFromExplorer, openWindow, root, runCommand, scratchWorkspace, shots } from './workbenchDriver';
 
 const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
 
@@ -36,19 +36,7 @@ describe('step replay in the VS Code web workbench', () => {
   const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
 
   it('Replay from a tape file’s inspector stops on entry, steps three times, shows variables, and the inspector follows', async () => {
-    const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'sample.tape.jsonl' });
-    await row.waitFor({ timeout: 30_000 });
-    // Until the workbench has taken in the custom editor, a click opens the text editor instead.
-    for (let attempt = 1; ; attempt++) {
-      await row.click();
-      try {
-        await page.locator('iframe.webview:visible').waitFor({ timeout: 10_000 });
-        break;
-      } catch (e) {
-        if (attempt === 6) throw e;
-        await page.keyboard.press('Control+W');
-      }
-    }
+    await openTapeFromExplorer(page, 'sample.tape.jsonl');
     await inspector().locator('.transcript-item').first().waitFor({ timeout: 60_000 });
     await inspector().locator('vscode-tab-header[data-view="entries"]').click();
     await inspector().locator('.vlist-row').first().waitFor();

@@ -119,3 +119,22 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   }
   await page.keyboard.press('Enter');
 }
+
+/**
+ * Clicks a file in the Explorer until it opens in the Tape Inspector: until the workbench has taken
+ * in the extension's custom editor, a click opens the text editor (which is then closed again).
+ */
+export async function openTapeFromExplorer(page: Page, name: string): Promise<void> {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name });
+  await row.waitFor({ timeout: 30_000 });
+  for (let attempt = 1; ; attempt++) {
+    await row.click();
+    try {
+      await page.locator('iframe.webview:visible').waitFor({ timeout: 10_000 });
+      return;
+    } catch (e) {
+      if (attempt === 6) throw e;
+      await page.keyboard.press('Control+W');
+    }
+  }
+}
