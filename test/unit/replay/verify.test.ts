@@ -7,6 +7,7 @@ import { ProviderError } from '../../../src/agent/model/providerError';
 import { ScriptedModel, type ScriptedStep } from '../../../src/agent/model/scriptedModel';
 import { describeRequest, verifyTape, type RequestReport, type Rebuilder, CURRENT_REBUILDER } from '../../../src/replay/verify';
 import { jsonlLine, parseJsonl } from '../../../src/store/jsonl';
+import { mergeFork, forkSession } from '../../../src/store/forks';
 import { rowTupleOf } from '../../../src/store/rowTuple';
 import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
 import { hashManifest, VIEW_ASSEMBLED, type ViewManifest } from '../../../src/tape/manifest';
@@ -242,6 +243,33 @@ describe('verification replay (SPEC 2.7)', function () {
     assert.deepStrictEqual(r && r.status === 'merged' && r.from, { sessionId: `${SESSION}::fork::f1`, entryId: 9 });
     assert.strictEqual(report.ok, true);
     assert.strictEqual(report.summary.merged, 1);
+  });
+
+  it('a fork the agent works in verifies against its read-through context; after the merge its manifests are merged in the parent', async () => {
+    const store = await tapeOf(raws);
+    try {
+      const { forkSessionId } = await forkSession(store, SESSION, { forkId: 'alt' });
+      const ws = path.join(dir, 'ws');
+      await new AgentSession({
+        store,
+        sessionId: forkSessionId,
+        model: new ScriptedModel([[{ toolCall: { id: 'f1', name: 'read_file', arguments: { path: 'notes.md' } } }], [{ text: 'Still esbuild.' }]]),
+        workspace: ws,
+        permissions: { edits: false, commands: false },
+        environment: { os: 'test', shell: '/bin/sh', workspaceRoot: '/workspace', date: '2026-11-30' },
+      }).runTurn('Read the notes again', { signal: new AbortController().signal });
+      const fork = verifyTape(store, { sessionId: forkSessionId });
+      assert.deepStrictEqual(requestsOf(fork).map((r) => r.status), ['match', 'match']);
+      // Its requests hold the parent's checkpoint, read through: the fork's view starts in the parent.
+      const forkManifests = store.entries(forkSessionId, { kind: 'event', name: VIEW_ASSEMBLED }).map((e) => e.payload.data as ViewManifest);
+      assert.ok(forkManifests.every((m) => m.anchorEntryId !== null && m.anchorEntryId <= raws.length));
+      await mergeFork(store, forkSessionId);
+      const parent = verifyTape(store, { sessionId: SESSION });
+      assert.deepStrictEqual(requestsOf(parent).map((r) => r.status), [...manifests.map(() => 'match'), 'merged', 'merged']);
+      assert.strictEqual(parent.ok, true);
+    } finally {
+      await store.close();
+    }
   });
 
   it('a tape without manifests (an ingested one) passes, saying there was nothing to verify', async () => {
