@@ -1,18 +1,21 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import { DEFAULT_MAX_ROUNDS } from '../agent/agentSession';
+import { DEFAULT_SUBAGENT_MAX_ROUNDS } from '../agent/subagent/subagentRunner';
 
 /** The `@tape` settings (the own provider's are read by its own module). */
 export interface AgentSettings {
   maxRounds: number;
+  subagentMaxRounds: number;
   autoCompactShare: number;
   extraTools: string[];
 }
 
-const DEFAULTS: AgentSettings = { maxRounds: DEFAULT_MAX_ROUNDS, autoCompactShare: 0.8, extraTools: [] };
+const DEFAULTS: AgentSettings = { maxRounds: DEFAULT_MAX_ROUNDS, subagentMaxRounds: DEFAULT_SUBAGENT_MAX_ROUNDS, autoCompactShare: 0.8, extraTools: [] };
 
 const schema = {
   maxRounds: z.number().int().min(1).max(200),
+  subagentMaxRounds: z.number().int().min(1).max(200),
   autoCompactShare: z.number().min(0.3).max(0.98),
   extraTools: z.array(z.string().min(1)),
 } satisfies { [K in keyof AgentSettings]: z.ZodType<AgentSettings[K]> };
@@ -31,5 +34,5 @@ export function readAgentSettings(log: vscode.LogOutputChannel): AgentSettings {
     log.warn(`setting agentTape.${key} ignored (${parsed.error.issues[0]?.message ?? 'invalid'}); using ${JSON.stringify(DEFAULTS[key])}`);
     return DEFAULTS[key];
   };
-  return { maxRounds: pick('maxRounds'), autoCompactShare: pick('autoCompactShare'), extraTools: pick('extraTools') };
+  return { maxRounds: pick('maxRounds'), subagentMaxRounds: pick('subagentMaxRounds'), autoCompactShare: pick('autoCompactShare'), extraTools: pick('extraTools') };
 }

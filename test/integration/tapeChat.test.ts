@@ -218,6 +218,21 @@ describe('@tape in the Chat view', function () {
     }
   });
 
+  it('agentTape.subagentMaxRounds is the child\'s budget: a child that needs more requests is linked as failed', async () => {
+    const config = vscode.workspace.getConfiguration('agentTape');
+    await config.update('subagentMaxRounds', 1, vscode.ConfigurationTarget.Global);
+    try {
+      // The child calls read_file in its first request and would answer in a second, which the budget does not allow.
+      const parent = await newThread(`tool:run_subagent ${JSON.stringify({ task: 'tool:read_file {"path":"README.md"}', tools: ['read_file'] })}`);
+      const link = await readTape(api, (s) => linkedChildren(s, parent)[0]);
+      assert.strictEqual(link?.outcome, 'failed');
+      const childRequests = await readTape(api, (s) => s.entries(link.childSessionId).filter((e) => e.name === 'view/assembled').length);
+      assert.strictEqual(childRequests, 1);
+    } finally {
+      await config.update('subagentMaxRounds', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('/fork, then a question: the thread goes on in the fork, which reads the parent through; Merge Fork brings it back', async () => {
     const parent = await newThread('the walrus question');
     const parentHead = await readTape(api, (s) => s.headEntryId(parent));

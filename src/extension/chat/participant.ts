@@ -149,6 +149,7 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
     },
     agentsMd: await agentsMdOf(t.root),
     maxRounds: settings.maxRounds,
+    subagentMaxRounds: settings.subagentMaxRounds,
     compactionShare: settings.autoCompactShare,
   });
   const renderer = new ChatRenderer(t.stream, { root: t.root, shownByEditor: (name) => tools.shownByEditor(name) });
