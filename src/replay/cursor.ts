@@ -39,7 +39,12 @@ const FINAL = { includePending: false };
 const SHOWN = { includePending: true };
 
 class Frame implements ReplayFrameInfo {
-  position: number;
+  private at: number;
+  /**
+   * Set when a subagent frame was just left back to its link: a continue from there goes on past
+   * the link instead of into the child again. Any move clears it.
+   */
+  leftChildAt: number | null = null;
   private shown: SeekableView | undefined;
   private final: SeekableView | undefined;
   private trail: ProjectionTrail | undefined;
@@ -52,7 +57,16 @@ class Frame implements ReplayFrameInfo {
     start: number,
     private readonly projections: readonly AnyProjection[],
   ) {
-    this.position = start;
+    this.at = start;
+  }
+
+  get position(): number {
+    return this.at;
+  }
+
+  set position(p: number) {
+    this.at = p;
+    this.leftChildAt = null;
   }
 
   get head(): number {
@@ -161,48 +175,86 @@ export class ReplayCursor {
   }
 
   /**
-   * On to the next entry a breakpoint stops at. Runs within the frame's session (it does not enter
-   * subagents or forks); at the end of a stepped-into session it goes on in the parent.
+   * On to the next entry a breakpoint stops at. Like a debugger's continue through a call, it runs
+   * through the subagents the session links (a breakpoint in one stops there); forks are not
+   * entered, their merged entries are already in the session. At the end of a stepped-into session
+   * it goes on in the parent.
    */
   continue(): ReplayStop {
+    // Stopped on a link (not just back from its child): the continue runs through the child first.
+    const at = this.top;
+    if (at.leftChildAt !== at.position) this.enterSubagent(at, at.position, 'first');
     for (;;) {
       const f = this.top;
-      for (let id = f.position + 1; id <= f.head; id++) {
+      let entered = false;
+      for (let id = f.position + 1; id <= f.head && !entered; id++) {
         const hit = this.breakpoints.hit(f.sessionId, f.rows[id - 1]);
         if (hit !== null) {
           f.position = id;
           return { reason: hit.kind, description: hit.description };
         }
+        entered = this.enterSubagent(f, id, 'first');
       }
+      if (entered) continue;
       if (this.frames.length === 1) {
         const from = f.position;
         f.position = f.head;
         return { reason: 'end', description: `end of session ${f.sessionId} (entry ${f.head}): no breakpoint after entry ${from}` };
       }
-      this.frames.pop();
+      this.pop();
     }
   }
 
-  /** Back to the previous entry a breakpoint stops at, leaving stepped-into sessions through their start. */
+  /** Back to the previous entry a breakpoint stops at, through linked subagents from their ends, leaving stepped-into sessions through their start. */
   reverseContinue(): ReplayStop {
     let from = this.top.position - 1;
     for (;;) {
       const f = this.top;
-      for (let id = from; id >= 1; id--) {
+      let entered = false;
+      for (let id = from; id >= 1 && !entered; id--) {
         const hit = this.breakpoints.hit(f.sessionId, f.rows[id - 1]);
         if (hit !== null) {
           f.position = id;
           return { reason: hit.kind, description: hit.description };
         }
+        // Back out of a child through its start lands on its link, which is not entered again.
+        entered = id !== f.leftChildAt && this.enterSubagent(f, id, 'last');
+      }
+      if (entered) {
+        from = this.top.head;
+        continue;
       }
       if (this.frames.length === 1) {
         f.position = 1;
         return { reason: 'entry', description: `start of session ${f.sessionId}: no breakpoint before` };
       }
-      this.frames.pop();
+      this.pop();
       // Out of a session through its start lands on the entry it was entered from, which may stop too.
       from = this.top.position;
     }
+  }
+
+  /** Leaves the top frame; the frame below stays on the entry it was entered from. */
+  private pop(): Frame {
+    const left = this.frames.pop() as Frame;
+    this.top.leftChildAt = this.top.position;
+    return left;
+  }
+
+  /**
+   * When entry `id` of `f` links a subagent, opens it as a frame for a continue to run through
+   * (`first`: before its first entry; `last`: after its last) and says so.
+   */
+  private enterSubagent(f: Frame, id: number, from: 'first' | 'last'): boolean {
+    const row = f.rows[id - 1];
+    if (row.kind !== 'event' || row.name !== SUBAGENT_LINKED || this.frames.length >= MAX_FRAMES) return false;
+    const target = this.childAt(this.reader.requireEntry(f.sessionId, id));
+    if (target === null || this.frames.some((x) => x.sessionId === target.sessionId)) return false;
+    f.position = id;
+    const child = this.frameOf(target.sessionId, target.head, target.start, id);
+    child.position = from === 'first' ? target.start - 1 : target.head + 1;
+    this.frames.push(child);
+    return true;
   }
 
   /** Into the subagent of a `subagent/linked` event or the fork of a `fork/merge` receipt; elsewhere, `next`. */
@@ -222,7 +274,7 @@ export class ReplayCursor {
   }
 
   private leave(): ReplayStop {
-    const left = this.frames.pop() as Frame;
+    const left = this.pop();
     return { reason: 'step', description: `out of ${left.sessionId}, back at entry ${this.top.position} of ${this.top.sessionId}` };
   }
 

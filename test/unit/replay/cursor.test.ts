@@ -150,10 +150,26 @@ describe('replay cursor', () => {
       assert.deepStrictEqual(cursor.continue(), { reason: 'function breakpoint', description: 'anchor: anchor handoff/plan' });
       assert.strictEqual(cursor.stack[0].position, 4);
       assert.deepStrictEqual(cursor.viewAt(0).messages.map((m) => m.entryId), [2, 3]);
+      // Continue runs through the subagent linked at 6, as through a call: its session/start is an anchor too.
+      assert.strictEqual(cursor.continue().description, 'anchor: anchor session/start');
+      assert.deepStrictEqual(cursor.stack.map((f) => `${f.sessionId}#${f.position}`), [`${PARENT}#6`, `${CHILD}#1`]);
       assert.strictEqual(cursor.continue().reason, 'end');
-      assert.strictEqual(cursor.stack[0].position, 9);
+      assert.deepStrictEqual(cursor.stack.map((f) => f.position), [9]);
+      cursor.breakpoints.setPatterns([]);
+      cursor.breakpoints.setLines(CHILD, [3]);
+      cursor.restart();
+      assert.deepStrictEqual(cursor.continue(), { reason: 'breakpoint', description: 'breakpoint on entry 3' });
+      assert.deepStrictEqual(cursor.stack.map((f) => `${f.sessionId}#${f.position}`), [`${PARENT}#6`, `${CHILD}#3`]);
+      assert.strictEqual(cursor.continue().reason, 'end', 'out of the child, nothing more in the parent');
+      assert.deepStrictEqual(cursor.reverseContinue(), { reason: 'breakpoint', description: 'breakpoint on entry 3' }, 'back into the child from its end');
+      cursor.stepOut();
+      assert.strictEqual(cursor.continue().reason, 'end', 'after stepping out, continue goes on past the link, not into the child again');
+      cursor.breakpoints.setLines(CHILD, []);
+      cursor.breakpoints.setPatterns(['anchor']);
       cursor.breakpoints.setLines(PARENT, [7]);
       assert.deepStrictEqual(cursor.reverseContinue(), { reason: 'breakpoint', description: 'breakpoint on entry 7' });
+      assert.strictEqual(cursor.reverseContinue().description, 'anchor: anchor session/start', "the child's, entered from its end");
+      assert.strictEqual(cursor.stack.length, 2);
       assert.strictEqual(cursor.reverseContinue().description, 'anchor: anchor handoff/plan');
       assert.strictEqual(cursor.reverseContinue().description, 'anchor: anchor session/start');
       assert.strictEqual(cursor.reverseContinue().reason, 'entry');
