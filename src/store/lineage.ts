@@ -48,10 +48,11 @@ class LineageReader implements TapeReader {
     if (!sessionId.includes(FORK_MARK)) return null;
     const generation = this.store.generation();
     const cached = this.forks.get(sessionId);
-    if (cached !== undefined && cached.generation === generation && cached.fork !== null) return cached.fork;
-    const fork = forkStartOf(this.store.getEntry(sessionId, FORK_START_ENTRY_ID));
-    // An absent fork is not cached: the session may be created after this look.
-    if (fork !== null) this.forks.set(sessionId, { generation, fork });
+    if (cached !== undefined && cached.generation === generation) return cached.fork;
+    const second = this.store.getEntry(sessionId, FORK_START_ENTRY_ID);
+    const fork = forkStartOf(second);
+    // Entry 2 never changes once written; before it exists, the session may still become a fork.
+    if (second !== undefined) this.forks.set(sessionId, { generation, fork });
     return fork;
   }
 
