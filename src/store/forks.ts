@@ -77,16 +77,23 @@ function turnBounds(store: TapeStore, sessionId: string, turnId: string): string
   return options.length ? `; fork at ${options.join(' or ')}` : '';
 }
 
-/** Receipts of `forkSessionId` on its parent. */
-function receipts(store: TapeStore, parentSessionId: string, forkSessionId: string): { merge: MergeReceipt | null; discard: DiscardReceipt | null } {
-  const find = <T extends { forkSessionId: string }>(name: string, schema: ZodType<T>): (T & { receiptEntryId: number }) | null => {
+/** The merge and discard receipts on a parent, by fork session id (the first of each counts). */
+function forkReceipts(store: TapeStore, parentSessionId: string): { merges: Map<string, MergeReceipt>; discards: Map<string, DiscardReceipt> } {
+  const collect = <T extends { forkSessionId: string }>(name: string, schema: ZodType<T>): Map<string, T & { receiptEntryId: number }> => {
+    const byFork = new Map<string, T & { receiptEntryId: number }>();
     for (const e of store.entries(parentSessionId, { kind: 'event', name })) {
       const r = receiptOf(e, name, schema);
-      if (r !== null && r.forkSessionId === forkSessionId) return { ...r, receiptEntryId: e.entryId };
+      if (r !== null && !byFork.has(r.forkSessionId)) byFork.set(r.forkSessionId, { ...r, receiptEntryId: e.entryId });
     }
-    return null;
+    return byFork;
   };
-  return { merge: find(FORK_MERGE, mergeReceiptData), discard: find(FORK_DISCARD, discardReceiptData) };
+  return { merges: collect(FORK_MERGE, mergeReceiptData), discards: collect(FORK_DISCARD, discardReceiptData) };
+}
+
+/** Receipts of `forkSessionId` on its parent. */
+function receipts(store: TapeStore, parentSessionId: string, forkSessionId: string): { merge: MergeReceipt | null; discard: DiscardReceipt | null } {
+  const all = forkReceipts(store, parentSessionId);
+  return { merge: all.merges.get(forkSessionId) ?? null, discard: all.discards.get(forkSessionId) ?? null };
 }
 
 /**
@@ -181,17 +188,37 @@ export function forkStatus(store: TapeStore, forkSessionId: string): ForkStatus 
 /** Ingested Claude Code subagents are `<parent>/agent-<id>`; the agent's own start with a subagent/start anchor. */
 const INGESTED_CHILD = /^(.+)\/agent-[^/]+$/;
 
-export function parentOf(store: TapeStore, sessionId: string): { sessionId: string; relation: 'fork' | 'subagent'; at: number | null } | null {
+export type ParentLink = { sessionId: string; relation: 'fork' | 'subagent'; at: number | null };
+
+/**
+ * Parents found so far, per store and generation: a session's entry 2 never changes once written,
+ * and an ingested child's link is never taken back, so the sessions view's redraws after every
+ * append look each session up once.
+ */
+const knownParents = new WeakMap<TapeStore, { generation: number; bySession: Map<string, ParentLink | null> }>();
+
+export function parentOf(store: TapeStore, sessionId: string): ParentLink | null {
+  let known = knownParents.get(store);
+  if (known === undefined || known.generation !== store.generation()) knownParents.set(store, (known = { generation: store.generation(), bySession: new Map() }));
+  const cached = known.bySession.get(sessionId);
+  if (cached !== undefined) return cached;
+  const found = lookUpParent(store, sessionId);
+  // Not final: a session without its entry 2 yet, or an ingested child whose link may still come.
+  if (found.final) known.bySession.set(sessionId, found.parent);
+  return found.parent;
+}
+
+function lookUpParent(store: TapeStore, sessionId: string): { parent: ParentLink | null; final: boolean } {
   const fork = readerOf(store).forkOf(sessionId);
-  if (fork !== null) return { sessionId: fork.parentSessionId, relation: 'fork', at: fork.parentHeadEntryId };
+  if (fork !== null) return { parent: { sessionId: fork.parentSessionId, relation: 'fork', at: fork.parentHeadEntryId }, final: true };
   const second = store.getEntry(sessionId, FORK_START_ENTRY_ID);
   if (second?.kind === 'anchor' && second.name === SUBAGENT_START) {
     const state = subagentStartState.safeParse(second.payload.state);
-    if (state.success) return { sessionId: state.data.parentSessionId, relation: 'subagent', at: null };
+    if (state.success) return { parent: { sessionId: state.data.parentSessionId, relation: 'subagent', at: null }, final: true };
   }
   const ingested = INGESTED_CHILD.exec(sessionId)?.[1];
-  if (ingested !== undefined && linkedChildren(store, ingested).some((l) => l.childSessionId === sessionId)) return { sessionId: ingested, relation: 'subagent', at: null };
-  return null;
+  if (ingested !== undefined && linkedChildren(store, ingested).some((l) => l.childSessionId === sessionId)) return { parent: { sessionId: ingested, relation: 'subagent', at: null }, final: true };
+  return { parent: null, final: second !== undefined && ingested === undefined };
 }
 
 /** Root first, ending with `sessionId`. */
@@ -211,21 +238,40 @@ export function lineageOf(store: TapeStore, sessionId: string): LineageStep[] {
 
 /** Direct forks (with their state) and subagents (linked, or still running), in creation order. */
 export function childrenOf(store: TapeStore, sessionId: string): ChildSession[] {
-  const links = new Map(linkedChildren(store, sessionId).map((l) => [l.childSessionId, l]));
-  const children: ChildSession[] = [];
+  return childrenBySession(store).get(sessionId) ?? [];
+}
+
+/**
+ * Every session's direct children, from one pass over the sessions: each parent's receipts and
+ * links are read once, however many children it has.
+ */
+export function childrenBySession(store: TapeStore): Map<string, ChildSession[]> {
+  const unlinked = new Map<string, { sessionId: string; relation: 'fork' | 'subagent' }[]>();
   for (const s of store.sessions()) {
-    if (s.sessionId === sessionId || links.has(s.sessionId)) continue;
     const parent = parentOf(store, s.sessionId);
-    if (parent?.sessionId !== sessionId) continue;
-    if (parent.relation === 'subagent') {
-      children.push({ sessionId: s.sessionId, relation: 'subagent', state: 'open' });
-      continue;
-    }
-    const done = receipts(store, sessionId, s.sessionId);
-    if (done.merge !== null) children.push({ sessionId: s.sessionId, relation: 'fork', state: 'merged', receipt: done.merge });
-    else if (done.discard !== null) children.push({ sessionId: s.sessionId, relation: 'fork', state: 'discarded', receipt: done.discard });
-    else children.push({ sessionId: s.sessionId, relation: 'fork', state: 'open' });
+    if (parent === null || parent.sessionId === s.sessionId) continue;
+    const list = unlinked.get(parent.sessionId) ?? [];
+    list.push({ sessionId: s.sessionId, relation: parent.relation });
+    unlinked.set(parent.sessionId, list);
   }
-  for (const link of links.values()) children.push({ sessionId: link.childSessionId, relation: 'subagent', state: 'linked', receipt: link });
-  return children;
+  const family = new Map<string, ChildSession[]>();
+  for (const [parent, kids] of unlinked) {
+    const links = new Map(linkedChildren(store, parent).map((l) => [l.childSessionId, l]));
+    const done = forkReceipts(store, parent);
+    const children: ChildSession[] = [];
+    for (const kid of kids) {
+      if (links.has(kid.sessionId)) continue;
+      if (kid.relation === 'subagent') children.push({ sessionId: kid.sessionId, relation: 'subagent', state: 'open' });
+      else {
+        const merge = done.merges.get(kid.sessionId);
+        const discard = done.discards.get(kid.sessionId);
+        if (merge !== undefined) children.push({ sessionId: kid.sessionId, relation: 'fork', state: 'merged', receipt: merge });
+        else if (discard !== undefined) children.push({ sessionId: kid.sessionId, relation: 'fork', state: 'discarded', receipt: discard });
+        else children.push({ sessionId: kid.sessionId, relation: 'fork', state: 'open' });
+      }
+    }
+    for (const link of links.values()) children.push({ sessionId: link.childSessionId, relation: 'subagent', state: 'linked', receipt: link });
+    family.set(parent, children);
+  }
+  return family;
 }

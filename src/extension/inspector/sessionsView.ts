@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { childrenOf, parentOf, type ChildSession } from '../../store/forks';
+import { childrenBySession, type ChildSession } from '../../store/forks';
 import { readerOf } from '../../store/lineage';
 import type { SessionSummary, TapeStore } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
@@ -121,23 +121,16 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
   private nest(store: TapeStore, writable: boolean): SessionNode[] {
     const titles = this.titlesOf(store);
     const sessions = new Map(store.sessions().map((s) => [s.sessionId, s]));
-    const parents = new Set<string>();
-    const nested = new Set<string>();
-    for (const id of sessions.keys()) {
-      const parent = parentOf(store, id)?.sessionId;
-      if (parent === undefined || !sessions.has(parent)) continue;
-      parents.add(parent);
-      nested.add(id);
-    }
+    const family = childrenBySession(store);
+    // A child whose parent is not on the tape is shown as a root.
+    const nested = new Set([...family].filter(([parent]) => sessions.has(parent)).flatMap(([, kids]) => kids.map((k) => k.sessionId)));
     const node = (s: SessionSummary, relation: SessionNode['relation'], state: SessionNode['state'], seen: ReadonlySet<string>): SessionNode => {
       const within = new Set(seen).add(s.sessionId);
-      const children = parents.has(s.sessionId)
-        ? childrenOf(store, s.sessionId).flatMap((c) => {
-            const child = sessions.get(c.sessionId);
-            // A linked child no longer on the tape has nothing to open; a loop on a damaged tape is cut.
-            return child === undefined || within.has(c.sessionId) ? [] : [node(child, c.relation, c.state, within)];
-          })
-        : [];
+      const children = (family.get(s.sessionId) ?? []).flatMap((c) => {
+        const child = sessions.get(c.sessionId);
+        // A linked child no longer on the tape has nothing to open; a loop on a damaged tape is cut.
+        return child === undefined || within.has(c.sessionId) ? [] : [node(child, c.relation, c.state, within)];
+      });
       return { sessionId: s.sessionId, title: titles.title(s.sessionId), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt, writable, relation, state, children };
     };
     return [...sessions.values()]
