@@ -16,7 +16,30 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * One writer per tape (SPEC 2.9): `<file>.lock` created with O_EXCL, holding the writer's pid.
+ * Creates the lock already holding our pid, so a writer killed while taking it never leaves an
+ * empty lock (which others must treat as held for a while): the pid goes into a file of our own,
+ * which is then hard-linked into place, failing with EEXIST as O_EXCL does. Where hard links are
+ * not supported, the lock is created with O_EXCL and written after.
+ */
+function createWithPid(lockFile: string): void {
+  const own = `${lockFile}.${process.pid}-${Date.now().toString(36)}`;
+  fs.writeFileSync(own, String(process.pid));
+  try {
+    fs.linkSync(own, lockFile);
+    return;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw e;
+  } finally {
+    fs.rmSync(own, { force: true });
+  }
+  const fd = fs.openSync(lockFile, 'wx');
+  fs.writeSync(fd, String(process.pid));
+  fs.closeSync(fd);
+}
+
+/**
+ * One writer per tape (SPEC 2.9): `<file>.lock`, created exclusively, holding the writer's pid.
  * A lock whose pid is dead (a crashed writer) is taken over. The same process opening the file
  * twice is refused too, because its own pid is alive. Returns the release function.
  */
@@ -24,9 +47,7 @@ export function acquireLock(file: string): () => void {
   const lockFile = lockPathOf(file);
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = fs.openSync(lockFile, 'wx');
-      fs.writeSync(fd, String(process.pid));
-      fs.closeSync(fd);
+      createWithPid(lockFile);
       let released = false;
       return () => {
         if (released) return;
