@@ -61,17 +61,23 @@ export class SubagentRunner implements SubagentPort {
       this.options.onEvent?.({ type: 'subagent', ...request.call, childSessionId, line, ...(outcome !== undefined ? { outcome } : {}) });
     progress(`started: ${oneLine(request.task, LINE_MAX)}`);
 
-    let ending: Ending = { outcome: 'failed', answer: '', reason: 'the subagent stopped before it ended its turn' };
+    let ending: Ending;
+    let thrown: { error: unknown } | undefined;
     try {
       const turn = await this.options.runChild({ sessionId: childSessionId, tools, maxRounds, prompt: childPrompt(request), signal, onEvent: narrator(progress) });
       ending = endingOf(turn);
     } catch (error) {
+      thrown = { error };
       ending = { outcome: signal.aborted ? 'cancelled' : 'failed', answer: '', reason: error instanceof Error ? error.message : String(error) };
-      throw error;
-    } finally {
-      await linkSubagent(store, parentSessionId, childSessionId, ending.outcome, oneLine(ending.reason ?? ending.answer, SUMMARY_MAX));
-      progress(ending.reason === undefined ? ending.outcome : `${ending.outcome}: ${oneLine(ending.reason, LINE_MAX)}`, ending.outcome);
     }
+    try {
+      await linkSubagent(store, parentSessionId, childSessionId, ending.outcome, oneLine(ending.reason ?? ending.answer, SUMMARY_MAX));
+    } catch (linkError) {
+      // The child's own failure is what the parent must hear about; a link that also failed comes second.
+      if (thrown === undefined) throw linkError;
+    }
+    progress(ending.reason === undefined ? ending.outcome : `${ending.outcome}: ${oneLine(ending.reason, LINE_MAX)}`, ending.outcome);
+    if (thrown !== undefined) throw thrown.error;
     return { childSessionId, ...ending };
   }
 

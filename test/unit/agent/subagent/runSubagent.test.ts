@@ -2,13 +2,15 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { AgentSession, type SessionEvent } from '../../../../src/agent/agentSession';
+import { AgentSession, defaultTools, type SessionEvent } from '../../../../src/agent/agentSession';
+import { SubagentRunner } from '../../../../src/agent/subagent/subagentRunner';
 import { ProviderError } from '../../../../src/agent/model/providerError';
 import { ScriptedModel, type ScriptedStep } from '../../../../src/agent/model/scriptedModel';
 import type { TurnOutcome } from '../../../../src/agent/turnEvent';
 import { linkedChildren, readLinked, searchScoped } from '../../../../src/store/subagentLinks';
 import { TapeStore } from '../../../../src/store/tapeStore';
-import { SUBAGENT_START, subagentStartState } from '../../../../src/tape/fork';
+import type { NewEntry } from '../../../../src/tape/entry';
+import { SUBAGENT_LINKED, SUBAGENT_START, subagentStartState } from '../../../../src/tape/fork';
 import { TempWorkspace } from '../tools/fixture';
 
 const PARENT = 'parent';
@@ -223,5 +225,32 @@ describe('run_subagent', () => {
     );
     assert.strictEqual(onlyLink().outcome, 'failed');
     assert.match(subagentResult(events).output, /^the subagent failed \(reached its round limit \(1 requests\) while still calling tools\)/);
+  });
+
+  it("a child that throws is reported with its own error, even when its link cannot be written either", async () => {
+    // The tape refuses the link only: the child's session starts, then the link's append fails.
+    const refusingLinks = new Proxy(store, {
+      get(target, key) {
+        if (key === 'appendMany') {
+          return (sessionId: string, entries: readonly NewEntry[]) =>
+            entries.some((e) => e.name === SUBAGENT_LINKED) ? Promise.reject(new Error('the disk is full')) : target.appendMany(sessionId, entries);
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const runner = new SubagentRunner({
+      store: refusingLinks,
+      parentSessionId: PARENT,
+      parentTools: defaultTools(),
+      maxRounds: 2,
+      runChild: () => Promise.reject(new Error('the child exploded')),
+    });
+    const call = { turnId: 't1', requestSeq: 1, toolCallId: 'c1' };
+    await assert.rejects(runner.run({ task: 'explode', call }, new AbortController().signal), /the child exploded/);
+    // With a sound child, the link's failure is the error.
+    const sound = new SubagentRunner({ store: refusingLinks, parentSessionId: PARENT, parentTools: defaultTools(), maxRounds: 2, runChild: (turn) => Promise.resolve({ sessionId: turn.sessionId, turnId: 't2', outcome: 'answer', text: 'done', rounds: 1 }) });
+    await assert.rejects(sound.run({ task: 'fine', call }, new AbortController().signal), /the disk is full/);
+    assert.deepStrictEqual(linkedChildren(store, PARENT), []);
   });
 });
