@@ -100,6 +100,10 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     assert.deepStrictEqual(await page.locator('.transcript-item[data-message-id="m2"] .markers .badge').allTextContents(), ['merged from fork cd34 #3']);
   });
 
+  it('tells a fork from its parent in the session picker, though both carry the parent\'s title', async () => {
+    assert.deepStrictEqual(await page.locator('#session-picker vscode-option').allTextContents(), ['plan the parser · fork ab12 (6 entries)', 'plan the parser (5 entries)']);
+  });
+
   it('"Fork from here" on a transcript message is reached by Tab and runs Tape: Fork Session at the end of its turn', async () => {
     await page.locator('.transcript-item[data-message-id="m1"]').focus();
     await tabTo(page, (el) => el.classList.contains('fork-here') && el.closest('[data-message-id]')?.getAttribute('data-message-id') === 'm2');

@@ -3,6 +3,15 @@ import { badge, h, num } from './dom';
 
 type Source = Extract<HostToInspector, { type: 'source' }>;
 
+/**
+ * A fork or subagent is told from its parent in the picker: a fork's title is its parent's until it
+ * is asked something new. The ids are the ones src/tape/fork.ts makes.
+ */
+function branchOf(sessionId: string): string {
+  const m = /::(fork|subagent)::([^:]+)$/.exec(sessionId);
+  return m === null ? '' : ` · ${m[1]} ${m[2]}`;
+}
+
 /** What is open: the tape's label, whether it is read-only, the session picker, and Replay for the session shown. */
 export class Header {
   readonly element: HTMLElement;
@@ -26,7 +35,7 @@ export class Header {
     this.label.textContent = s.label;
     this.readOnly.hidden = !s.readOnly;
     this.select.replaceChildren(...s.sessions.map((x) =>
-      h('vscode-option', { value: x.sessionId, selected: x.sessionId === s.sessionId }, `${x.title ?? x.sessionId} (${num(x.entryCount)} entries)`)));
+      h('vscode-option', { value: x.sessionId, selected: x.sessionId === s.sessionId }, `${x.title ?? x.sessionId}${branchOf(x.sessionId)} (${num(x.entryCount)} entries)`)));
     if (s.sessionId !== null) this.select.value = s.sessionId;
     this.replay.toggleAttribute('disabled', s.sessionId === null);
   }
