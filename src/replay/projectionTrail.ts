@@ -12,6 +12,13 @@ const CHECKPOINT_EVERY = 512;
 export class ProjectionTrail {
   /** States of every projection after entry k * CHECKPOINT_EVERY, at index k. */
   private readonly kept: unknown[][];
+  /**
+   * The states at the last position asked for. A step forward goes on from them: they are the
+   * newest states of their logs, so appending to them is in place and their views catch up
+   * incrementally, where going on from a kept state (whose logs have grown past it) copies the logs
+   * and reduces them again from the start.
+   */
+  private last: { at: number; states: unknown[] } | null = null;
 
   constructor(
     private readonly reader: TapeReader,
@@ -28,7 +35,9 @@ export class ProjectionTrail {
       const from = (this.kept.length - 1) * CHECKPOINT_EVERY;
       this.kept.push(this.advance(this.kept[this.kept.length - 1], from, from + CHECKPOINT_EVERY));
     }
-    const states = this.advance(this.kept[k], k * CHECKPOINT_EVERY, entryId);
+    const fromLast = this.last !== null && this.last.at <= entryId && this.last.at >= k * CHECKPOINT_EVERY;
+    const states = fromLast ? this.advance(this.last!.states, this.last!.at, entryId) : this.advance(this.kept[k], k * CHECKPOINT_EVERY, entryId);
+    this.last = { at: entryId, states };
     return Object.fromEntries(this.projections.map((p, i) => [p.key, projectionView(p, states[i])]));
   }
 
