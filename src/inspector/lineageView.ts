@@ -5,12 +5,6 @@ import type { LineageView } from '../protocol/inspector';
 import { LINEAGE_NAMES, receiptItemOf } from './receipts';
 import type { SessionTitles } from './sessionTitles';
 
-/** Where an entry stored in `sessionId` sits in its view: a fork's own entry k is at p + k - 1 (SPEC 2.8). */
-function positionOf(reader: TapeReader, sessionId: string, storedEntryId: number): number {
-  const fork = reader.forkOf(sessionId);
-  return fork === null ? storedEntryId : storedEntryId + fork.parentHeadEntryId - 1;
-}
-
 /**
  * A session's place among its relatives: the sessions it descends from (root first, with where
  * each branched off), its direct forks and subagents with their state and receipt, and its
@@ -27,7 +21,7 @@ export function lineageView(store: TapeStore, reader: TapeReader, titles: Sessio
       relation: c.relation,
       state: c.state,
       receipt: (stored && receiptItemOf(stored)?.summary) ?? '',
-      receiptEntryId: receiptEntryId === undefined ? null : positionOf(reader, sessionId, receiptEntryId),
+      receiptEntryId: receiptEntryId === undefined ? null : reader.positionOf(sessionId, receiptEntryId),
     };
   });
   const receipts = [];

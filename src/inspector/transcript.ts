@@ -1,8 +1,7 @@
-import * as z from 'zod/mini';
 import type { SessionReads } from './sessionReads';
 import { cursorOf, isAfterCursor, resolveSelector, type Cursor } from '../tape/context';
 import { isReconstructionAnchor, RETRACTED_EVENT, textOf, type Entry } from '../tape/entry';
-import { TURN_END, TURN_START } from '../tape/fork';
+import { mergedFromOf, TURN_END, TURN_START } from '../tape/fork';
 import { foldAll, type FoldOptions, type FoldRow, type ViewMessage } from '../tape/fold';
 import type { TranscriptItem } from '../protocol/inspector';
 import { anchorsOf } from './anchorsTimeline';
@@ -192,12 +191,10 @@ function forkPointAfter(turns: readonly FoldRow[], last: number): number {
   return next !== undefined && next.name === TURN_END ? next.entryId : last;
 }
 
-const mergedFrom = z.object({ sessionId: z.string(), entryId: z.number() });
-
 /** Where a shown version comes from when it is not the session's own: a merge's `meta.mergedFrom`, else where the reader stores it. */
 function originOf(entry: Entry, stored: { sessionId: string; entryId: number } | undefined): NonNullable<TranscriptItem['origin']> | null {
-  const merged = mergedFrom.safeParse(entry.meta.mergedFrom);
-  if (merged.success) return { via: 'merge', ...merged.data };
+  const merged = mergedFromOf(entry);
+  if (merged !== null) return { via: 'merge', ...merged };
   if (stored !== undefined && stored.sessionId !== entry.sessionId) return { via: 'parent', ...stored };
   return null;
 }

@@ -2,7 +2,7 @@ import type { TapeReader } from '../store/lineage';
 import { buildContext, resolveSelector, type ContextResult } from '../tape/context';
 import type { Entry } from '../tape/entry';
 import type { EffectiveView, FoldRow } from '../tape/fold';
-import { FORK_MERGE, linkData, mergeReceiptData, receiptOf, SUBAGENT_LINKED } from '../tape/fork';
+import { FORK_MERGE, FORK_START_ENTRY_ID, linkData, mergeReceiptData, receiptOf, SUBAGENT_LINKED } from '../tape/fork';
 import { manifestOfEntry, ManifestError, verifyManifest, VIEW_ASSEMBLED, type ManifestCheck, type ViewManifest } from '../tape/manifest';
 import { builtinProjections } from '../tape/projections';
 import type { AnyProjection } from '../tape/projections/projection';
@@ -288,12 +288,10 @@ export class ReplayCursor {
     }
     const merge = receiptOf(entry, FORK_MERGE, mergeReceiptData);
     if (merge !== null) {
-      const fork = this.reader.forkOf(merge.forkSessionId);
-      if (fork === null) return null;
-      // The receipt counts the fork's own stored entries; in the fork's view its entry k is at p + k - 1
-      // (p, the fork point), so its `fork/start` (k = 2) comes right after the parent's entries.
-      const head = Math.min(this.reader.headEntryId(merge.forkSessionId), fork.parentHeadEntryId + merge.forkHeadEntryId - 1);
-      const start = fork.parentHeadEntryId + 1;
+      if (this.reader.forkOf(merge.forkSessionId) === null) return null;
+      // The receipt counts the fork's own stored entries; the frame starts at its `fork/start`, right after the parent's entries.
+      const head = Math.min(this.reader.headEntryId(merge.forkSessionId), this.reader.positionOf(merge.forkSessionId, merge.forkHeadEntryId));
+      const start = this.reader.positionOf(merge.forkSessionId, FORK_START_ENTRY_ID);
       return head < start ? null : { sessionId: merge.forkSessionId, head, start, what: 'fork' };
     }
     return null;

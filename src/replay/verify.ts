@@ -1,11 +1,11 @@
-import * as z from 'zod';
 import { assembleFromCache, type RequestFacts } from '../agent/context/assemble';
 import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../agent/context/policy';
 import { readerOf, type TapeReader } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import type { ContextMessage, PromptMessage } from '../tape/context';
 import type { Entry } from '../tape/entry';
-import type { FoldRow } from '../tape/fold';
+import { mergedFromOf } from '../tape/fork';
+import { entryIndex, type FoldRow } from '../tape/fold';
 import { FoldCache, type FoldSource } from '../tape/foldCache';
 import { canonicalJson } from '../tape/canonicalJson';
 import { contentHashOf, hashManifest, manifestOfEntry, VIEW_ASSEMBLED, type ExcludedItem, type IncludedItem, type ViewManifest } from '../tape/manifest';
@@ -124,8 +124,6 @@ export function verifyTape(store: TapeStore, options: VerifyOptions = {}): Verif
   return { ok: sessions.every((s) => s.ok), sessions, summary, note: all.length === 0 ? NOTHING_RECORDED : null };
 }
 
-const mergedFrom = z.object({ sessionId: z.string().min(1), entryId: z.number().int().positive() });
-
 export function verifySession(store: TapeStore, sessionId: string, rebuilders: readonly Rebuilder[] = [CURRENT_REBUILDER]): SessionReport {
   const reader = readerOf(store);
   const integrity = storedIntegrity(store, sessionId);
@@ -154,8 +152,8 @@ export function verifySession(store: TapeStore, sessionId: string, rebuilders: r
       integrity.push({ check: 'manifest_duplicate', entryId: entry.entryId, message: `a second manifest for turn ${manifest.turnId} request ${manifest.requestSeq} (the first is entry #${first})` });
     } else seen.set(key, entry.entryId);
 
-    const merged = mergedFrom.safeParse(entry.meta.mergedFrom);
-    if (merged.success) return { ...where, status: 'merged', from: merged.data };
+    const merged = mergedFromOf(entry);
+    if (merged !== null) return { ...where, status: 'merged', from: merged };
     if (manifest.latestEntryId >= entry.entryId) {
       integrity.push({ check: 'manifest_prefix', entryId: entry.entryId, message: `manifest ${manifest.viewId} says it was built from entries up to #${manifest.latestEntryId}, at or after its own entry` });
     }
@@ -213,19 +211,8 @@ class PrefixReplay implements FoldSource {
   }
 
   foldRows(_sessionId: string, afterEntryId: number): FoldRow[] {
-    return this.rows.slice(this.indexAfter(afterEntryId), this.indexAfter(this.cap));
-  }
-
-  /** The index of the first row with an id greater than `entryId` (the rows are in id order). */
-  private indexAfter(entryId: number): number {
-    let lo = 0;
-    let hi = this.rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.rows[mid].entryId <= entryId) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    // The rows are in id order: the first after an id is the first at or after the next one.
+    return this.rows.slice(entryIndex(this.rows, afterEntryId + 1), entryIndex(this.rows, this.cap + 1));
   }
 
   readonly getEntry = (entryId: number): Entry => {

@@ -19,6 +19,8 @@ export interface TapeReader extends FoldSource, EntrySource {
   search(query: string, options: SearchOptions & { sessionId: string }): SearchHit[];
   /** Where the entry at a position of a session's view is stored. */
   origin(sessionId: string, entryId: number): { sessionId: string; entryId: number };
+  /** The position in its session's view of an entry the session stores itself (the inverse of `origin` for its own entries). */
+  positionOf(sessionId: string, storedEntryId: number): number;
   /** The `fork/start` state when `sessionId` is a fork, else null. */
   forkOf(sessionId: string): ForkStartState | null;
 }
@@ -79,6 +81,11 @@ class LineageReader implements TapeReader {
     if (fork === null) return { sessionId, entryId };
     if (entryId <= fork.parentHeadEntryId) return this.origin(fork.parentSessionId, entryId, depth + 1);
     return { sessionId, entryId: entryId - fork.parentHeadEntryId + 1 };
+  }
+
+  positionOf(sessionId: string, storedEntryId: number): number {
+    const fork = this.forkOf(sessionId);
+    return fork === null ? storedEntryId : storedEntryId + fork.parentHeadEntryId - 1;
   }
 
   foldRows(sessionId: string, afterEntryId: number): FoldRow[] {

@@ -193,6 +193,14 @@ function shiftOrderSeq(e: Entry, shift: number): JsonObject {
   return p;
 }
 
+const mergedFrom = z.object({ sessionId: z.string().min(1), entryId: z.number().int().positive() });
+
+/** Where a merged entry came from (`meta.mergedFrom`, as planMerge writes it); null for any other entry. */
+export function mergedFromOf(entry: Entry): { sessionId: string; entryId: number } | null {
+  const parsed = mergedFrom.safeParse(entry.meta.mergedFrom);
+  return parsed.success ? parsed.data : null;
+}
+
 export function discardEntry(receipt: DiscardReceiptData): NewEntry {
   return { kind: 'event', name: FORK_DISCARD, provenanceKey: receiptKey(FORK_DISCARD, receipt.forkSessionId), payload: { name: FORK_DISCARD, data: receipt } };
 }

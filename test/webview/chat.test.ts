@@ -1,9 +1,8 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Browser, Page } from 'playwright-core';
-import type { RunningServer } from '../support/vscodeServer';
-import { answer, openChat, openWorkbench, responses, send, shots, warmUp } from './workbenchDriver';
+import type { Page } from 'playwright-core';
+import { answer, closeWorkbench, openChat, openWorkbench, responses, send, shots, warmUp, type Workbench } from './workbenchDriver';
 
 /** The visible button of a tool confirmation (it is drawn twice: in the response and above the input). */
 async function confirmation(page: Page, label: RegExp): Promise<void> {
@@ -14,8 +13,7 @@ async function confirmation(page: Page, label: RegExp): Promise<void> {
 
 describe('@tape in the Chat view, as a user sees it', () => {
   describe('with the scripted test model', () => {
-    let server: RunningServer;
-    let browser: Browser;
+    let workbench: Partial<Workbench> = {};
     let page: Page;
     let ws: string;
 
@@ -23,15 +21,12 @@ describe('@tape in the Chat view, as a user sees it', () => {
       if (this.currentTest?.state === 'failed') await page.screenshot({ path: path.join(shots, `failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}.png`) });
     });
     before(async () => {
-      ({ server, browser, page, ws } = await openWorkbench());
+      workbench = await openWorkbench();
+      ({ page, ws } = workbench as Workbench);
       await openChat(page);
       await warmUp(page);
     });
-    after(async () => {
-      await browser?.close();
-      await server?.stop();
-      fs.rmSync(ws, { recursive: true, force: true });
-    });
+    after(() => closeWorkbench(workbench));
 
     it('shows tool activity, a reference to the file read, and the answer', async () => {
       await send(page, 'tool:read_file {"path":"notes.txt"}');

@@ -2,9 +2,8 @@ import * as assert from 'assert';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
-import { openTapeFromExplorer, openWindow, root, runCommand, scratchWorkspace, shots } from './workbenchDriver';
+import type { FrameLocator, Page } from 'playwright-core';
+import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, runCommand, shots, type Workbench } from './workbenchDriver';
 
 const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
 const CLI = path.join(root, 'dist/cli.js');
@@ -22,28 +21,25 @@ function agentTape(args: string[], input?: string): string {
  * editor), a live tape the CLI appends to, and the inspector panel driven by keyboard alone.
  */
 describe('the Tape Inspector in the VS Code web workbench', () => {
-  let server: RunningServer;
-  let browser: Browser;
+  let workbench: Partial<Workbench> = {};
   let page: Page;
   let ws: string;
 
   before(async () => {
-    ws = scratchWorkspace();
-    fs.copyFileSync(SAMPLE, path.join(ws, 'sample.tape.jsonl'));
-    // The SQLite tape is made the way a user would: with the CLI, from the JSONL one.
-    agentTape(['import', path.join(ws, 'sample.tape.jsonl'), path.join(ws, 'live.tape.sqlite')]);
-    server = await startServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    page = await openWindow(browser, server, ws);
+    workbench = await openWorkbench({
+      testModel: false,
+      prepare: (dir) => {
+        fs.copyFileSync(SAMPLE, path.join(dir, 'sample.tape.jsonl'));
+        // The SQLite tape is made the way a user would: with the CLI, from the JSONL one.
+        agentTape(['import', path.join(dir, 'sample.tape.jsonl'), path.join(dir, 'live.tape.sqlite')]);
+      },
+    });
+    ({ page, ws } = workbench as Workbench);
   });
   afterEach(async function () {
     if (this.currentTest?.state === 'failed') await page.screenshot({ path: path.join(shots, `workbench-inspector-failed-${this.currentTest.title.slice(0, 20).replace(/\W+/g, '-')}.png`) });
   });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    if (ws) fs.rmSync(ws, { recursive: true, force: true });
-  });
+  after(() => closeWorkbench(workbench));
 
   /** The inspector page on show: hidden editors keep their webview frames, only the visible one counts. */
   const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');

@@ -1,9 +1,8 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
-import { openTapeFromExplorer, openWindow, root, runCommand, scratchWorkspace, shots } from './workbenchDriver';
+import type { FrameLocator, Page } from 'playwright-core';
+import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, runCommand, shots, type Workbench } from './workbenchDriver';
 
 const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
 
@@ -12,26 +11,17 @@ const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.
  * three steps from the debug toolbar, the Variables view, and the inspector following the cursor.
  */
 describe('step replay in the VS Code web workbench', () => {
-  let server: RunningServer;
-  let browser: Browser;
+  let workbench: Partial<Workbench> = {};
   let page: Page;
-  let ws: string;
 
   before(async () => {
-    ws = scratchWorkspace();
-    fs.copyFileSync(SAMPLE, path.join(ws, 'sample.tape.jsonl'));
-    server = await startServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    page = await openWindow(browser, server, ws);
+    workbench = await openWorkbench({ testModel: false, prepare: (ws) => fs.copyFileSync(SAMPLE, path.join(ws, 'sample.tape.jsonl')) });
+    ({ page } = workbench as Workbench);
   });
   afterEach(async function () {
     if (this.currentTest?.state === 'failed') await page.screenshot({ path: path.join(shots, 'workbench-replay-failed.png') });
   });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    if (ws) fs.rmSync(ws, { recursive: true, force: true });
-  });
+  after(() => closeWorkbench(workbench));
 
   const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
 

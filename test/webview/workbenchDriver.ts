@@ -27,13 +27,31 @@ export async function openWindow(browser: Browser, server: RunningServer, ws: st
   return page;
 }
 
-/** The workbench as a user sees it, with the deterministic test model installed. */
-export async function openWorkbench(): Promise<{ server: RunningServer; browser: Browser; page: Page; ws: string }> {
+export interface Workbench {
+  server: RunningServer;
+  browser: Browser;
+  page: Page;
+  ws: string;
+}
+
+/**
+ * The workbench as a user sees it on a scratch workspace: `prepare` puts files there first, and
+ * `testModel` installs the deterministic test model (the chat needs it; tape files do not).
+ */
+export async function openWorkbench(options: { prepare?: (ws: string) => void; testModel?: boolean } = {}): Promise<Workbench> {
   const ws = scratchWorkspace();
-  const server = await startServer({ extensionFolders: [FAKE_LM] });
+  options.prepare?.(ws);
+  const server = await startServer(options.testModel === false ? {} : { extensionFolders: [FAKE_LM] });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const page = await openWindow(browser, server, ws);
   return { server, browser, page, ws };
+}
+
+/** Closes what openWorkbench opened, as far as it got, and removes the scratch workspace. */
+export async function closeWorkbench(w: Partial<Workbench>): Promise<void> {
+  await w.browser?.close();
+  await w.server?.stop();
+  if (w.ws) fs.rmSync(w.ws, { recursive: true, force: true });
 }
 
 /**

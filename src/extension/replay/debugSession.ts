@@ -2,6 +2,7 @@ import { InitializedEvent, LoggingDebugSession, OutputEvent, Scope, Source, Stac
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'path';
 import * as z from 'zod';
+import { oneLine } from '../../agent/oneLine';
 import { readerOf, type TapeReader } from '../../store/lineage';
 import { ReplayBreakpoints } from '../../replay/breakpoints';
 import { ReplayCursor, type ReplayStop } from '../../replay/cursor';
@@ -15,6 +16,9 @@ import { VariableTree } from './replayVariables';
 
 /** The debug type (package.json `debuggers`). */
 export const REPLAY_DEBUG_TYPE = 'agent-tape';
+
+/** A context message's text in its Variables row; the whole message is one level down. */
+const CONTEXT_LINE_MAX = 200;
 
 /** A replay has one thread: the cursor. */
 const THREAD = 1;
@@ -252,8 +256,7 @@ export class ReplayDebugSession extends LoggingDebugSession {
     const v = this.variables;
     const context = cursor.contextAt(depth);
     const message = (m: ContextMessage, i: number): DebugProtocol.Variable => {
-      const line = m.content.replace(/\s+/g, ' ').trim();
-      return v.node(`[${i}]`, `${m.role}${m.source === 'synthetic' ? ' (synthetic)' : ` #${m.entryId}`}: ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`, {
+      return v.node(`[${i}]`, `${m.role}${m.source === 'synthetic' ? ' (synthetic)' : ` #${m.entryId}`}: ${oneLine(m.content, CONTEXT_LINE_MAX)}`, {
         named: () => Object.entries(m).map(([k, x]) => v.json(k, x)),
       });
     };
@@ -276,11 +279,12 @@ export class ReplayDebugSession extends LoggingDebugSession {
       }
       const head = this.replay?.reader.headEntryId(doc.sessionId);
       const lines = wanted.map((b) => this.convertClientLineToDebugger(b.line));
-      const kept = lines.filter((l) => head === undefined || (l >= 1 && l <= head));
-      this.breakpoints.setLines(doc.sessionId, kept);
+      // Before a launch there is no tape to check against: every line is taken.
+      const onEntry = (l: number): boolean => head === undefined || (l >= 1 && l <= head);
+      this.breakpoints.setLines(doc.sessionId, lines.filter(onEntry));
       response.body = {
         breakpoints: lines.map((l, i) =>
-          head === undefined || (l >= 1 && l <= head)
+          onEntry(l)
             ? { verified: true, line: wanted[i].line }
             : { verified: false, line: wanted[i].line, message: `session ${doc.sessionId} has entries 1 to ${head}` },
         ),

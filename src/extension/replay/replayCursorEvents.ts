@@ -1,13 +1,9 @@
 import * as vscode from 'vscode';
+import type { ReplayCursorAt } from './debugSession';
 
-/** Where a replay's cursor is: an inspector open on the same tape and session follows it. */
-export interface ReplayCursorMoved {
-  /** The tape file the replay reads (the workspace tape's file when it replays the workspace tape). */
-  tapeFile: string;
-  sessionId: string;
-  /** The entry at the cursor (a position of the session's view); null when the replay ended. */
-  entryId: number | null;
-}
-
-/** The debug session fires it on every stop; the inspector panels and the tape editor listen. */
-export const replayCursor = new vscode.EventEmitter<ReplayCursorMoved>();
+/**
+ * Where a replay's cursor is, fired by the debug session on every stop (the workspace tape's file
+ * names a replay of the workspace tape): inspector panels and the tape editor on the same tape and
+ * session follow it.
+ */
+export const replayCursor = new vscode.EventEmitter<ReplayCursorAt>();
