@@ -1,3 +1,4 @@
+import { checkBaseUrl } from '../agent/model/baseUrl';
 import { OpenAiCompatibleModel } from '../agent/model/openAiCompatible';
 import { int, required, str, UsageError, type Parsed } from './args';
 
@@ -15,21 +16,15 @@ export const EXIT_INTERRUPTED = 130;
  * it never sits in the shell history or the process list; empty is fine for local servers.
  */
 export function modelFromFlags(p: Parsed, env: NodeJS.ProcessEnv = process.env): OpenAiCompatibleModel {
-  const baseURL = required(p, 'base-url');
-  let url: URL;
-  try {
-    url = new URL(baseURL);
-  } catch {
-    throw new UsageError(`--base-url is not a URL: ${baseURL}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, got ${url.protocol}`);
+  const baseUrl = checkBaseUrl(required(p, 'base-url'));
+  if (!baseUrl.ok) throw new UsageError(`--base-url: ${baseUrl.reason}`);
   const contextWindow = int(p, 'context-window') ?? DEFAULT_CONTEXT_WINDOW;
   if (contextWindow < MIN_CONTEXT_WINDOW) throw new UsageError(`--context-window must be at least ${MIN_CONTEXT_WINDOW}`);
   const model = required(p, 'model');
   const keyVar = str(p, 'api-key-env') ?? 'OPENAI_API_KEY';
   // A quarter of a small window, so the prompt keeps most of it.
   const maxOutput = Math.min(MAX_OUTPUT, Math.floor(contextWindow / 4));
-  return new OpenAiCompatibleModel({ baseURL, apiKey: env[keyVar] ?? '', model, contextWindow, maxOutput });
+  return new OpenAiCompatibleModel({ baseURL: baseUrl.url, apiKey: env[keyVar] ?? '', model, contextWindow, maxOutput });
 }
 
 /**

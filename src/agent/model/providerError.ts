@@ -7,7 +7,9 @@ export type FailureClass =
   | 'server'
   | 'timeout'
   | 'cancelled'
-  | 'bad_response';
+  | 'bad_response'
+  /** Not the server's answer: the user did not allow the API key to go to this address. */
+  | 'key_withheld';
 
 /** Whether trying the same request again can succeed without anyone changing anything. */
 const TRANSIENT: Record<FailureClass, boolean> = {
@@ -21,6 +23,8 @@ const TRANSIENT: Record<FailureClass, boolean> = {
   timeout: true,
   cancelled: false,
   bad_response: true,
+  // Asking again would only ask the user again, once per retry.
+  key_withheld: false,
 };
 
 const HEADLINE: Record<FailureClass, string> = {
@@ -33,6 +37,7 @@ const HEADLINE: Record<FailureClass, string> = {
   timeout: 'The model server did not answer in time',
   cancelled: 'The request was cancelled',
   bad_response: 'The model server sent a response that could not be used',
+  key_withheld: 'Nothing was sent to the model server',
 };
 
 export interface ProviderErrorInit {

@@ -23,7 +23,7 @@ import { historyTurnsOf, newChatSessionId, sessionOfHistory, tapeChatMetadata, t
 export const PARTICIPANT_ID = 'agent-tape.tape';
 
 /** Failures the user fixes in the model set-up, not by asking again. */
-const SET_UP_FAILURES: ReadonlySet<FailureClass> = new Set(['auth', 'model_missing', 'unreachable']);
+const SET_UP_FAILURES: ReadonlySet<FailureClass> = new Set(['auth', 'model_missing', 'unreachable', 'key_withheld']);
 
 export interface ParticipantDeps {
   context: vscode.ExtensionContext;

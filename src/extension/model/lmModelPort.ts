@@ -149,6 +149,7 @@ const FAILURE_CLASSES: Record<FailureClass, true> = {
   timeout: true,
   cancelled: true,
   bad_response: true,
+  key_withheld: true,
 };
 
 /**

@@ -3,6 +3,7 @@ import type { ToolCall } from '../../agent/model/modelPort';
 import { OpenAiCompatibleModel } from '../../agent/model/openAiCompatible';
 import { ProviderError } from '../../agent/model/providerError';
 import { TokenEstimator } from '../../agent/model/tokenEstimator';
+import { ALLOWED_BASE_URLS_KEY, allowedBaseUrls, keyConsentPrompt, keyNeedsConsent, keyWithheldDetail } from './keyConsent';
 import { fromLmRequestMessages, fromLmTools } from './lmMessages';
 import { API_KEY_SECRET, OWN_VENDOR, parseProviderSettings, type ConfiguredModel, type ProviderSettings } from './providerSettings';
 
@@ -13,6 +14,9 @@ import { API_KEY_SECRET, OWN_VENDOR, parseProviderSettings, type ConfiguredModel
  * Failures are thrown as the core's `ProviderError`s: only an error's name and message cross
  * VS Code to the caller, and that message starts with the failure's headline, from which
  * `LmModelPort` recovers the class (so `@tape` can say the key was refused rather than "error").
+ *
+ * The key goes to a base URL that this workspace's settings chose only once the user allowed that
+ * address for this workspace (see keyConsent.ts); until then nothing is sent at all.
  */
 export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -22,9 +26,12 @@ export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscod
   private readonly clients = new Map<string, { apiKey: string; model: OpenAiCompatibleModel }>();
   private readonly estimator = new TokenEstimator();
   private readonly disposables: vscode.Disposable[];
+  /** The question being asked per base URL, so concurrent requests wait for one answer instead of stacking dialogs. */
+  private readonly asking = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
+    private readonly workspaceState: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.settings = this.readSettings();
@@ -125,6 +132,7 @@ export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscod
 
   private async client(m: ConfiguredModel): Promise<OpenAiCompatibleModel> {
     const apiKey = (await this.secrets.get(API_KEY_SECRET)) ?? '';
+    await this.keyMayGo(this.settings.baseUrl, apiKey);
     const cached = this.clients.get(m.id);
     if (cached?.apiKey === apiKey) return cached.model;
     const model = new OpenAiCompatibleModel({ baseURL: this.settings.baseUrl, apiKey, model: m.id, vendor: OWN_VENDOR, contextWindow: m.contextWindow, maxOutput: m.maxOutput });
@@ -132,10 +140,39 @@ export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscod
     return model;
   }
 
+  /** Throws `key_withheld` unless the key may go to `baseUrl`, asking the user when the workspace chose the address. */
+  private async keyMayGo(baseUrl: string, apiKey: string): Promise<void> {
+    const allowed = allowedBaseUrls.parse(this.workspaceState.get<unknown>(ALLOWED_BASE_URLS_KEY));
+    const scopes = vscode.workspace.getConfiguration('agentTape.provider').inspect<unknown>('baseUrl');
+    if (!keyNeedsConsent({ baseUrl, scopes, hasKey: apiKey !== '', allowed })) return;
+    let asking = this.asking.get(baseUrl);
+    if (asking === undefined) {
+      asking = this.askToSendKey(baseUrl, allowed);
+      this.asking.set(baseUrl, asking);
+      const done = () => this.asking.delete(baseUrl);
+      asking.then(done, done);
+    }
+    if (!(await asking)) throw new ProviderError('key_withheld', { detail: keyWithheldDetail(baseUrl) });
+  }
+
+  private async askToSendKey(baseUrl: string, allowed: readonly string[]): Promise<boolean> {
+    const { message, detail } = keyConsentPrompt(baseUrl);
+    const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, ALLOW);
+    if (choice !== ALLOW) {
+      this.log.warn(`model provider: the API key was not sent to ${hostOf(baseUrl)}, which this workspace's settings chose`);
+      return false;
+    }
+    await this.workspaceState.update(ALLOWED_BASE_URLS_KEY, [...allowed, baseUrl]);
+    this.log.info(`model provider: the API key may go to ${hostOf(baseUrl)} in this workspace (the user allowed it)`);
+    return true;
+  }
+
   private readSettings(): ProviderSettings {
     const config = vscode.workspace.getConfiguration('agentTape.provider');
     const settings = parseProviderSettings(config.get<unknown>('baseUrl'), config.get<unknown>('models'));
     for (const problem of settings.problems) this.log.warn(problem);
+    // Without a usable address the picker just shows no models; say why where the user looks.
+    if (settings.baseUrl === '' && settings.problems.length > 0) void vscode.window.showWarningMessage(`Agent Tape: ${settings.problems.join('; ')}.`);
     if (settings.baseUrl !== '') this.log.info(`model provider: ${settings.models.length} model(s) at ${hostOf(settings.baseUrl)}`);
     return settings;
   }
@@ -143,7 +180,7 @@ export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscod
 
 /** Registers the provider under the vendor package.json declares; disposing it unregisters it. */
 export function registerOwnProvider(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): OwnModelProvider {
-  const provider = new OwnModelProvider(context.secrets, log);
+  const provider = new OwnModelProvider(context.secrets, context.workspaceState, log);
   provider.own(vscode.lm.registerLanguageModelChatProvider(OWN_VENDOR, provider));
   return provider;
 }
@@ -154,7 +191,9 @@ function toolCallPart(call: ToolCall): vscode.LanguageModelToolCallPart {
   return new vscode.LanguageModelToolCallPart(call.id, call.name, call.arguments);
 }
 
-/** Host and port only: a base URL may carry credentials (`https://user:pass@host`), which the log must not show. */
+const ALLOW = 'Allow';
+
+/** Host and port: what the picker and the log need to name the server. */
 function hostOf(baseUrl: string): string {
   return baseUrl === '' ? '' : new URL(baseUrl).host;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkBaseUrl } from '../../agent/model/baseUrl';
 
 /** The vendor our `languageModelChatProviders` contribution declares in package.json. */
 export const OWN_VENDOR = 'agent-tape';
@@ -35,20 +36,19 @@ const modelSchema = z.strictObject({
   toolCalling: z.boolean().default(true),
 });
 
-const baseUrlSchema = z.url({ protocol: /^https?$/ });
-
 /**
  * Reads the provider's settings from their raw values. A model entry that does not fit is left
  * out with a problem line, so one typo does not take the other models away.
  */
 export function parseProviderSettings(rawBaseUrl: unknown, rawModels: unknown): ProviderSettings {
   const problems: string[] = [];
-  const baseUrl = typeof rawBaseUrl === 'string' ? rawBaseUrl.trim().replace(/\/+$/, '') : '';
-  if (baseUrl === '') return { baseUrl: '', models: [], problems };
-  if (!baseUrlSchema.safeParse(baseUrl).success) {
-    problems.push(`agentTape.provider.baseUrl: "${baseUrl}" is not an http(s) URL; no models are offered`);
+  if (typeof rawBaseUrl !== 'string' || rawBaseUrl.trim() === '') return { baseUrl: '', models: [], problems };
+  const checked = checkBaseUrl(rawBaseUrl);
+  if (!checked.ok) {
+    problems.push(`agentTape.provider.baseUrl: ${checked.reason}; no models are offered`);
     return { baseUrl: '', models: [], problems };
   }
+  const baseUrl = checked.url;
   if (!Array.isArray(rawModels)) {
     problems.push('agentTape.provider.models: expected an array of { id, name?, contextWindow?, maxOutput?, toolCalling? }');
     return { baseUrl, models: [], problems };

@@ -279,7 +279,7 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
       [['run', tape, ...base, '--', '  '], /the prompt is empty/],
       [['run', tape, ...base, '--max-rounds', '0', 'hi'], /--max-rounds must be at least 1/],
       [['run', tape, ...base, '--context-window', '100', 'hi'], /--context-window must be at least/],
-      [['run', tape, '--session', SESSION, '--base-url', 'ftp://x', '--model', 'm', 'hi'], /--base-url must be http or https/],
+      [['run', tape, '--session', SESSION, '--base-url', 'ftp://x', '--model', 'm', 'hi'], /--base-url: "ftp:\/\/x" is not an http\(s\) URL/],
       [['run', tape, ...base, '--workspace', path.join(dir, 'nope'), 'hi'], /is not a directory/],
       [['run', path.join(dir, 'x.tape.jsonl'), ...base, 'hi'], /run writes to \*\.tape\.sqlite files/],
     ];

@@ -25,6 +25,19 @@ describe('providerSettings', () => {
     }
   });
 
+  it('a base URL with a user name or password offers no models and the password shows nowhere', () => {
+    const s = parseProviderSettings('https://me:hunter2@api.example.com/v1', [{ id: 'x' }]);
+    assert.deepStrictEqual([s.baseUrl, s.models], ['', []]);
+    assert.deepStrictEqual(s.problems, ['agentTape.provider.baseUrl: "https://…@api.example.com/v1" holds a user name or password, which would go with every request and into logs; give the address without them (the API key is set on its own); no models are offered']);
+  });
+
+  it('plain http to another machine offers no models and says to use https', () => {
+    const s = parseProviderSettings('http://192.168.1.5:11434/v1', [{ id: 'x' }]);
+    assert.deepStrictEqual([s.baseUrl, s.models], ['', []]);
+    assert.deepStrictEqual(s.problems, ['agentTape.provider.baseUrl: "http://192.168.1.5:11434/v1" uses plain http to 192.168.1.5:11434, which anyone on the network can read, API key included; use https (plain http is allowed only for localhost, 127.0.0.0/8 and ::1); no models are offered']);
+    assert.strictEqual(parseProviderSettings('http://localhost:11434/v1', [{ id: 'x' }]).models.length, 1);
+  });
+
   it('skips each entry that does not fit, naming its index and field, and keeps the others', () => {
     const s = parseProviderSettings('https://api.example.com/v1', [
       { id: 'good' },
