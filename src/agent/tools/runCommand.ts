@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { isPermitted } from '../workspace/permissions';
+import type { CommandResult } from '../workspace/workspacePort';
 import { MAX_TOOL_OUTPUT_BYTES, type Tool } from './tool';
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
@@ -9,6 +10,21 @@ const input = z.object({
   command: z.string().min(1).describe('Shell command line, run in the workspace root.'),
   timeoutMs: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_MS).optional().describe(`Kill the command after this many milliseconds (default ${DEFAULT_COMMAND_TIMEOUT_MS}).`),
 });
+
+/** Said after the output, so the model knows a server or watcher it started in the background is gone. */
+function leftoverNotes(result: CommandResult): string[] {
+  const notes: string[] = [];
+  const n = result.killedLeftovers;
+  if (n > 0) {
+    notes.push(
+      result.timedOut || result.aborted
+        ? `\n[${n} more process${n === 1 ? '' : 'es'} the command had started ${n === 1 ? 'was' : 'were'} killed with it]`
+        : `\n[${n} background process${n === 1 ? '' : 'es'} still running after the command exited ${n === 1 ? 'was' : 'were'} killed; commands cannot leave processes running]`,
+    );
+  }
+  if (result.outputDetached) notes.push('\n[a background process kept the output open; it was detached]');
+  return notes;
+}
 
 export const runCommandTool: Tool<typeof input> = {
   name: 'run_command',
@@ -26,6 +42,6 @@ export const runCommandTool: Tool<typeof input> = {
           ? `killed by ${result.signal}`
           : `exit code ${result.exitCode}`;
     const ok = result.exitCode === 0 && !result.timedOut && !result.aborted;
-    return { status: ok ? 'ok' : 'error', output: `${outcome}\n${result.output}`, ...(result.truncated ? { truncated: true } : {}) };
+    return { status: ok ? 'ok' : 'error', output: `${outcome}\n${result.output}${leftoverNotes(result).join('')}`, ...(result.truncated ? { truncated: true } : {}) };
   },
 };

@@ -51,6 +51,14 @@ export interface CommandResult {
   /** stdout and stderr interleaved in arrival order. */
   readonly output: string;
   readonly truncated: boolean;
+  /**
+   * Processes the command started, other than its shell, that were still running when it ended
+   * (exited, timed out or was cancelled) and were killed then, wherever they had gone. Counted on
+   * Linux; elsewhere the process group is killed but what left it cannot be found, so this stays 0.
+   */
+  readonly killedLeftovers: number;
+  /** A process nothing could reach still held the output open; it was closed without waiting for it. */
+  readonly outputDetached: boolean;
 }
 
 export interface WorkspacePort {

@@ -5,11 +5,20 @@ import { MAX_TOOL_OUTPUT_BYTES } from '../../../../src/agent/tools/tool';
 import { TempWorkspace } from './fixture';
 
 const posix = process.platform !== 'win32';
+// Processes that left the process group are found through /proc.
+const linux = process.platform === 'linux';
 
+/** A killed process whose parent has not reaped it yet is a zombie, which signal 0 still reaches: not alive. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  if (!linux) return true;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
   }
@@ -50,14 +59,65 @@ describe('run_command', () => {
     assert.ok(await waitUntil(() => !alive(childPid), 2000), `the background child ${childPid} was killed too`);
   });
 
-  (posix ? it : it.skip)('kills a background child that keeps the output open after the shell has exited', async function () {
+  (posix ? it : it.skip)('kills a background child left running when the shell exits, and says so', async function () {
     this.timeout(10_000);
     const started = Date.now();
-    const result = await ws.call('run_command', { command: `sh -c 'echo $$ > bg.pid; exec sleep 30' & echo done`, timeoutMs: 500 });
-    assert.ok(Date.now() - started < 5000, 'the tool returns soon after the timeout');
-    assert.match(result.output, /^killed after the 500 ms timeout\ndone\n/);
+    const result = await ws.call('run_command', { command: `sh -c 'echo $$ > bg.pid; exec sleep 30' & echo done`, timeoutMs: 20_000 });
+    assert.ok(Date.now() - started < 5000, 'the tool returns when the shell exits, not at the timeout');
+    assert.strictEqual(result.status, 'ok');
+    assert.match(result.output, /^exit code 0\ndone\n/);
+    if (linux) assert.match(result.output, /\[1 background process still running after the command exited was killed/);
     const childPid = Number(fs.readFileSync(path.join(ws.root, 'bg.pid'), 'utf8'));
     assert.ok(await waitUntil(() => !alive(childPid), 2000), `the background child ${childPid} was killed`);
+  });
+
+  describe('a process that left the process group (setsid)', () => {
+    const pidOf = (output: string): number => Number(/^(\d+)$/m.exec(output)?.[1]);
+
+    (linux ? it : it.skip)('does not hold the command past its timeout, and is killed', async function () {
+      this.timeout(20_000);
+      const started = Date.now();
+      const result = await ws.call('run_command', { command: 'setsid sleep 42 & echo $!; sleep 30', timeoutMs: 1500 });
+      assert.ok(Date.now() - started < 5000, `the tool returned after ${Date.now() - started} ms`);
+      assert.match(result.output, /^killed after the 1500 ms timeout\n\d+\n/);
+      assert.match(result.output, /\[2 more processes the command had started were killed with it\]/);
+      assert.ok(await waitUntil(() => !alive(pidOf(result.output)), 2000), 'the escaped process was killed');
+    });
+
+    (linux ? it : it.skip)('does not hold the command after the shell exited normally, and is killed', async function () {
+      this.timeout(20_000);
+      const started = Date.now();
+      const result = await ws.call('run_command', { command: 'setsid sleep infinity & echo $!' });
+      assert.ok(Date.now() - started < 5000, `the tool returned after ${Date.now() - started} ms`);
+      assert.strictEqual(result.status, 'ok');
+      assert.match(result.output, /^exit code 0\n\d+\n\n\[1 background process still running/);
+      assert.ok(await waitUntil(() => !alive(pidOf(result.output)), 2000), 'the escaped process was killed');
+    });
+
+    (linux ? it : it.skip)('is found by the output it holds even with its environment cleared', async function () {
+      this.timeout(20_000);
+      const result = await ws.call('run_command', { command: 'setsid env -i sleep 42 & echo $!' });
+      assert.strictEqual(result.status, 'ok');
+      assert.ok(await waitUntil(() => !alive(pidOf(result.output)), 2000), 'the escaped process was killed');
+    });
+
+    (linux ? it : it.skip)('does not hold a cancelled command, and is killed', async function () {
+      this.timeout(20_000);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 500);
+      const started = Date.now();
+      const result = await ws.call('run_command', { command: 'setsid sleep 42 & echo $!; sleep 30' }, ws.ctx({ edits: false, commands: true }, controller.signal));
+      assert.ok(Date.now() - started < 5000, `the tool returned after ${Date.now() - started} ms`);
+      assert.match(result.output, /^killed: the turn was cancelled\n\d+\n/);
+      assert.ok(await waitUntil(() => !alive(pidOf(result.output)), 2000), 'the escaped process was killed');
+    });
+
+    (linux ? it : it.skip)('leaves the output written before the end whole', async function () {
+      this.timeout(20_000);
+      const result = await ws.call('run_command', { command: `setsid sleep 42 & node -e "process.stdout.write('x'.repeat(60000))"` });
+      assert.strictEqual(result.status, 'ok');
+      assert.strictEqual(/x{2,}/.exec(result.output)?.[0].length, 60000);
+    });
   });
 
   it('caps the output and marks it truncated', async () => {
