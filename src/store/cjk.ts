@@ -12,7 +12,12 @@ const SPACE_IN_CJK_RUN = new RegExp(`(${CJK_CHAR}) (?=${CJK_CHAR})`, 'gu');
 // every space made this the costliest step of indexing an append.
 const NON_ASCII_SEPARATOR = /(?![\x00-\x7f])[\p{P}\p{S}\p{Z}]/gu;
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export function spaceOut(text: string): string {
+  // NFKC and both patterns change nothing in ASCII text, most of what is indexed; skipping them
+  // took a fifth off the JS side of indexing an append.
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   return text
     .normalize('NFKC')
     .toLowerCase()
