@@ -48,13 +48,16 @@ usage: agent-tape <command> [options]
                                                it; prints its entry id once fsynced
   run <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
       [--workspace DIR] [--max-rounds N] [--context-window N] [--allow-edits]
-      [--allow-commands] [--json] [--] <prompt...>
+      [--allow-commands] [--pass-env NAME,...] [--json] [--] <prompt...>
                                                one agent turn in session S (created if new)
                                                against an OpenAI-compatible server; the answer
                                                on stdout, tool activity on stderr (--json: JSON
                                                Lines events); the API key is read from the
                                                variable --api-key-env names (OPENAI_API_KEY);
                                                edits and commands are refused unless allowed;
+                                               commands see no *_TOKEN, *_SECRET, *_API_KEY,
+                                               *PASSWORD variables nor the key's, except those
+                                               --pass-env names;
                                                exit 0 answer, 1 provider failure or round
                                                limit, 130 interrupted (cancel is on the tape)
   compact <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]

@@ -11,6 +11,9 @@ const MAX_OUTPUT = 4_096;
 /** What a shell reports for a process ended by SIGINT (128 + 2). */
 export const EXIT_INTERRUPTED = 130;
 
+/** The variable the API key is read from; commands the agent runs never see it. */
+export const apiKeyVarOf = (p: Parsed): string => str(p, 'api-key-env') ?? 'OPENAI_API_KEY';
+
 /**
  * The model the flags name. The key comes from the environment variable `--api-key-env` names, so
  * it never sits in the shell history or the process list; empty is fine for local servers.
@@ -21,7 +24,7 @@ export function modelFromFlags(p: Parsed, env: NodeJS.ProcessEnv = process.env):
   const contextWindow = int(p, 'context-window') ?? DEFAULT_CONTEXT_WINDOW;
   if (contextWindow < MIN_CONTEXT_WINDOW) throw new UsageError(`--context-window must be at least ${MIN_CONTEXT_WINDOW}`);
   const model = required(p, 'model');
-  const keyVar = str(p, 'api-key-env') ?? 'OPENAI_API_KEY';
+  const keyVar = apiKeyVarOf(p);
   // A quarter of a small window, so the prompt keeps most of it.
   const maxOutput = Math.min(MAX_OUTPUT, Math.floor(contextWindow / 4));
   return new OpenAiCompatibleModel({ baseURL: baseUrl.url, apiKey: env[keyVar] ?? '', model, contextWindow, maxOutput });

@@ -9,15 +9,18 @@ export interface AgentSettings {
   subagentMaxRounds: number;
   autoCompactShare: number;
   extraTools: string[];
+  /** Secret-looking environment variables that commands the agent runs may still see. */
+  commandEnvAllowlist: string[];
 }
 
-const DEFAULTS: AgentSettings = { maxRounds: DEFAULT_MAX_ROUNDS, subagentMaxRounds: DEFAULT_SUBAGENT_MAX_ROUNDS, autoCompactShare: 0.8, extraTools: [] };
+const DEFAULTS: AgentSettings = { maxRounds: DEFAULT_MAX_ROUNDS, subagentMaxRounds: DEFAULT_SUBAGENT_MAX_ROUNDS, autoCompactShare: 0.8, extraTools: [], commandEnvAllowlist: [] };
 
 const schema = {
   maxRounds: z.number().int().min(1).max(200),
   subagentMaxRounds: z.number().int().min(1).max(200),
   autoCompactShare: z.number().min(0.3).max(0.98),
   extraTools: z.array(z.string().min(1)),
+  commandEnvAllowlist: z.array(z.string().regex(/^[^=\0]+$/, 'an environment variable name')),
 } satisfies { [K in keyof AgentSettings]: z.ZodType<AgentSettings[K]> };
 
 /**
@@ -27,12 +30,13 @@ const schema = {
 export function readAgentSettings(log: vscode.LogOutputChannel): AgentSettings {
   const config = vscode.workspace.getConfiguration('agentTape');
   const pick = <K extends keyof AgentSettings>(key: K): AgentSettings[K] => {
-    const raw = config.get<unknown>(key);
+    // A cloned repository's .vscode/settings.json must not hand the user's secrets to commands.
+    const raw = key === 'commandEnvAllowlist' ? config.inspect<unknown>(key)?.globalValue : config.get<unknown>(key);
     if (raw === undefined) return DEFAULTS[key];
     const parsed = schema[key].safeParse(raw);
     if (parsed.success) return parsed.data as AgentSettings[K];
     log.warn(`setting agentTape.${key} ignored (${parsed.error.issues[0]?.message ?? 'invalid'}); using ${JSON.stringify(DEFAULTS[key])}`);
     return DEFAULTS[key];
   };
-  return { maxRounds: pick('maxRounds'), subagentMaxRounds: pick('subagentMaxRounds'), autoCompactShare: pick('autoCompactShare'), extraTools: pick('extraTools') };
+  return { maxRounds: pick('maxRounds'), subagentMaxRounds: pick('subagentMaxRounds'), autoCompactShare: pick('autoCompactShare'), extraTools: pick('extraTools'), commandEnvAllowlist: pick('commandEnvAllowlist') };
 }

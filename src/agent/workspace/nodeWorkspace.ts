@@ -1,6 +1,7 @@
 import { promises as fs, realpathSync } from 'fs';
 import * as path from 'path';
 import { looksBinary } from './binary';
+import { commandEnv, type CommandEnvPolicy } from './commandEnv';
 import { confine } from './confine';
 import { globMatcher } from './glob';
 import { walkFiles } from './gitignoreWalk';
@@ -16,7 +17,11 @@ export class NodeWorkspace implements WorkspacePort {
   /** The root's realpath, so confinement compares real paths on both sides. */
   readonly root: string;
 
-  constructor(root: string) {
+  /** `commandEnv` says which secret-looking variables commands may see (by default none). */
+  constructor(
+    root: string,
+    private readonly options: { readonly commandEnv?: CommandEnvPolicy } = {},
+  ) {
     this.root = realpathSync(root);
   }
 
@@ -87,7 +92,7 @@ export class NodeWorkspace implements WorkspacePort {
   }
 
   runCommand(command: string, options: CommandOptions): Promise<CommandResult> {
-    return runShellCommand(command, this.root, options);
+    return runShellCommand(command, { cwd: this.root, env: commandEnv(process.env, this.options.commandEnv) }, options);
   }
 }
 

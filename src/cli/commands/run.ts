@@ -1,16 +1,20 @@
-import { promises as fs, statSync } from 'fs';
+import { statSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { AgentSession, DEFAULT_MAX_ROUNDS, type SessionEvent } from '../../agent/agentSession';
 import type { TurnOutcomeKind } from '../../agent/turnEntries';
+import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
+import { readRegularFile } from '../../store/safeRead';
 import { TapeStore } from '../../store/tapeStore';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
-import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
+import { apiKeyVarOf, EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
 import { oneLine } from '../../agent/oneLine';
 import type { Io } from '../output';
 import { requireSqliteTape } from './session';
 
 const TOOL_LINE_MAX = 200;
+/** AGENTS.md goes into every request's system prompt: a larger one is a mistake or an attack. */
+const MAX_AGENTS_MD_BYTES = 256 * 1024;
 
 const EXIT_OF: Record<TurnOutcomeKind, number> = { answer: 0, provider_error: 1, round_limit: 1, cancelled: EXIT_INTERRUPTED };
 
@@ -68,18 +72,23 @@ function workspaceOf(p: Parsed): string {
 }
 
 async function agentsMdOf(root: string): Promise<string | null> {
-  try {
-    return await fs.readFile(path.join(root, 'AGENTS.md'), 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
+  const file = path.join(root, 'AGENTS.md');
+  if (!statSync(file, { throwIfNoEntry: false })) return null;
+  return (await readRegularFile(file, MAX_AGENTS_MD_BYTES, 'AGENTS.md')).toString('utf8');
+}
+
+/** `--pass-env A,B`: secret-looking variables the user lets commands see. */
+function passEnvOf(p: Parsed): string[] {
+  const names = (str(p, 'pass-env') ?? '').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const bad = names.find((n) => !/^[^=\0]+$/.test(n));
+  if (bad !== undefined) throw new UsageError(`--pass-env: ${JSON.stringify(bad)} is not an environment variable name`);
+  return names;
 }
 
 /** One turn of the agent in a session of the tape (created if new); the exit code says how it ended. */
 export async function runCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, {
-    valued: [...MODEL_FLAGS, 'workspace', 'max-rounds'],
+    valued: [...MODEL_FLAGS, 'workspace', 'max-rounds', 'pass-env'],
     switches: ['allow-edits', 'allow-commands', 'json'],
     positional: ['tape.sqlite', 'prompt...'],
     rest: true,
@@ -92,6 +101,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   if (maxRounds < 1) throw new UsageError('--max-rounds must be at least 1');
   const model = modelFromFlags(p);
   const workspace = workspaceOf(p);
+  const commandEnv = { withhold: [apiKeyVarOf(p)], pass: passEnvOf(p) };
   requireSqliteTape('run', file);
   const agentsMd = await agentsMdOf(workspace);
 
@@ -101,7 +111,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       store,
       sessionId,
       model,
-      workspace,
+      workspace: new NodeWorkspace(workspace, { commandEnv }),
       permissions: { edits: p.flags.has('allow-edits'), commands: p.flags.has('allow-commands') },
       environment: {
         os: `${os.type()} ${os.release()}`,

@@ -125,7 +125,7 @@ interface TurnRequest {
 
 async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatResult> {
   const settings = readAgentSettings(deps.log);
-  const workspace = new VsCodeWorkspace(t.root);
+  const workspace = new VsCodeWorkspace(t.root, { commandEnv: { pass: settings.commandEnvAllowlist } });
   const tools = new ChatToolbox({
     toolInvocationToken: t.request.toolInvocationToken,
     extraTools: settings.extraTools,

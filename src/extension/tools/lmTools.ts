@@ -3,6 +3,7 @@ import { defaultTools } from '../../agent/agentSession';
 import type { TapePort } from '../../agent/tape/tapePort';
 import { invokeTool, type ToolResult } from '../../agent/tools/tool';
 import { abortSignalOf } from '../cancellation';
+import { readAgentSettings } from '../settings';
 import { codeBlock, codeSpan } from './markdownCode';
 import { CONFIRMED_TOOLS, contributedToolNames } from './toolContributions';
 import { callKey, toolResults } from './toolResultHandoff';
@@ -38,7 +39,7 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
 
   const workspace = (): VsCodeWorkspace | undefined => {
     const root = deps.workspaceRoot();
-    return root === undefined ? undefined : new VsCodeWorkspace(root);
+    return root === undefined ? undefined : new VsCodeWorkspace(root, { commandEnv: { pass: readAgentSettings(deps.log).commandEnvAllowlist } });
   };
 
   async function run(name: string, input: unknown, token: vscode.CancellationToken): Promise<ToolResult> {

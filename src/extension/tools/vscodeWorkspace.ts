@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { CommandEnvPolicy } from '../../agent/workspace/commandEnv';
 import { confine } from '../../agent/workspace/confine';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
 import type { Capped, CommandOptions, CommandResult, DirEntry, FileStat, SearchOptions, TextMatch, WorkspacePort } from '../../agent/workspace/workspacePort';
@@ -11,10 +12,13 @@ import type { Capped, CommandOptions, CommandResult, DirEntry, FileStat, SearchO
 export class VsCodeWorkspace implements WorkspacePort {
   private readonly disk: NodeWorkspace;
 
-  /** `folder` is a workspace folder on the file system the extension host sees (scheme `file`). */
-  constructor(folder: vscode.Uri) {
+  /**
+   * `folder` is a workspace folder on the file system the extension host sees (scheme `file`);
+   * `commandEnv` says which secret-looking variables its commands may see.
+   */
+  constructor(folder: vscode.Uri, options: { readonly commandEnv?: CommandEnvPolicy } = {}) {
     if (folder.scheme !== 'file') throw new Error(`Agent Tape's tools work on folders on disk; ${folder.toString()} is not one`);
-    this.disk = new NodeWorkspace(folder.fsPath);
+    this.disk = new NodeWorkspace(folder.fsPath, options);
   }
 
   /** The folder's realpath. */

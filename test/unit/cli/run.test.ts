@@ -164,6 +164,27 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     assert.match(haystacks.export, /\[redacted\]/);
   });
 
+  it('commands the model runs see neither the API key nor other secret-looking variables, except those --pass-env names', async () => {
+    const secrets = { OPENAI_API_KEY: 'sk-openai-6d1e', MY_KEY_VAR: KEY, GITHUB_TOKEN: 'ghp-7c2a', MY_SECRET: 'shh-9b3f', DB_PASSWORD: 'pw-4e8d' };
+    const command = 'echo "k=$MY_KEY_VAR o=$OPENAI_API_KEY g=$GITHUB_TOKEN s=$MY_SECRET d=$DB_PASSWORD n=$NPM_TOKEN h=$HOME_DIR"';
+    const srv = await serve([
+      { stream: [{ toolCall: { index: 0, id: 'c1', name: 'run_command', arguments: JSON.stringify({ command }) } }] },
+      { stream: [{ text: 'Done.' }] },
+    ]);
+    const r = await runCli(argsFor(srv.baseURL, 'Print the environment', ['--api-key-env', 'MY_KEY_VAR', '--allow-commands', '--pass-env', 'NPM_TOKEN']), { ...secrets, NPM_TOKEN: 'npm-passed', HOME_DIR: '/h' });
+    assert.strictEqual(r.code, 0, r.err);
+    assert.strictEqual(srv.requests[0].headers.authorization, `Bearer ${KEY}`, 'the agent itself still has its key');
+    const [result] = (await entries()).filter((e) => e.kind === 'tool_result');
+    assert.strictEqual(result.payload.output, 'exit code 0\nk= o= g= s= d= n=npm-passed h=/h\n');
+    const exported = path.join(dir, 'agent.tape.jsonl');
+    assert.strictEqual((await runCli(['export', tape, exported])).code, 0);
+    const found = await runCli(['search', tape, 'sk']);
+    const haystacks = { requests: JSON.stringify(srv.requests.map((q) => q.body)), export: fs.readFileSync(exported, 'utf8'), snapshot: fs.readFileSync(tape).toString('latin1'), search: found.out };
+    for (const [where, text] of Object.entries(haystacks)) {
+      for (const [name, value] of Object.entries(secrets)) assert.ok(!text.includes(value), `${name} is in the ${where}`);
+    }
+  });
+
   it('an unreachable server: a clear error, exit 1, the failure on the tape', async () => {
     const port = await closedPort();
     const r = await runCli(argsFor(`http://127.0.0.1:${port}/v1`, 'hi'));
