@@ -13,12 +13,24 @@ export class TapeFileError extends Error {
   }
 }
 
+/** A file over the size limit for what it is read as (safeRead.ts): a caller may offer another way, such as an import. */
+export class TapeFileTooLargeError extends TapeFileError {
+  constructor(file: string, detail: string) {
+    super(file, detail);
+    this.name = 'TapeFileTooLargeError';
+  }
+}
+
 export class TapeLockedError extends Error {
   constructor(
     readonly file: string,
     readonly holderPid: number,
+    /** Where the holder is when it is not this host: whether that writer still runs cannot be checked from here. */
+    readonly elsewhere?: { host: string; lockFile: string },
   ) {
-    super(`${file} is open for writing by another process or window (pid ${holderPid}); open it read-only instead`);
+    super(elsewhere === undefined
+      ? `${file} is open for writing by another process or window (pid ${holderPid}); open it read-only instead`
+      : `${file} is open for writing on another host, ${elsewhere.host} (pid ${holderPid}), whose processes cannot be checked from here; open it read-only instead, or delete ${elsewhere.lockFile} if no Agent Tape on ${elsewhere.host} has it open`);
     this.name = 'TapeLockedError';
   }
 }

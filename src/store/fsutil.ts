@@ -28,6 +28,13 @@ export function inodeOf(file: string): number | null {
   }
 }
 
+/**
+ * The mode of every file the store creates (tapes, journals, locks, exports, set-aside bytes): a
+ * tape holds whole conversations, tool output and whatever secrets passed through them, so it is
+ * the user's alone, whatever the umask.
+ */
+export const PRIVATE_FILE_MODE = 0o600;
+
 export function refuseExisting(dst: string): void {
   if (fs.existsSync(dst)) throw new TapeFileError(dst, 'already exists; refusing to overwrite it (choose another destination or delete it first)');
 }
@@ -42,7 +49,7 @@ export function refuseExisting(dst: string): void {
 export async function writeFileDurably(dst: string, chunks: readonly Uint8Array[], exclusive: boolean, beforeCommit?: () => void): Promise<void> {
   if (exclusive) refuseExisting(dst);
   const tmp = `${dst}.tmp-${process.pid}-${Date.now().toString(36)}`;
-  const h = await fs.promises.open(tmp, 'wx');
+  const h = await fs.promises.open(tmp, 'wx', PRIVATE_FILE_MODE);
   try {
     for (const c of chunks) await h.write(c);
     await h.datasync();

@@ -2,8 +2,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { crc32 } from './crc32';
 import { TapeFileError } from './errors';
-import { fsyncDir } from './fsutil';
+import { fsyncDir, PRIVATE_FILE_MODE } from './fsutil';
 import { GroupCommitWriter, type GroupCommitOptions } from './groupCommit';
+import { openRegularSync, readRegularFileIfExistsSync } from './safeRead';
 
 /*
  * The journal next to a snapshot (SPEC 2.9). Deliberately not `<file>-journal` or `-wal`: SQLite
@@ -78,18 +79,26 @@ export interface JournalScan extends JournalContents {
 const DAMAGE_HINT = "nothing was changed. Run 'agent-tape repair' on its tape to keep the records before the damage and set the rest aside, or move the journal away to open the snapshot without any of its records";
 
 /**
+ * The largest journal read. A writer checkpoints when its records pass 32 MiB, so a journal far
+ * past that is not one of ours (or its checkpoints have failed for a long time); replayed, it must
+ * fit in the snapshot's in-memory file with it (see SNAPSHOT_MAX_BYTES).
+ */
+export const JOURNAL_MAX_BYTES = 1 << 30;
+export const JOURNAL_WHAT = 'a tape journal';
+
+/**
  * Reads a journal as far as it is intact and says what follows: nothing, a torn tail, or damage.
  * A missing file or an incomplete header (crash while creating it) reads as empty; a foreign
- * journal throws.
+ * journal, or one that is not a regular file (a symlink to a device, a FIFO), throws.
  */
 export function scanJournal(journalFile: string, tapeId: string): JournalScan {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(journalFile);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], validEnd: 0, droppedBytes: 0, usedEnd: 0 };
-    throw e;
-  }
+  const bytes = readRegularFileIfExistsSync(journalFile, JOURNAL_MAX_BYTES, JOURNAL_WHAT);
+  if (bytes === null) return { records: [], validEnd: 0, droppedBytes: 0, usedEnd: 0 };
+  return scanJournalBytes(bytes, journalFile, tapeId);
+}
+
+/** scanJournal of a journal's bytes already read (a repair reads them through the descriptor it truncates). */
+export function scanJournalBytes(bytes: Buffer, journalFile: string, tapeId: string): JournalScan {
   if (bytes.length < HEADER_BYTES) return { records: [], validEnd: 0, droppedBytes: bytes.length, usedEnd: bytes.length };
   const head = bytes.toString('latin1', 0, HEADER_BYTES);
   if (!head.startsWith(MAGIC)) throw new TapeFileError(journalFile, 'is not an Agent Tape journal (bad magic)');
@@ -130,7 +139,7 @@ export function readJournal(journalFile: string, tapeId: string): JournalContent
 
 async function createJournalFile(journalFile: string, tapeId: string, tail: Uint8Array): Promise<{ fd: number; end: number }> {
   const tmp = `${journalFile}.tmp-${process.pid}`;
-  const h = await fs.promises.open(tmp, 'w');
+  const h = await fs.promises.open(tmp, 'w', PRIVATE_FILE_MODE);
   try {
     await h.write(journalHeader(tapeId));
     if (tail.length) await h.write(tail);
@@ -190,7 +199,8 @@ export class Journal {
       ({ fd, end } = await createJournalFile(file, tapeId, new Uint8Array(0)));
       layout = { lastRecordAt: null, checkpointedEnd: HEADER_BYTES };
     } else {
-      fd = fs.openSync(file, 'r+');
+      // Read moments ago, but opened again: refuse whatever was swapped in meanwhile that is not a file.
+      fd = openRegularSync(file, undefined, JOURNAL_WHAT, true).fd;
       end = validEnd;
       if (tornBytes > 0) {
         fs.ftruncateSync(fd, end);

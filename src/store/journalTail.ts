@@ -1,6 +1,8 @@
 import * as fs from 'fs';
+import { TapeFileError } from './errors';
 import { inodeOf } from './fsutil';
-import { HEADER_BYTES, journalHeader, recordAt, type JournalRecord } from './journal';
+import { HEADER_BYTES, JOURNAL_MAX_BYTES, JOURNAL_WHAT, journalHeader, recordAt, type JournalRecord } from './journal';
+import { openRegularSync } from './safeRead';
 
 export type TailRead =
   | { records: JournalRecord[] }
@@ -70,15 +72,21 @@ export class JournalTail {
     this.fd = null;
   }
 
-  /** Opens the file at the path: the journal we were loaded from, or a new one. */
+  /**
+   * Opens the file at the path: the journal we were loaded from, or a new one. What is not a
+   * regular file (a FIFO, a symlink to a device swapped in) is refused, naming the file.
+   */
   private open(): 'same' | 'new' | 'gone' | 'foreign' {
     this.close();
+    let ino: number;
     try {
-      this.fd = fs.openSync(this.file, 'r');
-    } catch {
+      const { fd, stat } = openRegularSync(this.file, undefined, JOURNAL_WHAT);
+      this.fd = fd;
+      ino = stat.ino;
+    } catch (e) {
+      if (fs.existsSync(this.file)) throw e;
       return 'gone'; // replaced again while we looked: the next read finds it
     }
-    const ino = fs.fstatSync(this.fd).ino;
     const same = this.first && ino === this.ino;
     this.first = false;
     this.ino = ino;
@@ -95,6 +103,7 @@ export class JournalTail {
     const fd = this.fd as number;
     const size = fs.fstatSync(fd).size;
     if (size <= this.offset) return { proven: false };
+    if (size > JOURNAL_MAX_BYTES) throw new TapeFileError(this.file, `has grown past the ${JOURNAL_MAX_BYTES >> 20} MiB limit for ${JOURNAL_WHAT}; refusing to read on`);
     // To the end of the file: at most the preallocated megabyte of zeros beyond the records.
     const bytes = Buffer.allocUnsafe(size - this.offset);
     const view = bytes.subarray(0, fs.readSync(fd, bytes, 0, bytes.length, this.offset));

@@ -56,18 +56,20 @@ function topLevelSpans(text: string): Map<string, [number, number]> {
 }
 
 /**
- * Parses a `.tape.jsonl` text into rows, refusing anything that is not a valid tape: a broken line,
+ * Checks a `.tape.jsonl` line by line, refusing anything that is not a valid tape: a broken line,
  * an invalid entry, duplicate or missing entry ids, a repeated provenance key. Errors name the file
- * and line. Payload and meta keep their exact JSON text.
+ * and line. Payload and meta keep their exact JSON text. One checker reads one file, since ids and
+ * keys are checked across its lines; it keeps only each session's head and its keys.
  */
-export function parseJsonl(text: string, file: string): RowTuple[] {
-  const rows: RowTuple[] = [];
-  const heads = new Map<string, number>();
-  const keys = new Set<string>();
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  lines.forEach((line, i) => {
-    const lineNo = i + 1;
+export class JsonlChecker {
+  private readonly heads = new Map<string, number>();
+  private readonly keys = new Set<string>();
+
+  constructor(private readonly file: string) {}
+
+  /** The row of line `lineNo` (counted from 1), given without its newline. */
+  row(line: string, lineNo: number): RowTuple {
+    const file = this.file;
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -82,20 +84,27 @@ export function parseJsonl(text: string, file: string): RowTuple[] {
       if (e instanceof TapeValidationError) throw new TapeFileError(file, e.message, lineNo);
       throw e;
     }
-    const expected = (heads.get(entry.sessionId) ?? 0) + 1;
+    const expected = (this.heads.get(entry.sessionId) ?? 0) + 1;
     if (entry.entryId !== expected) {
       const what = entry.entryId < expected ? 'duplicate or out-of-order' : 'gap before';
       throw new TapeFileError(file, `${what} entry id ${entry.entryId} in session ${JSON.stringify(entry.sessionId)} (expected ${expected})`, lineNo);
     }
-    heads.set(entry.sessionId, expected);
+    this.heads.set(entry.sessionId, expected);
     if (entry.provenanceKey !== null) {
       const k = `${entry.sessionId}\u0000${entry.provenanceKey}`;
-      if (keys.has(k)) throw new TapeFileError(file, `provenance key ${JSON.stringify(entry.provenanceKey)} appears twice in session ${JSON.stringify(entry.sessionId)}`, lineNo);
-      keys.add(k);
+      if (this.keys.has(k)) throw new TapeFileError(file, `provenance key ${JSON.stringify(entry.provenanceKey)} appears twice in session ${JSON.stringify(entry.sessionId)}`, lineNo);
+      this.keys.add(k);
     }
     const spans = topLevelSpans(line);
     const raw = (k: string): string => line.slice(...(spans.get(k) as [number, number]));
-    rows.push(rowTupleOf(entry, raw('payload'), raw('meta')));
-  });
-  return rows;
+    return rowTupleOf(entry, raw('payload'), raw('meta'));
+  }
+}
+
+/** The rows of a `.tape.jsonl` text held in memory (see JsonlChecker; a file is read with jsonlBatches). */
+export function parseJsonl(text: string, file: string): RowTuple[] {
+  const checker = new JsonlChecker(file);
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map((line, i) => checker.row(line, i + 1));
 }

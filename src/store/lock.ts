@@ -1,9 +1,72 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import { TapeLockedError } from './errors';
+import { PRIVATE_FILE_MODE } from './fsutil';
+import { readRegularFileIfExistsSync, readRegularFileSync } from './safeRead';
 
 const EMPTY_LOCK_GRACE_MS = 10_000;
+/** A lock is a pid and two short lines; anything larger is not one of ours. */
+const LOCK_MAX_BYTES = 4096;
+const LOCK_WHAT = 'a tape lock';
 
 export const lockPathOf = (file: string): string => `${file}.lock`;
+
+/**
+ * What a lock says about its writer. The pid comes first, on a line of its own, as in the locks of
+ * earlier versions (which hold nothing else), so each version reads the other's. The host and the
+ * process's start tell a live writer from an unrelated process that got the same pid later (after
+ * a crash, a reboot, a container restart), which would otherwise block writers for ever.
+ */
+interface LockRecord {
+  pid: number;
+  host?: string;
+  /** The writer's boot and start time (processStart); absent where the system cannot tell. */
+  start?: string;
+}
+
+function lockText(): string {
+  const start = processStart(process.pid);
+  return `${process.pid}\nhost=${os.hostname()}\n${start === null ? '' : `start=${start}\n`}`;
+}
+
+function parseLock(content: string): LockRecord {
+  const [first, ...rest] = content.split('\n');
+  const fields = new Map(rest.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const));
+  return { pid: Number.parseInt(first, 10), host: fields.get('host'), start: fields.get('start') };
+}
+
+let bootId: string | null | undefined;
+
+function currentBootId(): string | null {
+  if (bootId === undefined) {
+    try {
+      bootId = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    } catch {
+      bootId = null;
+    }
+  }
+  return bootId;
+}
+
+/**
+ * When a process started, as `<boot id>:<start time>`: field 22 of /proc/<pid>/stat (clock ticks
+ * since boot) on the boot named by /proc/sys/kernel/random/boot_id. Null where there is no /proc
+ * (macOS, Windows: only the pid is checked there) or the process is gone. Both are the kernel's
+ * own files, not something another user wrote, so they are read directly.
+ */
+function processStart(pid: number): string | null {
+  const boot = currentBootId();
+  if (boot === null) return null;
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // Field 2 is the command in parentheses, which may itself hold spaces and parentheses.
+  const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[22 - 3];
+  return ticks ? `${boot}:${ticks}` : null;
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -16,6 +79,22 @@ function isAlive(pid: number): boolean {
 }
 
 /**
+ * Whether the writer a lock names may still be running. A lock from another host is held: its
+ * processes cannot be checked from here. On this host the pid must be alive and, when the lock
+ * says when its writer started, be that same process.
+ */
+function isHeld(lock: LockRecord): boolean {
+  if (lock.host !== undefined && lock.host !== os.hostname()) return true;
+  if (!isAlive(lock.pid)) return false;
+  if (lock.start === undefined) return true;
+  const now = processStart(lock.pid);
+  return now === null || now === lock.start;
+}
+
+const lockedError = (file: string, lock: LockRecord): TapeLockedError =>
+  new TapeLockedError(file, lock.pid, lock.host !== undefined && lock.host !== os.hostname() ? { host: lock.host, lockFile: lockPathOf(file) } : undefined);
+
+/**
  * Creates the lock already holding our pid, so a writer killed while taking it never leaves an
  * empty lock (which others must treat as held for a while): the pid goes into a file of our own,
  * which is then hard-linked into place, failing with EEXIST as O_EXCL does. Where hard links are
@@ -23,7 +102,8 @@ function isAlive(pid: number): boolean {
  */
 function createWithPid(lockFile: string): void {
   const own = `${lockFile}.${process.pid}-${Date.now().toString(36)}`;
-  fs.writeFileSync(own, String(process.pid));
+  const text = lockText();
+  fs.writeFileSync(own, text, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   try {
     fs.linkSync(own, lockFile);
     return;
@@ -33,15 +113,16 @@ function createWithPid(lockFile: string): void {
   } finally {
     fs.rmSync(own, { force: true });
   }
-  const fd = fs.openSync(lockFile, 'wx');
-  fs.writeSync(fd, String(process.pid));
+  const fd = fs.openSync(lockFile, 'wx', PRIVATE_FILE_MODE);
+  fs.writeSync(fd, text);
   fs.closeSync(fd);
 }
 
 /**
- * One writer per tape (SPEC 2.9): `<file>.lock`, created exclusively, holding the writer's pid.
- * A lock whose pid is dead (a crashed writer) is taken over. The same process opening the file
- * twice is refused too, because its own pid is alive. Returns the release function.
+ * One writer per tape (SPEC 2.9): `<file>.lock`, created exclusively, holding the writer's pid,
+ * host and start (see LockRecord). A lock whose writer is gone (a crashed writer, its pid dead or
+ * now another process's) is taken over; one from another host never is. The same process opening
+ * the file twice is refused too, because its own pid is alive. Returns the release function.
  */
 export function acquireLock(file: string): () => void {
   const lockFile = lockPathOf(file);
@@ -57,22 +138,21 @@ export function acquireLock(file: string): () => void {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw e;
     }
-    let content: string;
-    try {
-      content = fs.readFileSync(lockFile, 'utf8');
-    } catch {
-      continue; // released between our open and read: try again
-    }
-    const holder = Number.parseInt(content, 10);
-    if (!Number.isInteger(holder) || holder <= 0) {
+    const content = readLock(lockFile);
+    if (content === null) continue; // released between our open and read: try again
+    const lock = parseLock(content);
+    if (!Number.isInteger(lock.pid) || lock.pid <= 0) {
       // No pid yet: a writer between create and write holds it, unless that writer died there long ago.
       if (Date.now() - fs.statSync(lockFile).mtimeMs < EMPTY_LOCK_GRACE_MS) throw new TapeLockedError(file, 0);
-    } else if (isAlive(holder)) {
-      throw new TapeLockedError(file, holder);
+    } else if (isHeld(lock)) {
+      throw lockedError(file, lock);
     }
     removeStale(file, lockFile, content);
   }
 }
+
+/** The lock's text, null when there is none; a lock that is not a small regular file is refused. */
+const readLock = (lockFile: string): string | null => readRegularFileIfExistsSync(lockFile, LOCK_MAX_BYTES, LOCK_WHAT)?.toString('utf8') ?? null;
 
 /**
  * Removes a dead writer's lock, and only that lock. A plain delete could remove the fresh lock of
@@ -89,7 +169,13 @@ function removeStale(file: string, lockFile: string, stale: string): void {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // someone else removed it: try again
     throw e;
   }
-  const content = fs.readFileSync(moved, 'utf8');
+  let content: string;
+  try {
+    content = readRegularFileSync(moved, LOCK_MAX_BYTES, LOCK_WHAT).toString('utf8');
+  } catch (e) {
+    fs.rmSync(moved, { force: true });
+    throw e;
+  }
   if (content === stale) {
     fs.rmSync(moved, { force: true });
     return;
@@ -101,17 +187,14 @@ function removeStale(file: string, lockFile: string, stale: string): void {
   } finally {
     fs.rmSync(moved, { force: true });
   }
-  throw new TapeLockedError(file, Number.parseInt(content, 10) || 0);
+  const lock = parseLock(content);
+  throw lockedError(file, { ...lock, pid: Number.isInteger(lock.pid) ? lock.pid : 0 });
 }
 
-/** The pid of the live process holding the tape's lock, or null when no live process holds it. */
+/** The pid of the live process holding the tape's lock (see isHeld), or null when no live process holds it. */
 export function lockHolder(file: string): number | null {
-  let content: string;
-  try {
-    content = fs.readFileSync(lockPathOf(file), 'utf8');
-  } catch {
-    return null;
-  }
-  const pid = Number.parseInt(content, 10);
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+  const content = readLock(lockPathOf(file));
+  if (content === null) return null;
+  const lock = parseLock(content);
+  return Number.isInteger(lock.pid) && lock.pid > 0 && isHeld(lock) ? lock.pid : null;
 }

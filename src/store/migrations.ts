@@ -22,13 +22,22 @@ const migrations: readonly ((db: Database) => void)[] = [
 
 if (migrations.length !== SCHEMA_VERSION - 1) throw new Error(`schema ${SCHEMA_VERSION} needs ${SCHEMA_VERSION - 1} migrations, found ${migrations.length}`);
 
-/** Brings an opened tape database to SCHEMA_VERSION; returns the schema version it had. */
-export function migrate(db: Database, file: string): number {
-  const from = Number(readMeta(db).get('schema_version'));
-  if (!Number.isInteger(from) || from < 1) throw new TapeFileError(file, `has no valid schema version (${readMeta(db).get('schema_version') ?? 'none'}); it may be damaged`);
-  if (from > SCHEMA_VERSION) {
-    throw new TapeFileError(file, `was written by a newer Agent Tape (schema ${from}; this version reads schemas 1 to ${SCHEMA_VERSION}); update Agent Tape to open it`);
+/** The schema version a tape's meta names, refusing one that is not valid or is newer than this build's. */
+export function schemaVersionOf(meta: ReadonlyMap<string, string>, file: string): number {
+  const version = Number(meta.get('schema_version'));
+  if (!Number.isInteger(version) || version < 1) throw new TapeFileError(file, `has no valid schema version (${meta.get('schema_version') ?? 'none'}); it may be damaged`);
+  if (version > SCHEMA_VERSION) {
+    throw new TapeFileError(file, `was written by a newer Agent Tape (schema ${version}; this version reads schemas 1 to ${SCHEMA_VERSION}); update Agent Tape to open it`);
   }
+  return version;
+}
+
+/**
+ * Brings an opened tape database to SCHEMA_VERSION; returns the schema version it had. On a
+ * read-only open this changes only the database in memory: nothing reaches the file.
+ */
+export function migrate(db: Database, file: string): number {
+  const from = schemaVersionOf(readMeta(db), file);
   if (from === SCHEMA_VERSION) return from;
   db.run('BEGIN');
   try {

@@ -6,7 +6,7 @@ import type { TailStart } from './journalTail';
 import { lockHolder } from './lock';
 import { decodeRows } from './rowTuple';
 import { insertRows } from './rowWriter';
-import { readMeta } from './schema';
+import { readMeta, tuneSearchIndex } from './schema';
 import { readSnapshot } from './snapshot';
 
 export interface Recovered {
@@ -84,6 +84,8 @@ export async function recover(SQL: SqlJsStatic, file: string, journalFile: strin
           ? `kept changing while being read: the writer (pid ${writer}) checkpointed during each of ${READ_ATTEMPTS} attempts (${gap}); try again`
           : `does not continue its snapshot: ${gap}`);
       }
+      // A setting stored in the index: only a writer makes it (a read-only open keeps the index as the file has it).
+      if (!readOnly) tuneSearchIndex(db);
       replay(db, records, journalFile);
       const lastSeq = records.length ? records[records.length - 1].seq : snapshotSeq;
       return { db, image, tapeId, lastSeq, replayed: records.length, validEnd: contents.validEnd, layout: layoutOf(contents.records, snapshotSeq), droppedBytes: contents.droppedBytes, journalIno, migratedFrom };

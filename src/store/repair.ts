@@ -1,8 +1,9 @@
 import * as fs from 'fs';
 import { TapeFileError } from './errors';
 import { writeFileDurably } from './fsutil';
-import { HEADER_BYTES, journalPathOf, scanJournal } from './journal';
+import { HEADER_BYTES, JOURNAL_MAX_BYTES, JOURNAL_WHAT, journalPathOf, scanJournal, scanJournalBytes } from './journal';
 import { acquireLock } from './lock';
+import { openRegularSync, readUpToSync } from './safeRead';
 import { readMeta } from './schema';
 import { readSnapshot } from './snapshot';
 import { loadSqlJs } from './sqljs';
@@ -41,25 +42,23 @@ export async function repairTape(file: string): Promise<RepairOutcome> {
   try {
     const tapeId = await tapeIdOf(file);
     const journal = journalPathOf(file);
-    const scan = scanJournal(journal, tapeId);
-    const kept = { journal, records: scan.records.length, recordBytes: Math.max(0, scan.validEnd - HEADER_BYTES) };
-    if (!scan.damage) return scan.droppedBytes ? { status: 'torn', ...kept, tornBytes: scan.droppedBytes } : { status: 'healthy', ...kept };
-
-    const setAside = Buffer.allocUnsafe(scan.usedEnd - scan.validEnd);
-    const fd = fs.openSync(journal, 'r+');
+    if (!fs.existsSync(journal)) return { status: 'healthy', journal, records: 0, recordBytes: 0 };
+    // One descriptor for the scan and the truncation: what is cut is exactly what was read.
+    const { fd, stat } = openRegularSync(journal, JOURNAL_MAX_BYTES, JOURNAL_WHAT, true);
     try {
-      if (fs.readSync(fd, setAside, 0, setAside.length, scan.validEnd) !== setAside.length) {
-        throw new TapeFileError(journal, 'changed while being repaired; nothing was changed');
-      }
+      const bytes = readUpToSync(fd, stat.size, JOURNAL_MAX_BYTES);
+      const scan = scanJournalBytes(bytes, journal, tapeId);
+      const kept = { journal, records: scan.records.length, recordBytes: Math.max(0, scan.validEnd - HEADER_BYTES) };
+      if (!scan.damage) return scan.droppedBytes ? { status: 'torn', ...kept, tornBytes: scan.droppedBytes } : { status: 'healthy', ...kept };
       const setAsideFile = `${journal}.damaged-${new Date().toISOString().replace(/[-:.]/g, '')}`;
-      await writeFileDurably(setAsideFile, [setAside], true);
+      await writeFileDurably(setAsideFile, [bytes.subarray(scan.validEnd, scan.usedEnd)], true);
       fs.ftruncateSync(fd, scan.validEnd);
       fs.fsyncSync(fd);
       const after = scanJournal(journal, tapeId);
       if (after.damage || after.records.length !== scan.records.length) {
         throw new TapeFileError(journal, `still does not read as its ${scan.records.length} intact records after the repair (${after.damage ?? `${after.records.length} records`}); the set-aside bytes are in ${setAsideFile}`);
       }
-      return { status: 'repaired', ...kept, damage: scan.damage, setAsideBytes: setAside.length, setAsideFile };
+      return { status: 'repaired', ...kept, damage: scan.damage, setAsideBytes: scan.usedEnd - scan.validEnd, setAsideFile };
     } finally {
       fs.closeSync(fd);
     }

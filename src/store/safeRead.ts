@@ -1,5 +1,5 @@
 import * as fs from 'fs';
-import { TapeFileError } from './errors';
+import { TapeFileError, TapeFileTooLargeError } from './errors';
 
 /**
  * Every file we read may come from a cloned repository written by someone else: a symlink to
@@ -8,7 +8,8 @@ import { TapeFileError } from './errors';
  * bytes are read through that same descriptor. O_NONBLOCK keeps the open itself from waiting on a
  * FIFO; it changes nothing for the reads of a regular file.
  */
-const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+const OPEN_FLAGS = fs.constants.O_RDONLY | NONBLOCK;
 
 function kindOf(stat: fs.Stats): string {
   if (stat.isDirectory()) return 'a directory';
@@ -33,7 +34,7 @@ function openError(file: string, e: unknown): TapeFileError {
 function check(file: string, stat: fs.Stats, maxBytes: number | undefined, what: string): void {
   if (!stat.isFile()) throw new TapeFileError(file, `is ${kindOf(stat)}, not a regular file; refusing to read it`);
   if (maxBytes !== undefined && stat.size > maxBytes) {
-    throw new TapeFileError(file, `is ${mib(stat.size)}, over the ${mib(maxBytes)} limit for ${what}; refusing to read it`);
+    throw new TapeFileTooLargeError(file, `is ${mib(stat.size)}, over the ${mib(maxBytes)} limit for ${what}; refusing to read it`);
   }
 }
 
@@ -42,14 +43,21 @@ export interface RegularFd {
   readonly stat: fs.Stats;
 }
 
-/** Opens a regular file for reading (see above); the caller closes the descriptor. */
-export function openRegularSync(file: string, maxBytes?: number, what = 'this kind of file'): RegularFd {
+/**
+ * Opens a regular file for reading (see above), or with `write` for reading and writing (a journal
+ * its writer appends to, a repair's truncation); the caller closes the descriptor.
+ */
+export function openRegularSync(file: string, maxBytes?: number, what = 'this kind of file', write = false): RegularFd {
   let fd: number;
   try {
-    fd = fs.openSync(file, OPEN_FLAGS);
+    fd = fs.openSync(file, write ? fs.constants.O_RDWR | NONBLOCK : OPEN_FLAGS);
   } catch (e) {
     throw openError(file, e);
   }
+  return checkedSync(file, fd, maxBytes, what);
+}
+
+function checkedSync(file: string, fd: number, maxBytes: number | undefined, what: string): RegularFd {
   try {
     const stat = fs.fstatSync(fd);
     check(file, stat, maxBytes, what);
@@ -83,15 +91,16 @@ export async function openRegular(file: string, maxBytes?: number, what = 'this 
 }
 
 /**
- * Reads at most `limit` bytes from the start of an open descriptor, stopping at the size fstat
- * gave: a file that grows while it is read (a log) is read as it was when opened.
+ * Reads at most `limit` bytes of an open descriptor from `from` (the start by default; a followed
+ * file's new part from where the last read ended), stopping at the size fstat gave: a file that
+ * grows while it is read (a log) is read as it was when opened.
  */
-export function readUpToSync(fd: number, size: number, limit: number): Buffer {
-  const want = Math.min(size, limit);
+export function readUpToSync(fd: number, size: number, limit: number, from = 0): Buffer {
+  const want = Math.max(0, Math.min(size - from, limit));
   const bytes = Buffer.allocUnsafe(want);
   let off = 0;
   while (off < want) {
-    const n = fs.readSync(fd, bytes, off, want - off, off);
+    const n = fs.readSync(fd, bytes, off, want - off, from + off);
     if (n === 0) break;
     off += n;
   }
@@ -100,7 +109,22 @@ export function readUpToSync(fd: number, size: number, limit: number): Buffer {
 
 /** A whole regular file no larger than `maxBytes`, read through the descriptor that was checked. */
 export function readRegularFileSync(file: string, maxBytes: number, what: string): Buffer {
-  const { fd, stat } = openRegularSync(file, maxBytes, what);
+  return readWholeSync(openRegularSync(file, maxBytes, what), maxBytes);
+}
+
+/** readRegularFileSync of a file that may not exist yet (a tape's journal before its first append): null then. */
+export function readRegularFileIfExistsSync(file: string, maxBytes: number, what: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, OPEN_FLAGS);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw openError(file, e);
+  }
+  return readWholeSync(checkedSync(file, fd, maxBytes, what), maxBytes);
+}
+
+function readWholeSync({ fd, stat }: RegularFd, maxBytes: number): Buffer {
   try {
     return readUpToSync(fd, stat.size, maxBytes);
   } finally {

@@ -43,19 +43,27 @@ ${FTS_TABLE};
 `;
 
 /**
- * Per-connection settings (not stored in the file). The database lives in sql.js's in-memory file
- * system, so SQLite's own rollback journal buys no durability: keep it in memory (durability is the
- * tape journal's job). Exclusive locking spares each transaction the hot-journal check, a file
- * system lookup through JS.
+ * Per-connection settings (not stored in the file). `trusted_schema = OFF` first: a tape may come
+ * from anyone, and SQL functions with side effects must never run from its schema (the schema is
+ * also checked to be exactly ours before anything else is read, schemaCheck.ts). The database
+ * lives in sql.js's in-memory file system, so SQLite's own rollback journal buys no durability:
+ * keep it in memory (durability is the tape journal's job). Exclusive locking spares each
+ * transaction the hot-journal check, a file system lookup through JS. Nothing here writes.
  */
 export function configure(db: Database): void {
-  db.run('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;');
-  // FTS4 writes a small index segment at every commit and savepoint, and by default merges 16
-  // segments of a level in one go: at the 4096th and the 65536th segment one append waits for a
-  // merge of the whole index so far. Incremental merging spreads that work over the appends (70k
-  // appends: the slowest batch of 500 took 65 ms instead of 100, throughput +5%). The setting is
-  // stored in the index; a new database gets it when it is first opened.
-  if (db.exec("SELECT 1 FROM sqlite_master WHERE name = 'entries_fts'").length) db.run("INSERT INTO entries_fts (entries_fts) VALUES ('automerge=8')");
+  db.run('PRAGMA trusted_schema = OFF; PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;');
+}
+
+/**
+ * FTS4 writes a small index segment at every commit and savepoint, and by default merges 16
+ * segments of a level in one go: at the 4096th and the 65536th segment one append waits for a
+ * merge of the whole index so far. Incremental merging spreads that work over the appends (70k
+ * appends: the slowest batch of 500 took 65 ms instead of 100, throughput +5%). The setting is
+ * stored in the index, so this is a write: a writable open makes it (each time, as older tapes lack
+ * it), a read-only one never does.
+ */
+export function tuneSearchIndex(db: Database): void {
+  db.run("INSERT INTO entries_fts (entries_fts) VALUES ('automerge=8')");
 }
 
 export function createTapeDb(SQL: SqlJsStatic): Database {

@@ -1,6 +1,6 @@
 import type { Database } from 'sql.js';
 import { indexRowsAfter } from './search';
-import { configure, FTS_TABLE } from './schema';
+import { FTS_TABLE, tuneSearchIndex } from './schema';
 
 /**
  * Removes a session's rows from the database for good (the one physical delete: a lifecycle
@@ -21,7 +21,7 @@ export function deleteSessionRows(db: Database, sessionId: string): number {
       indexRowsAfter(db, 0);
       db.run('COMMIT');
       db.run('VACUUM');
-      configure(db);
+      tuneSearchIndex(db); // the new index's own setting
       return removed;
     } catch (e) {
       db.run('ROLLBACK');

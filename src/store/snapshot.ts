@@ -1,7 +1,9 @@
 import * as fs from 'fs';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { TapeFileError } from './errors';
-import { migrate } from './migrations';
+import { migrate, schemaVersionOf } from './migrations';
+import { openRegular } from './safeRead';
+import { StoredSchema } from './schemaCheck';
 import { configure, readMeta, SCHEMA_VERSION, TAPE_FORMAT } from './schema';
 
 const MAGIC = 'SQLite format 3\0';
@@ -41,13 +43,15 @@ export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size
   let db: Database | undefined;
   try {
     db = new SQL.Database(bytes);
-    const marker = db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tape_meta'");
-    if (!marker.length) throw new TapeFileError(file, 'is a SQLite database but not an Agent Tape (no tape_meta table)');
+    configure(db);
+    // Nothing but sqlite_master is read until the schema is known to be ours (schemaCheck.ts).
+    const schema = StoredSchema.read(db, file);
+    if (!schema.hasTapeMeta(SQL)) throw new TapeFileError(file, 'is a SQLite database but not an Agent Tape (no tape_meta table as Agent Tape creates it)');
     const meta = readMeta(db);
     if (meta.get('format') !== TAPE_FORMAT) throw new TapeFileError(file, 'is a SQLite database but not an Agent Tape (no tape marker)');
     // The id ties journals to their snapshot (journal.ts); a tape without a proper one cannot replay.
     if (!/^[0-9a-f-]{36}$/.test(meta.get('tape_id') ?? '')) throw new TapeFileError(file, 'is an Agent Tape without a valid tape id; it may be damaged');
-    configure(db);
+    schema.check(SQL, schemaVersionOf(meta, file), file);
     const from = migrate(db, file);
     return { db, migratedFrom: from === SCHEMA_VERSION ? null : from };
   } catch (e) {
@@ -58,24 +62,31 @@ export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size
 }
 
 /**
+ * The largest snapshot opened. sql.js keeps the database file in one JS typed array (the Buffer
+ * read here, plus the room recovery.ts leaves: the snapshot's size again and half as much again as
+ * the journal), and a typed array cannot pass 4 GiB (buffer.constants.MAX_LENGTH); SQLite's own
+ * working memory is sql.js's WASM heap, at most 2 GiB. 1 GiB with a journal at its own limit stays
+ * inside both (1 + 1 + 1.5 GiB), and is some 10,000 times a long session's tape.
+ */
+export const SNAPSHOT_MAX_BYTES = 1 << 30;
+
+/**
  * Reads a snapshot into a buffer with `roomBytes` of zeros after it (see openSnapshot) and opens
- * it. Returns the buffer too: it is the database's in-memory file (see LiveImage).
+ * it. Returns the buffer too: it is the database's in-memory file (see LiveImage). A snapshot that
+ * is not a regular file (a symlink to /dev/zero, a FIFO) or is over the limit is refused unread.
  */
 export async function readSnapshot(SQL: SqlJsStatic, file: string, roomBytes = 0): Promise<{ db: Database; image: Buffer; migratedFrom: number | null }> {
   let bytes: Buffer;
-  let size: number;
+  const { handle, stat } = await openRegular(file, SNAPSHOT_MAX_BYTES, 'a tape snapshot');
+  const size = stat.size;
   try {
-    const h = await fs.promises.open(file, 'r');
-    try {
-      size = (await h.stat()).size;
-      // Buffer.alloc is calloc: the room costs nothing until SQLite writes into it.
-      bytes = Buffer.alloc(size + Math.ceil(roomBytes / ROOM_ALIGN) * ROOM_ALIGN);
-      await readSlices(h, bytes, size);
-    } finally {
-      await h.close();
-    }
+    // Buffer.alloc is calloc: the room costs nothing until SQLite writes into it.
+    bytes = Buffer.alloc(size + Math.ceil(roomBytes / ROOM_ALIGN) * ROOM_ALIGN);
+    await readSlices(handle, bytes, size);
   } catch (e) {
-    throw new TapeFileError(file, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read: ${(e as Error).message}`);
+    throw new TapeFileError(file, `cannot be read: ${(e as Error).message}`);
+  } finally {
+    await handle.close();
   }
   return { ...openSnapshot(SQL, bytes, file, size), image: bytes };
 }

@@ -3,6 +3,7 @@ import { TapeFileError } from './errors';
 import { refuseExisting, writeFileDurably } from './fsutil';
 import { journalPathOf } from './journal';
 import { jsonlLine, parseJsonl } from './jsonl';
+import { jsonlBatches } from './jsonlFile';
 import type { NewEntry } from '../tape/entry';
 import { TapeStore, type OpenOptions } from './tapeStore';
 
@@ -17,19 +18,16 @@ export function formatOf(file: string): TapeFormat {
   throw new TapeFileError(file, `is not a tape file name (expected *${SQLITE_SUFFIX} or *${JSONL_SUFFIX})`);
 }
 
-function readText(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new TapeFileError(file, (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read: ${(e as Error).message}`);
-  }
+export interface TapeFileOptions extends OpenOptions {
+  /** A `.tape.jsonl` larger than this is refused unread (TapeFileTooLargeError). Default JSONL_MAX_BYTES. */
+  jsonlMaxBytes?: number;
 }
 
 /** Opens either kind of tape file; a `.tape.jsonl` is loaded into memory and is always read-only. */
-export async function openTapeFile(file: string, options: OpenOptions = {}): Promise<TapeStore> {
+export async function openTapeFile(file: string, options: TapeFileOptions = {}): Promise<TapeStore> {
   if (formatOf(file) === 'sqlite') return TapeStore.open(file, options);
   if (!options.readOnly) throw new TapeFileError(file, 'is a JSONL tape, which is read-only; import it into a .tape.sqlite to append');
-  return TapeStore.inMemory(parseJsonl(readText(file), file), { readOnly: true });
+  return TapeStore.inMemory(jsonlBatches(file, options.jsonlMaxBytes), { readOnly: true });
 }
 
 /** `.tape.jsonl` -> new `.tape.sqlite`. Validates every line first; never overwrites `dst`. */
@@ -39,14 +37,13 @@ export async function importJsonl(src: string, dst: string): Promise<{ entries: 
   refuseExisting(dst);
   // A journal left by an earlier tape of that name would be refused (or worse) on every open.
   refuseExisting(journalPathOf(dst));
-  const rows = parseJsonl(readText(src), src);
-  const store = await TapeStore.inMemory(rows);
+  const store = await TapeStore.inMemory(jsonlBatches(src));
   try {
     await writeFileDurably(dst, [store.snapshotBytes()], true);
+    return { entries: store.sessions().reduce((n, s) => n + s.entryCount, 0) };
   } finally {
     await store.close();
   }
-  return { entries: rows.length };
 }
 
 /** A tape (either format) -> new `.tape.jsonl`, in append order; never overwrites `dst`. */

@@ -142,10 +142,18 @@ export class TapeStore implements FoldSource, EntrySource {
     return store;
   }
 
-  /** A tape held only in memory (a loaded `.tape.jsonl`, an import being built). */
-  static async inMemory(rows: readonly RowTuple[] = [], options: { readOnly?: boolean } = {}): Promise<TapeStore> {
+  /**
+   * A tape held only in memory (a loaded `.tape.jsonl`, an import being built), from its rows or
+   * from batches of them, each inserted and dropped before the next is read (jsonlFile.ts).
+   */
+  static async inMemory(rows: readonly RowTuple[] | AsyncIterable<readonly RowTuple[]> = [], options: { readOnly?: boolean } = {}): Promise<TapeStore> {
     const db = createTapeDb(await loadSqlJs());
-    insertRows(db, rows.map(paramsOf));
+    try {
+      for await (const batch of 'length' in rows ? [rows] : rows) insertRows(db, batch.map(paramsOf));
+    } catch (e) {
+      db.close();
+      throw e;
+    }
     const report: OpenReport = { replayedRecords: 0, droppedBytes: 0, migratedFrom: null, removedTempFiles: [], repairedToolCalls: 0 };
     return new TapeStore(db, new LiveImage(null), null, options.readOnly ?? false, null, () => undefined, {}, report, { ino: null, offset: 0, lastSeq: 0 });
   }
