@@ -62,8 +62,8 @@ export class WorkspaceTape implements vscode.Disposable {
       return;
     }
     this.status.text = '$(lock) Tape read-only';
-    this.status.tooltip = new vscode.MarkdownString(`**Agent Tape**: ${state.reason}. It becomes writable when that window closes.`);
-    this.status.tooltip.isTrusted = false;
+    // The reason names the tape file, whose path may hold characters Markdown reads.
+    this.status.tooltip = new vscode.MarkdownString('**Agent Tape**: ').appendText(`${state.reason}. It becomes writable when that window closes.`);
     this.status.accessibilityInformation = { label: `Agent Tape is read-only: ${state.reason}` };
     this.status.show();
   }

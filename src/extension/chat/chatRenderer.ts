@@ -20,8 +20,8 @@ export interface RendererOptions {
 /**
  * Turns the agent's events into a chat response as they come: answer text streamed as markdown,
  * a progress line per tool call, the files read and edited as references, and compactions and
- * handoffs as short notices. Model and tool text reaches the chat only as markdown text, which the
- * chat renders without HTML.
+ * handoffs as short notices. Only the answer itself is the model's Markdown; any other text of the
+ * model, a tool or the tape is put in code spans (markdownCode.ts), and the chat renders no HTML.
  */
 export class ChatRenderer {
   private messageId: string | undefined;
@@ -43,7 +43,8 @@ export class ChatRenderer {
         break;
       case 'tool_call':
         this.inputs.set(event.toolCallId, event.input);
-        if (!this.options.shownByEditor(event.name)) this.stream.progress(`${event.name} ${oneLine(describeInput(event.input), PROGRESS_MAX)}`);
+        // Progress is Markdown too, and the input is the model's.
+        if (!this.options.shownByEditor(event.name)) this.stream.progress(`${event.name} ${codeSpan(oneLine(describeInput(event.input), PROGRESS_MAX))}`);
         break;
       case 'tool_result':
         if (event.status === 'ok') this.afterTool(event.name, this.inputs.get(event.toolCallId));
@@ -52,10 +53,10 @@ export class ChatRenderer {
         this.subagent(event.childSessionId, event.line, event.outcome);
         break;
       case 'compaction':
-        notice(this.stream, 'fold', `Compacted: the context now starts from the summary anchor \`${event.anchorName}\`.`);
+        notice(this.stream, 'fold', `Compacted: the context now starts from the summary anchor ${codeSpan(event.anchorName)}.`);
         break;
       case 'error':
-        if (event.kind === 'compaction') notice(this.stream, 'warning', `Automatic compaction failed (${event.message}); older messages are left out of this request instead.`);
+        if (event.kind === 'compaction') notice(this.stream, 'warning', `Automatic compaction failed (${codeSpan(event.message)}); older messages are left out of this request instead.`);
         break;
       case 'turn_end':
         break;
@@ -65,7 +66,7 @@ export class ChatRenderer {
   /** A subagent's steps as progress lines; once it is linked, its outcome and a way to open its session. */
   private subagent(childSessionId: string, line: string, outcome: SubagentOutcome | undefined): void {
     if (outcome === undefined) {
-      this.stream.progress(`Subagent: ${oneLine(line, PROGRESS_MAX)}…`);
+      this.stream.progress(`Subagent: ${codeSpan(oneLine(line, PROGRESS_MAX))}…`);
       return;
     }
     notice(this.stream, outcome === 'completed' ? 'check' : 'warning', `Subagent ${outcome}; its session ${codeSpan(childSessionId)} is linked on the tape.`);
@@ -74,7 +75,7 @@ export class ChatRenderer {
 
   private afterTool(name: string, input: unknown): void {
     if (name === 'tape_handoff' && isRecord(input) && typeof input.name === 'string') {
-      notice(this.stream, 'milestone', `Handoff \`handoff/${input.name}\`: the next request starts from its summary.`);
+      notice(this.stream, 'milestone', `Handoff ${codeSpan(`handoff/${input.name}`)}: the next request starts from its summary.`);
       return;
     }
     if (!FILE_TOOLS.has(name) || !isRecord(input) || typeof input.path !== 'string') return;

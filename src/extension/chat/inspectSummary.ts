@@ -4,8 +4,7 @@ import { VIEW_ASSEMBLED } from '../../tape/manifest';
 import { ProjectionRegistry, ProjectionRunner } from '../../tape/projections/projection';
 import { tokenUsageProjection } from '../../tape/projections/tokenUsage';
 import { toolStatsProjection } from '../../tape/projections/toolStats';
-
-import { codeSpan as code } from '../tools/markdownCode';
+import { codeCell, codeSpan as code } from '../tools/markdownCode';
 
 const number = (n: number): string => n.toLocaleString('en-US');
 
@@ -26,7 +25,7 @@ export function inspectSummary(store: TapeStore, sessionId: string): string {
     '',
     '| kind | entries |',
     '| --- | ---: |',
-    ...Object.entries(info.entriesByKind).map(([kind, n]) => `| ${kind} | ${number(n ?? 0)} |`),
+    ...Object.entries(info.entriesByKind).map(([kind, n]) => `| ${codeCell(kind)} | ${number(n ?? 0)} |`),
     '',
     `**Requests**: ${number(requests)} (${number(usage.attempts)} attempts); tokens in ${number(usage.inputTokens)}, out ${number(usage.outputTokens)}, cached ${number(usage.cachedTokens)}.`,
   ];

@@ -13,6 +13,7 @@ import { readAgentSettings } from '../settings';
 import type { TapeSessions } from '../tapeSessions';
 import { abortSignalOf } from '../cancellation';
 import { ChatToolbox } from '../tools/chatToolbox';
+import { codeSpan } from '../tools/markdownCode';
 import { VsCodeWorkspace } from '../tools/vscodeWorkspace';
 import { describe, type WorkspaceTape } from '../workspaceTape';
 import { ChatRenderer, notice } from './chatRenderer';
@@ -54,7 +55,7 @@ async function handle(
   const { log } = deps;
   if (request.command === 'new') {
     const sessionId = newChatSessionId();
-    stream.markdown(`Started a new tape session (\`${sessionId}\`). The next request starts from an empty context; the earlier session stays on the tape.`);
+    stream.markdown(`Started a new tape session (${codeSpan(sessionId)}). The next request starts from an empty context; the earlier session stays on the tape.`);
     return { metadata: { sessionId } };
   }
   const sessionId = sessionOfHistory(context.history) ?? newChatSessionId();
@@ -69,7 +70,7 @@ async function handle(
   try {
     ws = await deps.tape.open();
   } catch (e) {
-    return { metadata, errorDetails: { message: `The workspace tape could not be opened: ${describe(e)}` } };
+    return { metadata, errorDetails: { message: `The workspace tape could not be opened: ${codeSpan(describe(e))}` } };
   }
   const store = ws.store;
   if (request.command === 'inspect') {
@@ -100,14 +101,14 @@ async function handle(
     if (request.command === 'compact') {
       stream.progress('Summarising the session…');
       const outcome = await compact(store, sessionId, model, { trigger: 'manual', signal: abort.signal, folds: deps.sessions.foldsOf(store) });
-      if ('error' in outcome) return { metadata, errorDetails: { message: outcome.error } };
-      notice(stream, 'fold', `Compacted: the next request starts from the summary anchor \`${outcome.anchor.name}\` (entry #${outcome.anchor.entryId}); nothing was deleted.`);
+      if ('error' in outcome) return { metadata, errorDetails: { message: `Compaction failed: ${codeSpan(outcome.error)}` } };
+      notice(stream, 'fold', `Compacted: the next request starts from the summary anchor ${codeSpan(outcome.anchor.name)} (entry #${outcome.anchor.entryId}); nothing was deleted.`);
       return { metadata };
     }
     return await runTurn(deps, { request, store, sessionId, root, model, stream, signal: abort.signal });
   } catch (e) {
     log.error(`@tape request in ${sessionId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    return { metadata, errorDetails: { message: describe(e) } };
+    return { metadata, errorDetails: { message: codeSpan(describe(e)) } };
   } finally {
     abort.dispose();
   }
@@ -167,10 +168,11 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
     case 'provider_error': {
       const error = outcome.error;
       if (error && SET_UP_FAILURES.has(error.failureClass)) {
-        t.stream.markdown(`\n\nThe model \`${t.request.model.name}\` cannot be used as it is set up. Pick another model in the chat's model picker, or set up Agent Tape's own OpenAI-compatible provider (base URL, models and API key).`);
+        t.stream.markdown(`\n\nThe model ${codeSpan(t.request.model.name)} cannot be used as it is set up. Pick another model in the chat's model picker, or set up Agent Tape's own OpenAI-compatible provider (base URL, models and API key).`);
         t.stream.button({ command: 'agentTape.manageModels', title: 'Set Up a Model…' });
       }
-      return { metadata, errorDetails: { message: error?.message ?? 'The model request failed.' } };
+      // VS Code renders the message as Markdown, and its detail is the server's own words.
+      return { metadata, errorDetails: { message: error ? codeSpan(error.message) : 'The model request failed.' } };
     }
   }
 }
@@ -181,7 +183,7 @@ async function handoff(store: TapeStore, sessionId: string, prompt: string, stre
   // The notes are the checkpoint the next request starts from: without any, say that much.
   const entry = handoffAnchorEntry(name, notes.trim() || `Handoff "${name}" (the user left no notes).`);
   const anchor = (await store.append(sessionId, entry, { durable: true })).entry;
-  notice(stream, 'milestone', `Handoff \`${anchor.name}\` (entry #${anchor.entryId}): the next request starts from its notes, without the history before it.`);
+  notice(stream, 'milestone', `Handoff ${codeSpan(anchor.name)} (entry #${anchor.entryId}): the next request starts from its notes, without the history before it.`);
   return { metadata };
 }
 
@@ -193,7 +195,7 @@ async function forkThread(deps: ParticipantDeps, store: TapeStore, sessionId: st
   if (store.headEntryId(sessionId) === 0) return { metadata: { sessionId }, errorDetails: { message: 'There is nothing to fork yet: this chat has no session on the tape. Ask something first.' } };
   const fork = await forkSession(store, sessionId);
   deps.sessions.used(fork.forkSessionId, model);
-  notice(stream, 'repo-forked', `Forked this session at entry #${fork.parentHeadEntryId} as fork \`${fork.forkId}\` (session \`${fork.forkSessionId}\`). This chat now continues in the fork: the next request reads the session up to the fork point, then the fork's own entries. The original session stays as it was; merge the fork into it or discard it when you are done.`);
+  notice(stream, 'repo-forked', `Forked this session at entry #${fork.parentHeadEntryId} as fork ${codeSpan(fork.forkId)} (session ${codeSpan(fork.forkSessionId)}). This chat now continues in the fork: the next request reads the session up to the fork point, then the fork's own entries. The original session stays as it was; merge the fork into it or discard it when you are done.`);
   stream.button({ command: 'agentTape.mergeFork', arguments: [fork.forkSessionId], title: 'Merge Fork' });
   stream.button({ command: 'agentTape.discardFork', arguments: [fork.forkSessionId], title: 'Discard Fork…' });
   return { metadata: { sessionId: fork.forkSessionId } };

@@ -4,6 +4,7 @@ import { readerOf } from '../../store/lineage';
 import type { SessionSummary, TapeStore } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { SessionTitles } from '../../inspector/sessionTitles';
+import { codeSpan } from '../tools/markdownCode';
 import { describe, type WorkspaceTape } from '../workspaceTape';
 
 /**
@@ -75,8 +76,9 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     item.id = node.sessionId;
     const entries = `${node.entryCount.toLocaleString('en-US')} ${node.entryCount === 1 ? 'entry' : 'entries'}`;
     item.description = node.state === null ? entries : `${shortName(node)} · ${node.state} · ${entries}`;
-    const tooltip = new vscode.MarkdownString();
-    tooltip.appendText(`${node.title ?? 'Untitled session'}\n\nsession ${node.sessionId}\n${item.description}, last ${new Date(node.lastCreatedAt).toLocaleString()}`);
+    // The title is the tape's (a first prompt, an ingested transcript's): code, so no line break in it can start a heading.
+    const tooltip = new vscode.MarkdownString(node.title === null ? 'Untitled session' : codeSpan(node.title));
+    tooltip.appendText(`\n\nsession ${node.sessionId}\n${item.description}, last ${new Date(node.lastCreatedAt).toLocaleString()}`);
     item.tooltip = tooltip;
     item.iconPath = new vscode.ThemeIcon(node.relation === 'root' || node.state === null ? 'history' : ICONS[node.state][node.relation]);
     // The menus' `when` clauses match these: Merge and Discard only on `session.fork.open`.

@@ -4,7 +4,8 @@ import type { TapePort } from '../../agent/tape/tapePort';
 import { invokeTool, type ToolResult } from '../../agent/tools/tool';
 import { abortSignalOf } from '../cancellation';
 import { readAgentSettings } from '../settings';
-import { codeBlock, codeSpan } from './markdownCode';
+import { handoffConfirmation } from './handoffConfirmation';
+import { codeSpan, shownBlock } from './markdownCode';
 import { CONFIRMED_TOOLS, contributedToolNames } from './toolContributions';
 import { callKey, toolResults } from './toolResultHandoff';
 import { VsCodeWorkspace } from './vscodeWorkspace';
@@ -17,14 +18,12 @@ export interface LmToolsDeps {
   log: vscode.LogOutputChannel;
 }
 
-/** Text in a confirmation is shown up to this many lines; the rest is counted, not hidden silently. */
-const MAX_SHOWN_LINES = 200;
-
 /**
  * Registers the core tools with VS Code (`vscode.lm.tools`), so any chat (Copilot's agent mode,
  * `#read_file` references, our own `@tape`) can call them. VS Code asks the user before
  * apply_edit and run_command with the confirmation prepared here; by the time `invoke` runs the
- * user has agreed, so the core gets its permissions granted.
+ * user has agreed, so the core gets its permissions granted. tape_handoff asks too: every call of
+ * the registered one comes from another chat (see handoffConfirmation.ts).
  *
  * A core error result is thrown as an Error with the core's text: VS Code then shows the call as
  * failed and hands the text to the calling model as an error, where a returned text would read as
@@ -36,6 +35,9 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
   // permission to edit: were the file changed in between so that the edit now applies, it still
   // would not be written unasked. A mark left by a call VS Code never invoked can only refuse.
   const unconfirmed = new Map<string, number>();
+  // The session each tape_handoff call was confirmed for: the call writes there, even if @tape has
+  // moved on to another session while the question was open. A call without one gets no tape.
+  const handoffTapes = new Map<string, TapePort>();
 
   const workspace = (): VsCodeWorkspace | undefined => {
     const root = deps.workspaceRoot();
@@ -51,7 +53,8 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
     try {
       const ws = workspace();
       if (ws === undefined) return { status: 'error', output: `${name} needs an open workspace folder, and none is open` };
-      return await invokeTool(registry, name, input, { workspace: ws, permissions: { edits: askedFirst, commands: true }, signal: abort.signal, tape: deps.tape() });
+      const tape = name === 'tape_handoff' ? takeHandoffTape(callKey(name, input)) : deps.tape();
+      return await invokeTool(registry, name, input, { workspace: ws, permissions: { edits: askedFirst, commands: true }, signal: abort.signal, tape });
     } catch (error) {
       return { status: 'error', output: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
     } finally {
@@ -111,12 +114,28 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
     return { invocationMessage: message, confirmationMessages: { title: 'Run this command?', message: body } };
   }
 
+  function prepareHandoff(input: unknown, message: vscode.MarkdownString): vscode.PreparedToolInvocation {
+    const tape = deps.tape();
+    const info = tape?.info();
+    const confirmation = handoffConfirmation(input, info && { sessionId: info.sessionId, title: info.title });
+    if (tape === undefined || confirmation === undefined) return { invocationMessage: message };
+    handoffTapes.set(callKey('tape_handoff', input), tape);
+    return { invocationMessage: message, confirmationMessages: { title: confirmation.title, message: new vscode.MarkdownString(confirmation.message) } };
+  }
+
+  function takeHandoffTape(key: string): TapePort | undefined {
+    const tape = handoffTapes.get(key);
+    handoffTapes.delete(key);
+    return tape;
+  }
+
   const registrations = contributedToolNames().map((name) =>
     vscode.lm.registerTool<unknown>(name, {
       prepareInvocation: ({ input }, token) => {
         const message = invocationMessage(name, fieldsOf(input));
         if (name === 'apply_edit') return prepareEdit(input, message, token);
         if (name === 'run_command') return prepareCommand(input, message);
+        if (name === 'tape_handoff') return prepareHandoff(input, message);
         return { invocationMessage: message };
       },
       invoke: async ({ input }, token) => {
@@ -168,13 +187,6 @@ function stringField(fields: Record<string, unknown>, key: string): string | und
 function diffOf(oldText: string, newText: string): string {
   const lines = (text: string, sign: string) => (text === '' ? [] : text.replace(/\n$/, '').split('\n').map((l) => `${sign}${l}`));
   return [...lines(oldText, '-'), ...lines(newText, '+')].join('\n');
-}
-
-/** A code block of at most MAX_SHOWN_LINES lines, saying how many more there are. */
-function shownBlock(text: string, language: string): string {
-  const lines = text.split('\n');
-  if (lines.length <= MAX_SHOWN_LINES) return codeBlock(text, language);
-  return `${codeBlock(lines.slice(0, MAX_SHOWN_LINES).join('\n'), language)}\n\n*${lines.length - MAX_SHOWN_LINES} more lines not shown.*`;
 }
 
 function addMark(marks: Map<string, number>, key: string): void {

@@ -54,7 +54,7 @@ const PRESENTATION: Readonly<Record<string, Presentation>> = {
   run_command: { displayName: 'Run Command', userDescription: 'Run a shell command in the workspace folder (asks first).', icon: '$(terminal)', tags: ['workspace', 'terminal'] },
   tape_search: { displayName: 'Search Tape', userDescription: "Full-text search of this session's tape.", icon: '$(history)', tags: ['tape', 'search'] },
   tape_context: { displayName: 'Tape Context', userDescription: "Show entries of this session's tape with their neighbours.", icon: '$(list-flat)', tags: ['tape', 'read'] },
-  tape_handoff: { displayName: 'Tape Handoff', userDescription: 'Leave a handoff anchor on the tape: a summary the next context starts from.', icon: '$(bookmark)', tags: ['tape', 'write'] },
+  tape_handoff: { displayName: 'Tape Handoff', userDescription: 'Leave a handoff anchor on the tape: a summary the next context starts from (asks first when another chat calls it).', icon: '$(bookmark)', tags: ['tape', 'write'] },
   tape_info: { displayName: 'Tape Info', userDescription: "This session's id, title, head and entry counts.", icon: '$(info)', tags: ['tape', 'read'] },
   tape_anchors: { displayName: 'Tape Anchors', userDescription: "The anchors of this session's tape and the one the context starts from.", icon: '$(pinned)', tags: ['tape', 'read'] },
 };

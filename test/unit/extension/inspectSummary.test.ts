@@ -12,8 +12,8 @@ describe('/inspect: a session\'s tape at a glance', () => {
     await store.appendMany('s1', [call('a2', 't2', 'read_file', { path: 'x' }), result('a2', 't2', 'read_file', 'oops')]);
     const text = inspectSummary(store, 's1');
     assert.match(text, /session `s1`, 11 entries/);
-    assert.match(text, /\| message \| 3 \|/);
-    assert.match(text, /\| tool_call \| 2 \|/);
+    assert.match(text, /\| `message` \| 3 \|/);
+    assert.match(text, /\| `tool_call` \| 2 \|/);
     assert.match(text, /tokens in 1,200, out 30, cached 1,000/);
     assert.match(text, /- #1 `session\/start`\n- #9 `handoff\/phase-2` \*\*in force\*\*/);
     assert.match(text, /`read_file` ×2/);
