@@ -1,4 +1,5 @@
 import * as assert from 'assert';
+import { execFileSync } from 'child_process';
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -73,6 +74,19 @@ describe('Tape Inspector in a real VS Code', () => {
     assert.match(log, new RegExp(`could not open the tape file: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .+`));
     assert.strictEqual(sha256(file), before, 'the file is unchanged');
     assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.startsWith('truncated')), ['truncated.tape.sqlite'], 'no journal, lock or temp file beside it');
+  });
+
+  it('refuses a .tape.jsonl that is a FIFO, or too large for the editor, to an error naming the file, at once', async () => {
+    const fifo = path.join(dir, 'fifo.tape.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(fifo), TAPE_EDITOR);
+    await agentTapeLog(`could not open the tape file: ${fifo}: is a FIFO (named pipe), not a regular file`);
+    const big = path.join(dir, 'big.tape.jsonl');
+    fs.writeFileSync(big, '');
+    fs.truncateSync(big, 200 << 20); // sparse: the size is what is refused, unread
+    await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(big), TAPE_EDITOR);
+    await agentTapeLog(`could not open the tape file: ${big}: is 200 MiB, over the 128 MiB limit for a JSONL tape`);
+    assert.ok(fs.lstatSync(fifo).isFIFO(), 'the FIFO is left as it was');
   });
 
   it('"Tape: Import Tape File…" adds a file\'s sessions to the workspace tape, and the sessions view lists them newest first', async () => {

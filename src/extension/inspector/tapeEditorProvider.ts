@@ -3,6 +3,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { InspectorSource } from '../../inspector/inspectorController';
 import type { Disposable } from '../../store/appendEvents';
+import { TapeFileTooLargeError } from '../../store/errors';
 import { watchFile } from '../../store/fileWatch';
 import { formatOf, openTapeFile } from '../../store/tapeFile';
 import type { TapeStore } from '../../store/tapeStore';
@@ -12,6 +13,15 @@ import { followReplayCursor } from './replayFollow';
 
 /** The custom editor of `*.tape.sqlite` and `*.tape.jsonl` files (package.json `customEditors`). */
 export const TAPE_EDITOR = 'agentTape.tapeFile';
+
+/**
+ * The largest `.tape.jsonl` the editor opens. A JSONL tape becomes a database in the extension
+ * host's memory, which every extension shares: 2.5 to 4 times the file's size in RSS
+ * (bench/jsonlMemory), so 128 MiB costs up to half a gigabyte. A larger one is better imported into
+ * the workspace tape, whose file is read as it is instead of rebuilt with its search index.
+ */
+const EDITOR_JSONL_MAX_BYTES = 128 << 20;
+const IMPORT = 'Import Tape File';
 
 /** A problem with the file, worded so that it names the file (the store's own errors already do). */
 function problemWith(file: string, e: unknown): string {
@@ -63,13 +73,16 @@ class TapeFileDocument implements vscode.CustomDocument {
     const file = uri.fsPath;
     try {
       if (uri.scheme !== 'file') throw new Error(`only tape files on this machine can be opened, not ${uri.toString()}`);
-      const store = await openTapeFile(file, { readOnly: true });
+      const store = await openTapeFile(file, { readOnly: true, jsonlMaxBytes: EDITOR_JSONL_MAX_BYTES });
       log.info(`tape file ${file} opened read-only`);
       return new TapeFileDocument(uri, store, undefined, log);
     } catch (e) {
       const error = problemWith(file, e);
       log.error(`could not open the tape file: ${error}`);
-      return new TapeFileDocument(uri, undefined, error, log);
+      if (!(e instanceof TapeFileTooLargeError && formatOf(file) === 'jsonl')) return new TapeFileDocument(uri, undefined, error, log);
+      const offer = `${error}. Its sessions can be imported into the workspace tape instead (Tape: Import Tape File).`;
+      void vscode.window.showErrorMessage(`Agent Tape: ${offer}`, IMPORT).then((choice) => choice === IMPORT && vscode.commands.executeCommand('agentTape.importTapeFile', uri));
+      return new TapeFileDocument(uri, undefined, offer, log);
     }
   }
 
@@ -81,7 +94,7 @@ class TapeFileDocument implements vscode.CustomDocument {
     const file = this.uri.fsPath;
     let next: TapeStore;
     try {
-      next = await openTapeFile(file, { readOnly: true });
+      next = await openTapeFile(file, { readOnly: true, jsonlMaxBytes: EDITOR_JSONL_MAX_BYTES });
     } catch (e) {
       const error = problemWith(file, e);
       log.warn(`tape file changed but could not be read again (still showing what was read before): ${error}`);
