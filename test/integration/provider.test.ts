@@ -162,10 +162,15 @@ describe('Agent Tape as a language model provider (OpenAI-compatible server)', (
     }
   });
 
-  it('offers no models while the base URL is not an http(s) URL, and says why in the log', async () => {
+  it('offers no models while the base URL is not an http(s) URL, is plain http to another host or holds a password, and says why in the log', async () => {
     await setting('baseUrl', 'localhost:11434/v1');
     await until('the models to go', async () => ((await vscode.lm.selectChatModels({ vendor: 'agent-tape' })).length === 0 ? true : undefined));
     await agentTapeLog('agentTape.provider.baseUrl: "localhost:11434/v1" is not an http(s) URL; no models are offered');
+    await setting('baseUrl', 'http://192.0.2.1:11434/v1');
+    await agentTapeLog('agentTape.provider.baseUrl: "http://192.0.2.1:11434/v1" uses plain http to 192.0.2.1:11434');
+    await setting('baseUrl', 'https://me:hunter2@api.example.com/v1');
+    const log = await agentTapeLog('agentTape.provider.baseUrl: "https://…@api.example.com/v1" holds a user name or password');
+    assert.ok(!log.includes('hunter2'), 'the password never reaches the log');
     await serve();
     await ownModel();
   });
