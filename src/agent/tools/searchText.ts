@@ -20,7 +20,7 @@ export const searchTextTool: Tool<typeof input> = {
     } catch (error) {
       return { status: 'error', output: `invalid regular expression ${JSON.stringify(query)}: ${(error as Error).message}` };
     }
-    const found = await ctx.workspace.searchText(pattern, { include, limit: MAX_TEXT_MATCHES });
+    const found = await ctx.workspace.searchText(pattern, { include, limit: MAX_TEXT_MATCHES, signal: ctx.signal });
     if (found.items.length === 0) return { status: 'ok', output: `no matches for ${JSON.stringify(query)}${include ? ` in ${include}` : ''}` };
     const lines = found.items.map((m) => `${m.path}:${m.line}: ${m.text}`);
     const more = found.truncated ? `\n[more than ${MAX_TEXT_MATCHES} matches; narrow the query or include]` : '';

@@ -1,9 +1,11 @@
 import { promises as fs, realpathSync } from 'fs';
 import * as path from 'path';
+import { readRegularFileSync } from '../../store/safeRead';
 import { looksBinary } from './binary';
 import { commandEnv, type CommandEnvPolicy } from './commandEnv';
 import { confine } from './confine';
 import { globMatcher } from './glob';
+import { LineMatcher, PatternTimeoutError, type NamedText } from './lineMatcher';
 import { walkFiles } from './gitignoreWalk';
 import { runShellCommand } from './shellCommand';
 import type { Capped, CommandOptions, CommandResult, DirEntry, EntryKind, FileStat, SearchOptions, TextMatch, WorkspacePort } from './workspacePort';
@@ -11,6 +13,12 @@ import type { Capped, CommandOptions, CommandResult, DirEntry, EntryKind, FileSt
 /** Files larger than this are not searched: they are generated or data, and reading them costs more than it tells. */
 const MAX_SEARCHED_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_MATCH_LINE_CHARS = 300;
+/** A regex from the model gets this long per file, and a whole search this long, before it ends with an error. */
+const PATTERN_TIME_LIMIT_MS = 2_000;
+const SEARCH_TIME_LIMIT_MS = 30_000;
+/** Files sent to the matcher at once (the time limit is per batch). */
+const BATCH_FILES = 64;
+const BATCH_CHARS = 1024 * 1024;
 
 /** The workspace port over a directory on disk. */
 export class NodeWorkspace implements WorkspacePort {
@@ -64,18 +72,39 @@ export class NodeWorkspace implements WorkspacePort {
     const regex = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
     const included = options.include === undefined ? undefined : globMatcher(options.include);
     const items: TextMatch[] = [];
-    for await (const rel of walkFiles(this.root)) {
-      if (included && !included(rel)) continue;
-      const text = await readSearchable(path.join(this.root, rel));
-      if (text === undefined) continue;
-      const lines = text.split(/\r?\n/);
-      for (let i = 0; i < lines.length; i++) {
-        if (!regex.test(lines[i])) continue;
-        if (items.length === options.limit) return { items, truncated: true };
-        items.push({ path: rel, line: i + 1, text: lines[i].length > MAX_MATCH_LINE_CHARS ? `${lines[i].slice(0, MAX_MATCH_LINE_CHARS)}…` : lines[i] });
+    const deadline = Date.now() + SEARCH_TIME_LIMIT_MS;
+    const matcher = new LineMatcher(regex, PATTERN_TIME_LIMIT_MS, MAX_MATCH_LINE_CHARS);
+    // Files go to the matcher in batches: a round trip per file would cost more than the matching.
+    let batch: NamedText[] = [];
+    let batchChars = 0;
+    /** Adds the batch's hits; true when the limit was passed (one hit more than the room tells that). */
+    const flush = async (): Promise<boolean> => {
+      const hits = batch.length === 0 ? [] : await matcher.match(batch, options.limit - items.length + 1, deadline, options.signal);
+      for (const [i, fileHits] of hits.entries()) {
+        for (const [line, text] of fileHits) {
+          if (items.length === options.limit) return true;
+          items.push({ path: batch[i].name, line: line + 1, text });
+        }
       }
+      batch = [];
+      batchChars = 0;
+      return false;
+    };
+    try {
+      for await (const rel of walkFiles(this.root)) {
+        if (options.signal?.aborted) throw new Error('the search was cancelled');
+        if (Date.now() > deadline) throw new PatternTimeoutError(`the search took longer than ${SEARCH_TIME_LIMIT_MS / 1000} s; narrow it with include`);
+        if (included && !included(rel)) continue;
+        const text = readSearchable(path.join(this.root, rel));
+        if (text === undefined) continue;
+        batch.push({ name: rel, text });
+        batchChars += text.length;
+        if ((batch.length >= BATCH_FILES || batchChars >= BATCH_CHARS) && (await flush())) return { items, truncated: true };
+      }
+      return { items, truncated: await flush() };
+    } finally {
+      await matcher.dispose();
     }
-    return { items, truncated: false };
   }
 
   async writeFile(p: string, content: string): Promise<void> {
@@ -100,11 +129,15 @@ function kindOf(stat: { isFile(): boolean; isDirectory(): boolean } | undefined)
   return stat?.isDirectory() ? 'directory' : stat?.isFile() ? 'file' : 'other';
 }
 
-async function readSearchable(abs: string): Promise<string | undefined> {
+/**
+ * One descriptor, checked with fstat: a FIFO, a device or a file over the limit is skipped unread.
+ * Read synchronously: a regular file of at most 2 MiB reads at once, and the search awaits the
+ * matcher between files anyway, where a promise per open, stat, read and close made a search
+ * of 215 files take 170 ms instead of 6.
+ */
+function readSearchable(abs: string): string | undefined {
   try {
-    const stat = await fs.stat(abs);
-    if (stat.size > MAX_SEARCHED_FILE_BYTES) return undefined;
-    const bytes = await fs.readFile(abs);
+    const bytes = readRegularFileSync(abs, MAX_SEARCHED_FILE_BYTES, 'search_text');
     return looksBinary(bytes) ? undefined : bytes.toString('utf8');
   } catch {
     return undefined;

@@ -33,6 +33,8 @@ export interface SearchOptions {
   /** A glob over workspace-relative paths that limits the files searched. */
   readonly include?: string;
   readonly limit: number;
+  /** Ends the search (the turn was cancelled). */
+  readonly signal?: AbortSignal;
 }
 
 export interface CommandOptions {
