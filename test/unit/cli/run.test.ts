@@ -185,6 +185,19 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     }
   });
 
+  it('search_text in the bundled CLI: a pattern that backtracks exponentially is an error result within seconds, and the next search works', async () => {
+    fs.writeFileSync(path.join(ws, 'slow.txt'), `${'a'.repeat(5000)}b\n`);
+    const srv = await serve([
+      { stream: [{ toolCall: { index: 0, id: 'c1', name: 'search_text', arguments: JSON.stringify({ query: '(a+)+$', isRegex: true }) } }] },
+      { stream: [{ toolCall: { index: 0, id: 'c2', name: 'search_text', arguments: JSON.stringify({ query: 'hel+o', isRegex: true }) } }] },
+      { stream: [{ text: 'Found it.' }] },
+    ]);
+    const r = await runCli(argsFor(srv.baseURL, 'Search'));
+    assert.strictEqual(r.code, 0, r.err);
+    const outputs = (await entries()).filter((e) => e.kind === 'tool_result').map((e) => `${String(e.payload.status)} ${String(e.payload.output)}`);
+    assert.deepStrictEqual(outputs, ['error search_text failed: the pattern took longer than 2 s on slow.txt; simplify it (nested quantifiers such as (a+)+ backtrack exponentially)', 'ok notes.txt:1: hello from the file']);
+  });
+
   it('an unreachable server: a clear error, exit 1, the failure on the tape', async () => {
     const port = await closedPort();
     const r = await runCli(argsFor(`http://127.0.0.1:${port}/v1`, 'hi'));
