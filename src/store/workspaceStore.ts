@@ -88,9 +88,15 @@ export class WorkspaceStore {
 
   private watchLock(): void {
     this.lockWatch = watchFile(lockPathOf(this.file), () => {
-      if (!this.closed && !this.promoting && lockHolder(this.file) === null) {
-        this.promoting = this.promote().finally(() => (this.promoting = undefined));
+      if (this.closed || this.promoting) return;
+      let holder: number | null;
+      try {
+        holder = lockHolder(this.file);
+      } catch (e) {
+        // A lock that is not a lock (a FIFO, a device): no writer can take it, nor can this window.
+        return this.onError(`cannot tell whether ${this.file} is still open for writing`, e);
       }
+      if (holder === null) this.promoting = this.promote().finally(() => (this.promoting = undefined));
     });
   }
 

@@ -49,4 +49,21 @@ describe('the workspace store', () => {
     assert.deepStrictEqual(events.at(-1), { sessionId: 's', firstEntryId: 4, lastEntryId: 4 }, 'appends are heard through the new store too');
     await second.close();
   });
+
+  it('a read-only window whose lock is replaced by something that is not a lock reports it and stays read-only', async function () {
+    if (process.platform === 'win32') this.skip();
+    this.timeout(10_000);
+    const first = await WorkspaceStore.open(dir);
+    const errors: string[] = [];
+    const second = await WorkspaceStore.open(dir, {}, (what, e) => errors.push(`${what}: ${e instanceof Error ? e.message : String(e)}`));
+    assert.strictEqual(second.state.mode, 'readOnly');
+    fs.rmSync(`${first.file}.lock`);
+    fs.symlinkSync('/dev/zero', `${first.file}.lock`);
+    await until(() => errors.length > 0, 'the report');
+    assert.match(errors[0], /cannot tell whether .* is still open for writing: .*\.lock: is a character device, not a regular file/);
+    assert.strictEqual(second.state.mode, 'readOnly');
+    await second.close();
+    fs.rmSync(`${first.file}.lock`);
+    await first.close();
+  });
 });
