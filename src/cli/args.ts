@@ -57,12 +57,17 @@ export const str = (p: Parsed, name: string): string | undefined => {
 export function int(p: Parsed, name: string): number | undefined {
   const v = str(p, name);
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  // Beyond 2^53 a number is no longer the integer written (99999999999999999999 reads as 1e20).
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
+    throw new UsageError(`--${name} must be a non-negative integer up to ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(v)}`);
+  }
   return Number(v);
 }
 
+/** A flag that must be given a value; an empty one (`--session=`) names nothing, so it is refused too. */
 export function required(p: Parsed, name: string): string {
   const v = str(p, name);
   if (v === undefined) throw new UsageError(`--${name} is required`);
+  if (v === '') throw new UsageError(`--${name} must not be empty`);
   return v;
 }

@@ -17,7 +17,7 @@ import { verifyCommand } from './commands/verify';
 import { discardCommand, forkCommand, mergeCommand } from './commands/fork';
 import { repairCommand } from './commands/repair';
 import { runCommand } from './commands/run';
-import { ioOf, processSink, type Io, type Sink } from './output';
+import { ioOf, OutputClosedError, processSink, type Io, type Sink } from './output';
 
 const HELP = `agent-tape: inspect and convert Agent Tape files (*.tape.sqlite, *.tape.jsonl), and run the agent on them
 
@@ -99,25 +99,27 @@ exit status: 0 ok, 1 check failed or internal error (run: the provider or the ro
 ended the turn), 2 usage error or bad input, 130 interrupted by Ctrl+C (run, compact, ingest --follow)
 `;
 
-const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
-  import: importCommand,
-  export: exportCommand,
-  info: infoCommand,
-  log: logCommand,
-  view: viewCommand,
-  context: contextCommand,
-  search: searchCommand,
-  append: appendCommand,
-  repair: repairCommand,
-  handoff: handoffCommand,
-  run: runCommand,
-  compact: compactCommand,
-  ingest: ingestCommand,
-  verify: verifyCommand,
-  fork: forkCommand,
-  merge: mergeCommand,
-  discard: discardCommand,
-};
+// A Map, not an object literal: the name is the user's, and `constructor` or `__proto__` must be
+// an unknown command, not something every object inherits.
+const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
+  ['import', importCommand],
+  ['export', exportCommand],
+  ['info', infoCommand],
+  ['log', logCommand],
+  ['view', viewCommand],
+  ['context', contextCommand],
+  ['search', searchCommand],
+  ['append', appendCommand],
+  ['repair', repairCommand],
+  ['handoff', handoffCommand],
+  ['run', runCommand],
+  ['compact', compactCommand],
+  ['ingest', ingestCommand],
+  ['verify', verifyCommand],
+  ['fork', forkCommand],
+  ['merge', mergeCommand],
+  ['discard', discardCommand],
+]);
 
 const BAD_INPUT = [ForkRefusedError, UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];
 
@@ -128,11 +130,13 @@ export async function run(argv: string[], sink: Sink = processSink): Promise<num
     io.out(HELP);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
+  const command = COMMANDS.get(name);
   try {
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
     return await command(args, io);
   } catch (e) {
+    // The reader of our output has gone: nothing to tell it, and exit 1 says the output is cut short.
+    if (e instanceof OutputClosedError) return 1;
     const bad = BAD_INPUT.some((c) => e instanceof c);
     io.err(`agent-tape: ${e instanceof Error ? e.message : String(e)}\n${e instanceof UsageError ? "run 'agent-tape --help' for usage\n" : ''}`);
     return bad ? 2 : 1;

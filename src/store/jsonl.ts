@@ -1,11 +1,19 @@
 import { validateEntry, TapeValidationError } from '../tape/entry';
+import { jsonTextTooDeep } from '../tape/jsonDepth';
+import { safeJsonText } from '../tape/safeJsonText';
 import { TapeFileError } from './errors';
 import { rowTupleOf, type RowTuple } from './rowTuple';
 import type { RawEntry } from './tapeStore';
 
-/** One entry as a `.tape.jsonl` line, keys in the interchange order, payload/meta as stored text. */
+/**
+ * One entry as a `.tape.jsonl` line, keys in the interchange order, payload/meta as their stored
+ * text with control characters escaped (safeJsonText): the same values, and a line that cannot
+ * drive the terminal that prints it or be split by an editor that reads it.
+ */
 export function jsonlLine(e: RawEntry): string {
-  return `{"sessionId":${JSON.stringify(e.sessionId)},"entryId":${e.entryId},"kind":${JSON.stringify(e.kind)},"name":${JSON.stringify(e.name)},"provenanceKey":${JSON.stringify(e.provenanceKey)},"payload":${e.payload},"meta":${e.meta},"createdAt":${e.createdAt}}\n`;
+  return safeJsonText(
+    `{"sessionId":${JSON.stringify(e.sessionId)},"entryId":${e.entryId},"kind":${JSON.stringify(e.kind)},"name":${JSON.stringify(e.name)},"provenanceKey":${JSON.stringify(e.provenanceKey)},"payload":${e.payload},"meta":${e.meta},"createdAt":${e.createdAt}}`,
+  ) + '\n';
 }
 
 /**
@@ -70,6 +78,8 @@ export class JsonlChecker {
   /** The row of line `lineNo` (counted from 1), given without its newline. */
   row(line: string, lineNo: number): RowTuple {
     const file = this.file;
+    const deep = jsonTextTooDeep(line);
+    if (deep) throw new TapeFileError(file, deep, lineNo);
     let value: unknown;
     try {
       value = JSON.parse(line);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MAX_JSON_DEPTH, tooDeep } from './jsonDepth';
 
 /**
  * Canonical JSON: the one text a JSON value has, so that equal values hash equally wherever and
@@ -69,6 +70,8 @@ function write(value: unknown, depth: number, walk: Walk): string {
       return String(value);
     case 'object': {
       if (value === null) return 'null';
+      // The value at `depth` is at level depth + 1; the first key is enough to say where.
+      if (depth >= MAX_JSON_DEPTH) throw new CanonicalJsonError(`${pathOf(walk, 1)}: ${tooDeep()}`);
       for (let i = 0; i < depth; i++) {
         if (walk.parents[i] === value) throw new CanonicalJsonError(`${pathOf(walk, depth)}: a cycle is not a JSON value`);
       }

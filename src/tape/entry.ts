@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_JSON_DEPTH, tooDeep } from './jsonDepth';
 
 /**
  * The tape's entry model (SPEC 2.1). Kinds are a closed set; names are open. A known name gets its
@@ -32,7 +33,16 @@ export interface NewEntry {
 }
 
 const id = z.string().min(1);
-const jsonObject = z.record(z.string(), z.unknown());
+// SQLite keeps text as UTF-8, where a lone surrogate turns into U+FFFD: an entry's name, key or
+// session id with one would be stored as another (a name no longer its payload's copy).
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const column = id.refine((s) => !LONE_SURROGATE.test(s), 'has a lone surrogate, which UTF-8 (and so the tape) cannot hold');
+const isPlainObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+// Copied with spread, not by a record schema: that assigns key by key, so a `__proto__` key (an
+// own property, as JSON.parse makes it) became the copy's prototype and vanished from the entry.
+const jsonObject = z
+  .custom<JsonObject>(isPlainObject, { error: (i) => `expected a JSON object, received ${i.input === null ? 'null' : Array.isArray(i.input) ? 'array' : typeof i.input}` })
+  .transform((o) => ({ ...o }));
 // Payloads are loose: fields this version does not know are stored and exported unchanged.
 const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
 
@@ -155,8 +165,8 @@ function checkName(e: NewEntry, where: string): void {
 
 const newEntryShape = z.object({
   kind: z.enum(KINDS, { error: (i) => `unknown kind ${JSON.stringify(i.input)}; expected one of ${KINDS.join(', ')}` }),
-  name: z.string().min(1),
-  provenanceKey: z.string().min(1).nullable().optional(),
+  name: column,
+  provenanceKey: column.nullable().optional(),
   payload: jsonObject,
   meta: jsonObject.optional(),
   createdAt: z.number().int().nonnegative().optional(),
@@ -166,9 +176,10 @@ const newEntryShape = z.object({
  * Where `value` stops being JSON, or null. The tape stores JSON text, and JSON.stringify would
  * quietly drop `undefined`, turn NaN into null and a Date into a string (and throw on a BigInt),
  * so the entry an append returns would differ from the one stored. A plain walk: zod's json()
- * schema costs several times more on every append.
+ * schema costs several times more on every append. `depth` is the level of `value` in its entry
+ * (jsonDepth.ts): the walk stops at the limit, before the stack does, and says so at the field.
  */
-function nonJson(value: unknown, path: string): string | null {
+function nonJson(value: unknown, path: string, depth: number): string | null {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -177,9 +188,10 @@ function nonJson(value: unknown, path: string): string | null {
       return Number.isFinite(value) ? null : `${path}: ${value} is not a JSON number`;
     case 'object': {
       if (value === null) return null;
+      if (depth > MAX_JSON_DEPTH) return `${path.split('.', 1)[0]}: ${tooDeep()}`;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          const bad = nonJson(value[i], `${path}.${i}`);
+          const bad = nonJson(value[i], `${path}.${i}`, depth + 1);
           if (bad) return bad;
         }
         return null;
@@ -187,7 +199,7 @@ function nonJson(value: unknown, path: string): string | null {
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) return `${path}: a ${value.constructor?.name ?? 'class instance'} is not a JSON value`;
       for (const k in value) {
-        const bad = nonJson((value as JsonObject)[k], `${path}.${k}`);
+        const bad = nonJson((value as JsonObject)[k], `${path}.${k}`, depth + 1);
         if (bad) return bad;
       }
       return null;
@@ -202,7 +214,8 @@ function validateWith<T extends NewEntry>(shape: z.ZodType, value: unknown, wher
   const r = shape.safeParse(value);
   if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
   const e = r.data as T;
-  const bad = nonJson(e.payload, 'payload') ?? (e.meta === undefined ? null : nonJson(e.meta, 'meta'));
+  // The entry is level 1, its payload and meta level 2.
+  const bad = nonJson(e.payload, 'payload', 2) ?? (e.meta === undefined ? null : nonJson(e.meta, 'meta', 2));
   if (bad) throw new TapeValidationError(`${where}: ${bad}`);
   if (e.provenanceKey === BOOTSTRAP_KEY && !isSessionStart(e)) {
     throw new TapeValidationError(`${where}: provenance key "${BOOTSTRAP_KEY}" is reserved for the session/start anchor`);
@@ -222,9 +235,9 @@ export function validateNewEntry(value: unknown, where = 'entry'): NewEntry {
 }
 
 const storedEntryShape = newEntryShape.extend({
-  sessionId: id,
+  sessionId: column,
   entryId: z.number().int().positive(),
-  provenanceKey: z.string().min(1).nullable(),
+  provenanceKey: column.nullable(),
   meta: jsonObject,
   createdAt: z.number().int().nonnegative(),
 });

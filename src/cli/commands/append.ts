@@ -1,6 +1,7 @@
 import { StringDecoder } from 'string_decoder';
 import { TapeValidationError, validateNewEntry, type NewEntry } from '../../tape/entry';
 import { TapeFileError } from '../../store/errors';
+import { jsonTextTooDeep } from '../../tape/jsonDepth';
 import { TapeStore, type AppendResult } from '../../store/tapeStore';
 import { parseArgs, required } from '../args';
 import type { Io } from '../output';
@@ -80,11 +81,14 @@ export async function appendCommand(args: string[], io: Io, input: NodeJS.Readab
       },
     );
     appended.catch((e: unknown) => (failure ??= e));
-    printed = printed.then(() =>
-      appended.then((results) => {
-        if (results.length) io.data(results.map(ack).join(''));
-      }, () => undefined),
-    );
+    printed = printed
+      .then(() =>
+        appended.then((results) => {
+          if (results.length) io.data(results.map(ack).join(''));
+        }, () => undefined),
+      )
+      // A reader of the acks that has gone (a closed stdout) stops the stream like a refused line.
+      .catch((e: unknown) => void (failure ??= e));
   };
 
   let lineNo = 0;
@@ -97,6 +101,11 @@ export async function appendCommand(args: string[], io: Io, input: NodeJS.Readab
       for (const line of lines) {
         lineNo++;
         if (!line.trim()) continue;
+        const deep = jsonTextTooDeep(line);
+        if (deep) {
+          badLine = new TapeFileError('<stdin>', deep, lineNo);
+          break;
+        }
         try {
           entries.push(JSON.parse(line));
           lineNos.push(lineNo);

@@ -1,5 +1,6 @@
 import { handoffAnchorEntry } from '../../agent/compaction';
 import type { JsonObject } from '../../tape/entry';
+import { jsonTextTooDeep } from '../../tape/jsonDepth';
 import { TapeStore } from '../../store/tapeStore';
 import { parseArgs, required, str, UsageError } from '../args';
 import type { Io } from '../output';
@@ -7,6 +8,8 @@ import { requireSession, requireSqliteTape } from './session';
 
 function stateOf(text: string | undefined): JsonObject | undefined {
   if (text === undefined) return undefined;
+  const deep = jsonTextTooDeep(text);
+  if (deep) throw new UsageError(`--state ${deep}`);
   let value: unknown;
   try {
     value = JSON.parse(text);
