@@ -1,6 +1,7 @@
 import type { Database, SqlValue, Statement } from 'sql.js';
 import { SESSION_START, type Entry, type Kind } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
+import { INTERRUPTED_KEY_PREFIX } from '../tape/toolPairs';
 
 export interface EntryFilter {
   kind?: Kind;
@@ -36,7 +37,9 @@ export interface RawEntry {
 }
 
 const ENTRY_COLUMNS = 'session_id, entry_id, kind, name, provenance_key, payload, meta, created_at';
-const FOLD_COLUMNS = 'entry_id, kind, name, message_id, tool_call_id, status, order_seq, role';
+// The last column is FoldRow.interrupted, 0 or 1 (SQLite keeps the key out of the row).
+const FOLD_COLUMNS = `entry_id, kind, name, message_id, tool_call_id, status, order_seq, role,
+  coalesce(kind = 'tool_result' AND substr(provenance_key, 1, ${INTERRUPTED_KEY_PREFIX.length}) = '${INTERRUPTED_KEY_PREFIX}', 0)`;
 
 type EntryColumns = [string, number, Kind, string, string | null, string, string, number];
 
@@ -150,8 +153,8 @@ export class TapeQueries {
     const rows: FoldRow[] = [];
     try {
       while (s.step()) {
-        const [entryId, kind, name, messageId, toolCallId, status, orderSeq, role] = s.get();
-        rows.push({ entryId, kind, name, messageId, toolCallId, status, orderSeq, role } as FoldRow);
+        const [entryId, kind, name, messageId, toolCallId, status, orderSeq, role, interrupted] = s.get();
+        rows.push({ entryId, kind, name, messageId, toolCallId, status, orderSeq, role, interrupted: interrupted === 1 } as FoldRow);
       }
     } finally {
       s.free();

@@ -1,6 +1,7 @@
 import type { SqlValue } from 'sql.js';
 import type { Entry, Kind } from '../tape/entry';
 import { foldRowOf, type FoldRow } from '../tape/fold';
+import { isInterruptedResultKey } from '../tape/toolPairs';
 
 /**
  * One entries row as positional values, in the order of `INSERT_ROW`'s parameters. Payload and
@@ -45,7 +46,7 @@ export function rowTupleOf(entry: Entry, payloadText: string, metaText: string):
 
 /** The fold's view of a row (its first columns are the same in a RowTuple and in RowParams). */
 export const foldRowOfRow = (r: RowTuple | RowParams): FoldRow =>
-  ({ entryId: r[1], kind: r[2], name: r[3], messageId: r[6], toolCallId: r[7], status: r[8], orderSeq: r[9], role: r[10] }) as FoldRow;
+  ({ entryId: r[1], kind: r[2], name: r[3], messageId: r[6], toolCallId: r[7], status: r[8], orderSeq: r[9], role: r[10], interrupted: r[2] === 'tool_result' && isInterruptedResultKey(r[4] as string | null) }) as FoldRow;
 
 export function paramsOf(r: RowTuple): RowParams {
   const p: RowParams = r.slice(0, HEAD);

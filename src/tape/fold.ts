@@ -1,4 +1,5 @@
 import { RETRACTED_EVENT, SYSTEM_PROMPT, type Entry, type Kind } from './entry';
+import { isInterruptedResultKey } from './toolPairs';
 
 /**
  * The effective view (SPEC 2.3): what the conversation currently is, computed from the tape.
@@ -15,6 +16,11 @@ export interface FoldRow {
   status: string | null;
   orderSeq: number | null;
   role: string | null;
+  /**
+   * A tool result crash repair wrote for a call whose result was never recorded (its provenance
+   * key says so): a recorded result for the same call wins over it, whichever comes first.
+   */
+  interrupted: boolean;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -32,6 +38,7 @@ export function foldRowOf(entry: Entry): FoldRow {
     status: null,
     orderSeq: null,
     role: null,
+    interrupted: false,
   };
   switch (entry.kind) {
     case 'message':
@@ -48,6 +55,7 @@ export function foldRowOf(entry: Entry): FoldRow {
       row.messageId = str(p.messageId);
       row.toolCallId = str(p.toolCallId);
       row.status = str(p.status);
+      row.interrupted = isInterruptedResultKey(entry.provenanceKey);
       break;
     case 'event':
       if (entry.name === RETRACTED_EVENT && typeof p.data === 'object' && p.data !== null) {
@@ -137,6 +145,8 @@ interface MessageSlot {
   callById: Map<string, ViewToolCall> | null;
   /** Shared with `FoldState.toolFacts` while the message is effective, so one update serves both. */
   facts: ToolFacts | null;
+  /** The toolCallIds whose result in `facts` is crash repair's stand-in (FoldRow.interrupted). */
+  interrupted: Set<string> | null;
 }
 
 /** The fold at a head. Treat as opaque: only `applyRows` changes it. */
@@ -246,7 +256,7 @@ function removeByEntry<T extends { readonly entryId: number }>(list: T[], item: 
 function slotOf(state: FoldState, messageId: string): MessageSlot {
   let slot = state.slots.get(messageId);
   if (slot === undefined) {
-    slot = { candidate: null, retracted: false, callById: null, facts: null };
+    slot = { candidate: null, retracted: false, callById: null, facts: null, interrupted: null };
     state.slots.set(messageId, slot);
   }
   return slot;
@@ -332,6 +342,12 @@ function applyToolResult(state: FoldState, row: FoldRow): void {
   const slot = slotOf(state, row.messageId);
   const { results } = factsOf(state, row.messageId, slot);
   const old = results.get(row.toolCallId);
+  // An older tape may hold a stand-in written while the real result was still to come (another
+  // agent's call still running): the recorded result is the truth, before or after it.
+  if (row.interrupted) {
+    if (old !== undefined && slot.interrupted?.has(row.toolCallId) !== true) return;
+    (slot.interrupted ??= new Set()).add(row.toolCallId);
+  } else slot.interrupted?.delete(row.toolCallId);
   const next: ViewToolResult = { messageId: row.messageId, toolCallId: row.toolCallId, status: row.status, entryId: row.entryId };
   results.set(row.toolCallId, next);
   if (!isEffective(slot)) return;

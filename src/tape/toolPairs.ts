@@ -10,6 +10,11 @@ import type { EffectiveView, ViewToolCall } from './fold';
 /** What the model reads in place of a result that was never recorded. */
 export const INTERRUPTED_OUTPUT = 'interrupted: no result was recorded';
 
+/** The provenance keys of crash repair's results start with this; the fold tells them by it. */
+export const INTERRUPTED_KEY_PREFIX = 'interrupted/';
+
+export const isInterruptedResultKey = (key: string | null): boolean => key !== null && key.startsWith(INTERRUPTED_KEY_PREFIX);
+
 /** One key per (messageId, toolCallId): the fold keys tool facts the same way. */
 export const pairKey = (messageId: string, toolCallId: string): string => `${messageId}\u0000${toolCallId}`;
 
@@ -29,7 +34,7 @@ export function interruptedResultEntry(call: ViewToolCall): NewEntry {
   return {
     kind: 'tool_result',
     name: call.name,
-    provenanceKey: `interrupted/${encodeURIComponent(call.messageId)}/${encodeURIComponent(call.toolCallId)}`,
+    provenanceKey: `${INTERRUPTED_KEY_PREFIX}${encodeURIComponent(call.messageId)}/${encodeURIComponent(call.toolCallId)}`,
     payload: { messageId: call.messageId, toolCallId: call.toolCallId, status: 'error', output: INTERRUPTED_OUTPUT },
   };
 }

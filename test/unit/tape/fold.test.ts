@@ -19,7 +19,11 @@ function referenceFold(rows: readonly FoldRow[], includePending: boolean): Effec
       if (!old || rank(r.status) > rank(old.status) || (rank(r.status) === rank(old.status) && r.entryId > old.entryId)) cand.set(r.messageId!, r);
       retracted.set(r.messageId!, false);
     } else if (r.kind === 'event' && r.name === 'message/retracted') retracted.set(r.messageId!, true);
-    else if (r.kind === 'tool_call' || (r.kind === 'tool_result' && (r.status === 'ok' || r.status === 'error'))) facts.set(`${r.kind}|${r.messageId}|${r.toolCallId}`, r);
+    else if (r.kind === 'tool_call' || (r.kind === 'tool_result' && (r.status === 'ok' || r.status === 'error'))) {
+      const key = `${r.kind}|${r.messageId}|${r.toolCallId}`;
+      // Crash repair's stand-in never replaces a recorded result.
+      if (!(r.interrupted && facts.has(key) && !facts.get(key)!.interrupted)) facts.set(key, r);
+    }
   }
   const effective = (id: string) => cand.has(id) && !retracted.get(id);
   const shown = [...facts.values()].filter((f) => effective(f.messageId!)).sort((a, b) => a.entryId - b.entryId);
@@ -62,11 +66,13 @@ describe('tape fold (effective view)', () => {
     const r = t.result('m1', 'c1', 'grep', 'found', 'error');
     const x = t.retract('m1');
     const a = t.anchor('handoff/x', { summary: 's' });
-    assert.deepStrictEqual(foldRowOf(m), { entryId: 1, kind: 'message', name: 'message/assistant', messageId: 'm1', toolCallId: null, status: 'pending', orderSeq: 7, role: 'assistant' });
-    assert.deepStrictEqual(foldRowOf(c), { entryId: 2, kind: 'tool_call', name: 'grep', messageId: 'm1', toolCallId: 'c1', status: null, orderSeq: null, role: null });
-    assert.deepStrictEqual(foldRowOf(r), { entryId: 3, kind: 'tool_result', name: 'grep', messageId: 'm1', toolCallId: 'c1', status: 'error', orderSeq: null, role: null });
-    assert.deepStrictEqual(foldRowOf(x), { entryId: 4, kind: 'event', name: 'message/retracted', messageId: 'm1', toolCallId: null, status: null, orderSeq: null, role: null });
-    assert.deepStrictEqual(foldRowOf(a), { entryId: 5, kind: 'anchor', name: 'handoff/x', messageId: null, toolCallId: null, status: null, orderSeq: null, role: null });
+    const i = t.interrupted('m1', 'c1', 'grep');
+    assert.deepStrictEqual(foldRowOf(m), { entryId: 1, kind: 'message', name: 'message/assistant', messageId: 'm1', toolCallId: null, status: 'pending', orderSeq: 7, role: 'assistant', interrupted: false });
+    assert.deepStrictEqual(foldRowOf(c), { entryId: 2, kind: 'tool_call', name: 'grep', messageId: 'm1', toolCallId: 'c1', status: null, orderSeq: null, role: null, interrupted: false });
+    assert.deepStrictEqual(foldRowOf(r), { entryId: 3, kind: 'tool_result', name: 'grep', messageId: 'm1', toolCallId: 'c1', status: 'error', orderSeq: null, role: null, interrupted: false });
+    assert.deepStrictEqual(foldRowOf(x), { entryId: 4, kind: 'event', name: 'message/retracted', messageId: 'm1', toolCallId: null, status: null, orderSeq: null, role: null, interrupted: false });
+    assert.deepStrictEqual(foldRowOf(a), { entryId: 5, kind: 'anchor', name: 'handoff/x', messageId: null, toolCallId: null, status: null, orderSeq: null, role: null, interrupted: false });
+    assert.deepStrictEqual(foldRowOf(i), { entryId: 6, kind: 'tool_result', name: 'grep', messageId: 'm1', toolCallId: 'c1', status: 'error', orderSeq: null, role: null, interrupted: true });
   });
 
   it('SPEC 3.4: a pending message is replaced by its sent version; a later sent revision beats an earlier one', () => {
@@ -170,6 +176,26 @@ describe('tape fold (effective view)', () => {
     const facts = foldAll(t.rows(), final).toolFacts.get('a1')!;
     assert.deepStrictEqual(facts.calls.map((c) => [c.toolCallId, c.entryId]), [['c2', 4], ['c1', 6]], 'a revised call moves behind the calls made before it');
     assert.deepStrictEqual([...facts.results.values()].map((r) => [r.toolCallId, r.entryId]), [['c1', 5]]);
+  });
+
+  it("a recorded result wins over crash repair's stand-in for the same call, whether it comes after or before it", () => {
+    for (const realFirst of [false, true]) {
+      const t = new TapeBuilder();
+      t.assistant('a1', 'running', { orderSeq: 1 });
+      t.call('a1', 'c1', 'Bash');
+      const real = () => t.result('a1', 'c1', 'Bash', 'done');
+      const r = realFirst ? real() : (t.interrupted('a1', 'c1', 'Bash'), real());
+      if (realFirst) t.interrupted('a1', 'c1', 'Bash');
+      const view = foldAll(t.rows(), final);
+      assert.deepStrictEqual(view.toolResults, [{ messageId: 'a1', toolCallId: 'c1', status: 'ok', entryId: r.entryId }], realFirst ? 'real, then stand-in' : 'stand-in, then real');
+      assert.strictEqual(view.toolFacts.get('a1')?.results.get('c1')?.entryId, r.entryId);
+    }
+    // Alone, the stand-in is the call's result: the provider needs one.
+    const t = new TapeBuilder();
+    t.assistant('a1', 'running', { orderSeq: 1 });
+    t.call('a1', 'c1', 'Bash');
+    const alone = t.interrupted('a1', 'c1', 'Bash');
+    assert.deepStrictEqual(foldAll(t.rows(), final).toolResults.map((x) => x.entryId), [alone.entryId]);
   });
 
   it('orders messages by orderSeq, ties by entry id, wherever they arrive', () => {

@@ -1,6 +1,7 @@
 import { validateEntry, type Entry, type JsonObject, type Kind } from '../../../src/tape/entry';
 import { foldRowOf, type FoldRow } from '../../../src/tape/fold';
 import type { FoldSource } from '../../../src/tape/foldCache';
+import { interruptedResultEntry } from '../../../src/tape/toolPairs';
 
 /** Builds a session's entries the way the store would (validated, dense ids), for domain tests. */
 export class TapeBuilder implements FoldSource {
@@ -9,13 +10,13 @@ export class TapeBuilder implements FoldSource {
 
   constructor(readonly sessionId = 's1') {}
 
-  add(kind: Kind, name: string, payload: JsonObject): Entry {
+  add(kind: Kind, name: string, payload: JsonObject, provenanceKey: string | null = null): Entry {
     const e = validateEntry({
       sessionId: this.sessionId,
       entryId: this.entries.length + 1,
       kind,
       name,
-      provenanceKey: null,
+      provenanceKey,
       payload,
       meta: {},
       createdAt: 1_700_000_000_000 + this.entries.length,
@@ -43,6 +44,12 @@ export class TapeBuilder implements FoldSource {
 
   result(messageId: string, toolCallId: string, name: string, output: unknown, status: 'ok' | 'error' = 'ok'): Entry {
     return this.add('tool_result', name, { messageId, toolCallId, status, output });
+  }
+
+  /** The error result crash repair writes for a call it finds without one; once per call, as the store's key dedup has it. */
+  interrupted(messageId: string, toolCallId: string, name: string): Entry {
+    const e = interruptedResultEntry({ messageId, toolCallId, name, entryId: 0 });
+    return this.entries.find((x) => x.provenanceKey === e.provenanceKey) ?? this.add(e.kind, e.name, e.payload, e.provenanceKey ?? null);
   }
 
   retract(messageId: string): Entry {

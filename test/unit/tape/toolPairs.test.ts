@@ -68,4 +68,19 @@ describe('tape tool call/result pairs', () => {
       ],
     );
   });
+
+  it("a tape holding a stand-in written before the call's real result (or after it) gives the model the real one", () => {
+    for (const order of ['stand-in first', 'real first']) {
+      const t = new TapeBuilder();
+      t.user('u1', 'go', { orderSeq: 1 });
+      t.assistant('a1', 'running', { orderSeq: 2 });
+      t.call('a1', 'c1', 'Bash', { command: 'make' });
+      if (order === 'stand-in first') t.interrupted('a1', 'c1', 'Bash');
+      const real = t.result('a1', 'c1', 'Bash', 'built');
+      if (order === 'real first') t.interrupted('a1', 'c1', 'Bash');
+      const tools = contextFrom(new FoldCache(t), 's1', { kind: 'full' }, t.get).messages.filter((m) => m.role === 'tool');
+      assert.deepStrictEqual(tools.map((m) => [m.source, m.entryId, m.content]), [['tape', real.entryId, 'built']], order);
+      assert.deepStrictEqual(unpairedToolCalls(foldAll(t.rows(), final)), [], order);
+    }
+  });
 });
