@@ -1,10 +1,13 @@
 // Ingest: a 3 MB, 1,500-line Claude Code transcript with its subagents onto a new file tape, and
 // the re-ingest of the same files (every entry deduplicated). Target: <= 1 s for the first. And
 // following: from a record the agent appends to the tape, and to an open inspector: <= 500 ms.
+// Scaling: 10k and 80k lines of short records, read and ingested onto a tape in memory; the time
+// must grow with the size (80k/10k about 8), not with its square.
 import * as fs from 'fs';
 import * as path from 'path';
 import { followTranscripts } from '../src/ingest/follow';
 import { ingestFile } from '../src/ingest/ingest';
+import { readTranscript } from '../src/ingest/transcriptLines';
 import { InspectorController } from '../src/inspector/inspectorController';
 import { TapeStore } from '../src/store/tapeStore';
 import { median, proseOf, round, targets, tempDir } from './common';
@@ -21,8 +24,7 @@ const SESSION = '5b0c1d2e-0000-4000-8000-00000000bench';
  * subagent, with its progress record) and its result, with usage. Texts are sized so the file
  * comes to about 3 MB.
  */
-function transcript(lines: number, sessionId: string, agentId?: string): string {
-  const per = Math.floor(TARGET_BYTES / LINES) - 350;
+function transcript(lines: number, sessionId: string, agentId?: string, per = Math.floor(TARGET_BYTES / LINES) - 350): string {
   const out: string[] = [];
   const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
   const base = (i: number) => ({ uuid: `u${i}`, parentUuid: i ? `u${i - 1}` : null, sessionId, timestamp: at(i), isSidechain: agentId !== undefined, ...(agentId ? { agentId } : {}) });
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
     await store.close();
   }
   const follow = await followLatency(dir, file);
+  const scale = await scaling(dir);
   fs.rmSync(dir, { recursive: true, force: true });
   const ms = round(median(first), 1);
   console.log(JSON.stringify({
@@ -72,8 +75,36 @@ async function main(): Promise<void> {
     entriesAppended: report?.appended,
     sessions: report?.sessions.length,
     medianMs: { ingest: ms, reIngest: round(median(again), 1), followToTape: follow.tape, followToInspector: follow.inspector },
+    scaling: scale,
     targets: targets({ 'ingest <= 1 s': ms <= 1000, 'a followed record on the tape and in an open inspector <= 500 ms': follow.inspector <= 500 }),
   }));
+}
+
+const SCALE_LINES = [10_000, 80_000];
+const SCALE_TEXT_BYTES = 100;
+
+/** Reading (parse only) and ingesting transcripts of SCALE_LINES lines: medians of 3, and the ratio of the largest to the smallest. */
+async function scaling(dir: string): Promise<Record<string, unknown>> {
+  const out: Record<string, { bytes: number; readMs: number; ingestMs: number }> = {};
+  for (const lines of SCALE_LINES) {
+    const file = path.join(dir, `scale-${lines}.jsonl`);
+    fs.writeFileSync(file, transcript(lines, SESSION, undefined, SCALE_TEXT_BYTES));
+    const read: number[] = [];
+    const ingest: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      let t0 = performance.now();
+      readTranscript(file);
+      read.push(performance.now() - t0);
+      const store = await TapeStore.inMemory();
+      t0 = performance.now();
+      await ingestFile(store, file);
+      ingest.push(performance.now() - t0);
+      await store.close();
+    }
+    out[`${lines / 1000}k`] = { bytes: fs.statSync(file).size, readMs: round(median(read), 0), ingestMs: round(median(ingest), 0) };
+  }
+  const [small, large] = SCALE_LINES.map((n) => out[`${n / 1000}k`]);
+  return { ...out, ratio: { read: round(large.readMs / small.readMs, 1), ingest: round(large.ingestMs / small.ingestMs, 1), lines: SCALE_LINES[1] / SCALE_LINES[0] } };
 }
 
 /**

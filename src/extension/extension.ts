@@ -9,7 +9,7 @@ import { registerVerifyReplay } from './replay/verifyCommand';
 import { registerReplay } from './replay/registerReplay';
 import { StoreTape } from '../agent/tape/storeTape';
 import type { TapeStore } from '../store/tapeStore';
-import { ingestFile } from '../ingest/ingest';
+import { FollowedTranscripts } from '../ingest/follow';
 import { registerFollowAgentSessions } from './agentSessions/followAgentSessions';
 import { registerImportAgentSessions, type IngestFile } from './agentSessions/importAgentSessions';
 import { TapeSessions } from './tapeSessions';
@@ -77,9 +77,12 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
   };
 }
 
-/** Another agent's transcript onto the workspace tape: only what it gained since the last time. */
+/** The transcripts this window followed or imported, with where each was read to. */
+const agentTranscripts = new FollowedTranscripts();
+
+/** Another agent's transcript onto the workspace tape: only what it gained since the last time is read. */
 const ingestAgentTranscript: IngestFile = async (store, file) => {
-  const { sessions, appended } = await ingestFile(store, file);
+  const { sessions, appended } = await agentTranscripts.ingest(store, file);
   return { sessions, appended };
 };
 

@@ -5,7 +5,8 @@ import { compactionAnchorEntry } from '../agent/compaction';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { SUBAGENT_LINKED } from '../tape/fork';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
-import { countSkip, createdAtOf, eventEntry, sourceKey, type Mapped, type MappedSession, type Transcript, type TranscriptFormat } from './format';
+import { countSkip, createdAtOf, eventEntry, otherSession, sourceKey, uuidOfName, type Mapped, type MappedSession, type Transcript, type TranscriptFormat, type TranscriptMapper } from './format';
+import type { SourceLine } from './transcriptLines';
 import { companionDirOf } from './transcriptFiles';
 
 /**
@@ -69,7 +70,9 @@ function outputOf(content: unknown): unknown {
 
 /** An API message's records: one per content block is common, all with the same `message.id`. */
 interface Group {
+  messageId: string;
   firstLine: number;
+  firstTimestamp?: string;
   /** The record whose text is the latest: a message that grows gets a new key, so a new revision. */
   keyUuid: string;
   texts: string[];
@@ -77,9 +80,8 @@ interface Group {
   model?: string;
 }
 
-/** Which Task tool call started each subagent: progress records and Task results name both. */
-function taskCallsByAgent(lines: readonly Line[]): Map<string, string> {
-  const out = new Map<string, string>();
+/** Which Task tool call started each subagent, as far as `lines` tell: progress records and Task results name both. */
+function noteTaskCalls(lines: readonly Line[], out: Map<string, string>): void {
   for (const { rec } of lines) {
     if (rec.type === 'progress' && rec.data?.agentId && rec.parentToolUseID) out.set(rec.data.agentId, rec.parentToolUseID);
     const agentId = (rec.toolUseResult as { agentId?: unknown } | undefined)?.agentId;
@@ -88,141 +90,186 @@ function taskCallsByAgent(lines: readonly Line[]): Map<string, string> {
       if (typeof result?.tool_use_id === 'string' && !out.has(agentId)) out.set(agentId, result.tool_use_id);
     }
   }
+}
+
+/**
+ * One file's records as the entries of `sessionId`, fed the lines each read adds. It keeps what
+ * later lines refer to: the API messages (a later record can add a text block, so a revision),
+ * the tool calls (a result needs its call's message), a compaction boundary waiting for its summary.
+ */
+class SessionMapper {
+  private readonly groups = new Map<string, Group>();
+  private readonly calls = new Map<string, { messageId: string; name: string; lineNo: number }>();
+  private boundary: Line | null = null;
+  private model = 'unknown';
+
+  constructor(readonly sessionId: string) {}
+
+  /**
+   * `agents` are the subagents to link, each with the Task call that started it when known: the
+   * link follows that call, else comes at the end; links are written again every run, since their
+   * key names the child's head (ingest.ts freezeLink).
+   */
+  map(lines: readonly Line[], agents: ReadonlyMap<string, string | undefined>, skipped: Record<string, number>): NewEntry[] {
+    const sessionId = this.sessionId;
+    const firstNew = lines[0]?.lineNo ?? Infinity;
+    // Messages begun by earlier lines that these continue: written again, as a revision if they grew.
+    const continued = new Set<Group>();
+    for (const { lineNo, rec } of lines) {
+      if (rec.type !== 'assistant' || !rec.uuid) continue;
+      const id = rec.message?.id ?? rec.uuid;
+      let g = this.groups.get(id);
+      if (!g) this.groups.set(id, (g = { messageId: id, firstLine: lineNo, firstTimestamp: rec.timestamp, keyUuid: rec.uuid, texts: [] }));
+      else if (g.firstLine < firstNew) continued.add(g);
+      const t = texts(blocksOf(rec));
+      if (t.length) {
+        g.texts.push(...t);
+        g.keyUuid = rec.uuid;
+      }
+      if (rec.message?.usage) g.lastUsage = rec.message.usage;
+      g.model = rec.message?.model ?? g.model;
+      for (const b of blocksOf(rec)) {
+        const u = toolUseBlock.safeParse(b);
+        if (u.success) this.calls.set(u.data.id, { messageId: id, name: u.data.name, lineNo });
+      }
+    }
+    const callToAgent = new Map([...agents].flatMap(([agentId, callId]) => (callId === undefined ? [] : [[callId, agentId] as const])));
+    const linked = new Set<string>();
+    const link = (agentId: string, call?: { toolCallId: string; messageId: string }): NewEntry => {
+      linked.add(agentId);
+      return eventEntry(SUBAGENT_LINKED, sourceKey(sessionId, SUBAGENT_LINKED, agentId), { childSessionId: `${sessionId}/agent-${agentId}`, agentId, ...call });
+    };
+
+    const out: NewEntry[] = [];
+    for (const g of continued) out.push(...this.messageEntries(g));
+    for (const [toolCallId, agentId] of callToAgent) {
+      const call = this.calls.get(toolCallId);
+      if (call !== undefined && call.lineNo < firstNew) out.push(link(agentId, { toolCallId, messageId: call.messageId }));
+    }
+    for (const line of lines) {
+      const { lineNo, rec } = line;
+      const at = createdAtOf(rec.timestamp);
+      const uuid = rec.uuid ?? `line-${lineNo}`;
+      if (rec.type === 'assistant') {
+        const messageId = rec.message?.id ?? uuid;
+        const g = this.groups.get(messageId);
+        this.model = g?.model ?? this.model;
+        if (g?.firstLine === lineNo) out.push(...this.messageEntries(g));
+        blocksOf(rec).forEach((b, i) => {
+          const use = toolUseBlock.safeParse(b);
+          if (use.success) {
+            const { id: toolCallId, name, input } = use.data;
+            out.push({ kind: 'tool_call', name, provenanceKey: sourceKey(sessionId, 'tool_call', messageId, toolCallId), payload: { messageId, toolCallId, name, input: input ?? null }, ...at });
+            const agentId = callToAgent.get(toolCallId);
+            if (agentId !== undefined && !linked.has(agentId)) out.push(link(agentId, { toolCallId, messageId }));
+          } else if (thinkingBlock.safeParse(b).success) {
+            out.push(eventEntry(THINKING_EVENT, sourceKey(sessionId, THINKING_EVENT, uuid, i), { messageId, block: b }, rec.timestamp));
+          } else if (b.type !== 'text') countSkip(skipped, `assistant/${b.type}`);
+        });
+      } else if (rec.type === 'user') {
+        if (rec.isCompactSummary) {
+          const boundary = this.boundary;
+          if (!boundary) countSkip(skipped, 'user/compact_summary_without_boundary');
+          else {
+            const trigger = boundary.rec.compactMetadata?.trigger === 'manual' ? 'manual' : 'auto';
+            const summary = typeof rec.message?.content === 'string' ? rec.message.content : texts(blocksOf(rec)).join('\n\n');
+            // Messages after the boundary line are the ones the summary does not cover.
+            const anchor = compactionAnchorEntry({ trigger, summary, cursorOrderSeq: boundary.lineNo, sourceEntryIds: [], model: { id: this.model, vendor: 'anthropic' } });
+            out.push({ ...anchor, provenanceKey: sourceKey(sessionId, 'compaction', boundary.rec.uuid ?? boundary.lineNo), ...createdAtOf(boundary.rec.timestamp) });
+            this.boundary = null;
+          }
+          continue;
+        }
+        const content = rec.message?.content;
+        const userText = typeof content === 'string' ? content : texts(blocksOf(rec)).join('\n\n');
+        if (userText !== '') {
+          // Meta records (command caveats, injected context) are not what the person typed.
+          if (rec.isMeta) out.push(eventEntry('claude-code/meta', sourceKey(sessionId, 'meta', uuid), { content: userText }, rec.timestamp));
+          else out.push({ kind: 'message', name: 'message/user', provenanceKey: sourceKey(sessionId, 'message', uuid), payload: { messageId: uuid, role: 'user', status: 'sent', orderSeq: lineNo, content: userText }, ...at });
+        }
+        for (const b of blocksOf(rec)) {
+          const result = toolResultBlock.safeParse(b);
+          if (result.success) {
+            const call = this.calls.get(result.data.tool_use_id);
+            if (!call) {
+              countSkip(skipped, 'user/tool_result_without_call');
+              continue;
+            }
+            const toolCallId = result.data.tool_use_id;
+            out.push({
+              kind: 'tool_result',
+              name: call.name,
+              provenanceKey: sourceKey(sessionId, 'tool_result', call.messageId, toolCallId),
+              payload: { messageId: call.messageId, toolCallId, status: result.data.is_error ? 'error' : 'ok', output: outputOf(result.data.content) as JsonObject[string] },
+              ...at,
+            });
+          } else if (b.type !== 'text') countSkip(skipped, `user/${b.type}`);
+        }
+        if (userText === '' && blocksOf(rec).length === 0) countSkip(skipped, 'user/empty');
+      } else if (rec.type === 'system' && rec.subtype === 'compact_boundary') {
+        // Becomes an anchor together with the summary record that follows it (maybe in a later read).
+        this.boundary = line;
+      } else if (rec.type === 'system') {
+        // Hooks, timings, API errors and notices: kept whole, they are small and their shapes vary.
+        out.push(eventEntry(`claude-code/system/${rec.subtype ?? 'other'}`, sourceKey(sessionId, 'system', uuid), rec as JsonObject, rec.timestamp));
+      } else if (rec.type === 'summary') {
+        out.push(eventEntry('claude-code/summary', sourceKey(sessionId, 'summary', lineNo), rec as JsonObject));
+      } else {
+        // Progress records mirror tool and subagent work that lands elsewhere (they only serve to
+        // link subagents); snapshots and queue operations are editor state, not conversation.
+        countSkip(skipped, rec.type);
+      }
+    }
+    if (this.boundary) countSkip(skipped, 'system/compact_boundary_awaiting_summary');
+    for (const agentId of agents.keys()) if (!linked.has(agentId)) out.push(link(agentId));
+    return out;
+  }
+
+  /** An API message as its texts so far, and its usage; a message that grew has a new key (its latest record's). */
+  private messageEntries(g: Group): NewEntry[] {
+    const { messageId } = g;
+    const out: NewEntry[] = [
+      { kind: 'message', name: 'message/assistant', provenanceKey: sourceKey(this.sessionId, 'message', messageId, g.keyUuid), payload: { messageId, role: 'assistant', status: 'sent', orderSeq: g.firstLine, content: g.texts.join('\n\n') }, ...createdAtOf(g.firstTimestamp) },
+    ];
+    if (g.lastUsage) {
+      const u = g.lastUsage;
+      const data: JsonObject = {
+        messageId,
+        model: g.model ?? this.model,
+        usage: { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, cachedTokens: u.cache_read_input_tokens ?? 0, cacheCreationTokens: u.cache_creation_input_tokens ?? 0 },
+      };
+      out.push(eventEntry(ATTEMPT_EVENT, sourceKey(this.sessionId, ATTEMPT_EVENT, messageId), data, g.firstTimestamp));
+    }
+    return out;
+  }
+}
+
+/** A file's records that parse and belong to `ownId`'s session; the others are counted by type. */
+function parsedLines(t: Transcript, ownId: string, skipped: Record<string, number>): Line[] {
+  const out: Line[] = [];
+  for (const { lineNo, record: raw } of t.lines) {
+    const r = record.safeParse(raw);
+    if (!r.success) countSkip(skipped, `invalid/${typeof (raw as { type?: unknown })?.type === 'string' ? (raw as { type: string }).type : 'record'}`);
+    else if (r.data.sessionId !== undefined && r.data.sessionId !== ownId) countSkip(skipped, otherSession(r.data.type));
+    else out.push({ lineNo, rec: r.data });
+  }
   return out;
 }
 
 /**
- * One file's records as the entries of `sessionId`. `agents` are the subagents to link, each with
- * the Task call that started it when known: the link follows that call, else comes at the end.
+ * The Claude Code session a file is of: its name (`<session>.jsonl`, a subagent's
+ * `<session>/subagents/agent-<id>.jsonl`) when that is a session id; else (a renamed copy) the
+ * first record that names one, else the name.
  */
-function mapSession(sessionId: string, lines: readonly Line[], agents: ReadonlyMap<string, string | undefined>, skipped: Record<string, number>): NewEntry[] {
-  const groups = new Map<string, Group>();
-  const calls = new Map<string, { messageId: string; name: string }>();
-  for (const { lineNo, rec } of lines) {
-    if (rec.type !== 'assistant' || !rec.uuid) continue;
-    const id = rec.message?.id ?? rec.uuid;
-    let g = groups.get(id);
-    if (!g) groups.set(id, (g = { firstLine: lineNo, keyUuid: rec.uuid, texts: [] }));
-    const t = texts(blocksOf(rec));
-    if (t.length) {
-      g.texts.push(...t);
-      g.keyUuid = rec.uuid;
-    }
-    if (rec.message?.usage) g.lastUsage = rec.message.usage;
-    g.model = rec.message?.model ?? g.model;
-    for (const b of blocksOf(rec)) {
-      const u = toolUseBlock.safeParse(b);
-      if (u.success) calls.set(u.data.id, { messageId: id, name: u.data.name });
-    }
+function ownIdOf(file: string, lines: readonly SourceLine[]): string {
+  const named = agentIdOf(file) === null ? file : `${path.dirname(path.dirname(file))}.jsonl`;
+  const fromName = uuidOfName(named);
+  if (fromName !== null && path.basename(named) === `${fromName}.jsonl`) return fromName;
+  for (const { record: r } of lines) {
+    const id = (r as { sessionId?: unknown } | null)?.sessionId;
+    if (typeof id === 'string' && id !== '') return id;
   }
-  const callToAgent = new Map([...agents].flatMap(([agentId, callId]) => (callId === undefined ? [] : [[callId, agentId] as const])));
-  const linked = new Set<string>();
-  const link = (agentId: string, call?: { toolCallId: string; messageId: string }): NewEntry => {
-    linked.add(agentId);
-    return eventEntry(SUBAGENT_LINKED, sourceKey(sessionId, SUBAGENT_LINKED, agentId), { childSessionId: `${sessionId}/agent-${agentId}`, agentId, ...call });
-  };
-
-  const out: NewEntry[] = [];
-  let boundary: Line | null = null;
-  let model = 'unknown';
-  for (const line of lines) {
-    const { lineNo, rec } = line;
-    const at = createdAtOf(rec.timestamp);
-    const uuid = rec.uuid ?? `line-${lineNo}`;
-    if (rec.type === 'assistant') {
-      const messageId = rec.message?.id ?? uuid;
-      const g = groups.get(messageId);
-      model = g?.model ?? model;
-      if (g?.firstLine === lineNo) {
-        const content = g.texts.join('\n\n');
-        out.push({ kind: 'message', name: 'message/assistant', provenanceKey: sourceKey(sessionId, 'message', messageId, g.keyUuid), payload: { messageId, role: 'assistant', status: 'sent', orderSeq: lineNo, content }, ...at });
-        if (g.lastUsage) {
-          const u = g.lastUsage;
-          const data: JsonObject = {
-            messageId,
-            model,
-            usage: { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, cachedTokens: u.cache_read_input_tokens ?? 0, cacheCreationTokens: u.cache_creation_input_tokens ?? 0 },
-          };
-          out.push(eventEntry(ATTEMPT_EVENT, sourceKey(sessionId, ATTEMPT_EVENT, messageId), data, rec.timestamp));
-        }
-      }
-      blocksOf(rec).forEach((b, i) => {
-        const use = toolUseBlock.safeParse(b);
-        if (use.success) {
-          const { id: toolCallId, name, input } = use.data;
-          out.push({ kind: 'tool_call', name, provenanceKey: sourceKey(sessionId, 'tool_call', messageId, toolCallId), payload: { messageId, toolCallId, name, input: input ?? null }, ...at });
-          const agentId = callToAgent.get(toolCallId);
-          if (agentId !== undefined && !linked.has(agentId)) out.push(link(agentId, { toolCallId, messageId }));
-        } else if (thinkingBlock.safeParse(b).success) {
-          out.push(eventEntry(THINKING_EVENT, sourceKey(sessionId, THINKING_EVENT, uuid, i), { messageId, block: b }, rec.timestamp));
-        } else if (b.type !== 'text') countSkip(skipped, `assistant/${b.type}`);
-      });
-    } else if (rec.type === 'user') {
-      if (rec.isCompactSummary) {
-        if (!boundary) countSkip(skipped, 'user/compact_summary_without_boundary');
-        else {
-          const trigger = boundary.rec.compactMetadata?.trigger === 'manual' ? 'manual' : 'auto';
-          const summary = typeof rec.message?.content === 'string' ? rec.message.content : texts(blocksOf(rec)).join('\n\n');
-          // Messages after the boundary line are the ones the summary does not cover.
-          const anchor = compactionAnchorEntry({ trigger, summary, cursorOrderSeq: boundary.lineNo, sourceEntryIds: [], model: { id: model, vendor: 'anthropic' } });
-          out.push({ ...anchor, provenanceKey: sourceKey(sessionId, 'compaction', boundary.rec.uuid ?? boundary.lineNo), ...createdAtOf(boundary.rec.timestamp) });
-          boundary = null;
-        }
-        continue;
-      }
-      const content = rec.message?.content;
-      const userText = typeof content === 'string' ? content : texts(blocksOf(rec)).join('\n\n');
-      if (userText !== '') {
-        // Meta records (command caveats, injected context) are not what the person typed.
-        if (rec.isMeta) out.push(eventEntry('claude-code/meta', sourceKey(sessionId, 'meta', uuid), { content: userText }, rec.timestamp));
-        else out.push({ kind: 'message', name: 'message/user', provenanceKey: sourceKey(sessionId, 'message', uuid), payload: { messageId: uuid, role: 'user', status: 'sent', orderSeq: lineNo, content: userText }, ...at });
-      }
-      for (const b of blocksOf(rec)) {
-        const result = toolResultBlock.safeParse(b);
-        if (result.success) {
-          const call = calls.get(result.data.tool_use_id);
-          if (!call) {
-            countSkip(skipped, 'user/tool_result_without_call');
-            continue;
-          }
-          const toolCallId = result.data.tool_use_id;
-          out.push({
-            kind: 'tool_result',
-            name: call.name,
-            provenanceKey: sourceKey(sessionId, 'tool_result', call.messageId, toolCallId),
-            payload: { messageId: call.messageId, toolCallId, status: result.data.is_error ? 'error' : 'ok', output: outputOf(result.data.content) as JsonObject[string] },
-            ...at,
-          });
-        } else if (b.type !== 'text') countSkip(skipped, `user/${b.type}`);
-      }
-      if (userText === '' && blocksOf(rec).length === 0) countSkip(skipped, 'user/empty');
-    } else if (rec.type === 'system' && rec.subtype === 'compact_boundary') {
-      // Becomes an anchor together with the summary record that follows it.
-      boundary = line;
-    } else if (rec.type === 'system') {
-      // Hooks, timings, API errors and notices: kept whole, they are small and their shapes vary.
-      out.push(eventEntry(`claude-code/system/${rec.subtype ?? 'other'}`, sourceKey(sessionId, 'system', uuid), rec as JsonObject, rec.timestamp));
-    } else if (rec.type === 'summary') {
-      out.push(eventEntry('claude-code/summary', sourceKey(sessionId, 'summary', lineNo), rec as JsonObject));
-    } else {
-      // Progress records mirror tool and subagent work that lands elsewhere (they only serve to
-      // link subagents); snapshots and queue operations are editor state, not conversation.
-      countSkip(skipped, rec.type);
-    }
-  }
-  if (boundary) countSkip(skipped, 'system/compact_boundary_awaiting_summary');
-  for (const agentId of agents.keys()) if (!linked.has(agentId)) out.push(link(agentId));
-  return out;
-}
-
-function parsedLines(t: Transcript, skipped: Record<string, number>): Line[] {
-  const out: Line[] = [];
-  for (const { lineNo, record: raw } of t.lines) {
-    const r = record.safeParse(raw);
-    if (r.success) out.push({ lineNo, rec: r.data });
-    else countSkip(skipped, `invalid/${typeof (raw as { type?: unknown })?.type === 'string' ? (raw as { type: string }).type : 'record'}`);
-  }
-  return out;
+  return path.basename(named, '.jsonl');
 }
 
 export const claudeCode: TranscriptFormat = {
@@ -236,24 +283,34 @@ export const claudeCode: TranscriptFormat = {
     if (!fs.existsSync(dir)) return [];
     return fs.readdirSync(dir).filter((f) => agentIdOf(f) !== null).sort().map((f) => path.join(dir, f));
   },
-  map(main, companions): Mapped {
-    const skipped: Record<string, number> = {};
-    const lines = parsedLines(main, skipped);
-    const ownId = lines.find((l) => l.rec.sessionId)?.rec.sessionId ?? path.basename(main.file, '.jsonl');
+  mapper(file): TranscriptMapper {
     // A subagent file given on its own is still the child session it is under its parent.
-    const ownAgent = agentIdOf(main.file);
-    const sessionId = `claude-code:${ownId}${ownAgent === null ? '' : `/agent-${ownAgent}`}`;
-    const byCall = taskCallsByAgent(lines);
-    const children = companions.flatMap((c) => {
-      const agentId = agentIdOf(c.file);
-      return agentId === null ? [] : [{ agentId, lines: parsedLines(c, skipped) }];
-    });
-    const agents = new Map(children.map((c) => [c.agentId, byCall.get(c.agentId)] as const));
-    const sessions: MappedSession[] = [{ sessionId, entries: mapSession(sessionId, lines, agents, skipped) }];
-    for (const c of children) {
-      const childId = `${sessionId}/agent-${c.agentId}`;
-      sessions.push({ sessionId: childId, entries: mapSession(childId, c.lines, new Map(), skipped) });
-    }
-    return { sessions, skipped };
+    const ownAgent = agentIdOf(file);
+    let own: { id: string; session: SessionMapper } | null = null;
+    const children = new Map<string, SessionMapper>();
+    const taskCalls = new Map<string, string>();
+    return {
+      map(main, companions): Mapped {
+        const skipped: Record<string, number> = {};
+        if (own === null) {
+          const id = ownIdOf(file, main);
+          own = { id, session: new SessionMapper(`claude-code:${id}${ownAgent === null ? '' : `/agent-${ownAgent}`}`) };
+        }
+        const { id: ownId, session } = own;
+        const lines = parsedLines({ file, lines: main }, ownId, skipped);
+        noteTaskCalls(lines, taskCalls);
+        const fed = companions.flatMap((c) => {
+          const agentId = agentIdOf(c.file);
+          if (agentId === null) return [];
+          let child = children.get(agentId);
+          if (child === undefined) children.set(agentId, (child = new SessionMapper(`${session.sessionId}/agent-${agentId}`)));
+          return [{ agentId, child, lines: parsedLines(c, ownId, skipped) }];
+        });
+        const agents = new Map([...children.keys()].map((agentId) => [agentId, taskCalls.get(agentId)] as const));
+        const sessions: MappedSession[] = [{ sessionId: session.sessionId, entries: session.map(lines, agents, skipped) }];
+        for (const { child, lines: childLines } of fed) sessions.push({ sessionId: child.sessionId, entries: child.map(childLines, new Map(), skipped) });
+        return { sessions, skipped };
+      },
+    };
   },
 };

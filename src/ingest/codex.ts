@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { compactionAnchorEntry } from '../agent/compaction';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
-import { countSkip, createdAtOf, eventEntry, sourceKey, type Mapped, type TranscriptFormat } from './format';
+import { countSkip, createdAtOf, eventEntry, otherSession, sourceKey, uuidOfName, type Mapped, type TranscriptFormat, type TranscriptMapper } from './format';
 
 /**
  * Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, one
@@ -51,8 +51,14 @@ export function statusOfOutput(output: unknown): 'ok' | 'error' {
   return code === undefined || Number(code) === 0 ? 'ok' : 'error';
 }
 
-/** The session id a rollout's file name ends with, for a file whose session_meta is not there. */
-const idFromName = (file: string): string => /([0-9a-f]{8}-[0-9a-f-]{27})\.jsonl$/i.exec(file)?.[1] ?? path.basename(file, '.jsonl');
+/**
+ * The session a rollout is of: the id its name ends with (`rollout-<time>-<id>.jsonl`); for a
+ * renamed copy, the first session_meta's id, else the name.
+ */
+function sessionIdOf(file: string, records: readonly { rec: z.infer<typeof record> }[]): string {
+  const metaId = records.find((r) => r.rec.type === 'session_meta')?.rec.payload.id;
+  return uuidOfName(file) ?? (typeof metaId === 'string' && metaId !== '' ? metaId : path.basename(file, '.jsonl'));
+}
 
 export const codex: TranscriptFormat = {
   name: 'codex',
@@ -61,93 +67,101 @@ export const codex: TranscriptFormat = {
     return p.success && RECORD_TYPES.has(p.data.type);
   },
   companions: () => [],
-  map(main): Mapped {
-    const skipped: Record<string, number> = {};
-    const records = main.lines.flatMap(({ lineNo, record: raw }) => {
-      const r = record.safeParse(raw);
-      if (r.success) return [{ lineNo, rec: r.data }];
-      countSkip(skipped, 'invalid/record');
-      return [];
-    });
-    const metaId = records.find((r) => r.rec.type === 'session_meta')?.rec.payload.id;
-    const sessionId = `codex:${typeof metaId === 'string' && metaId !== '' ? metaId : idFromName(main.file)}`;
-    const entries: NewEntry[] = [];
-    const callMessages = new Map<string, { messageId: string; name: string }>();
-    // The assistant message a tool call belongs to: the last one since the user spoke.
-    let assistantId: string | null = null;
-    let model = 'unknown';
-    for (const { lineNo, rec } of records) {
-      const p = rec.payload;
-      const at = createdAtOf(rec.timestamp);
-      const ptype = p.type ?? 'none';
-      const messageOf = (messageId: string, role: 'user' | 'assistant', content: string): NewEntry => ({
-        kind: 'message',
-        name: `message/${role}`,
-        provenanceKey: sourceKey(sessionId, 'message', messageId),
-        payload: { messageId, role, status: 'sent', orderSeq: lineNo, content },
-        ...at,
-      });
-      if (rec.type === 'session_meta' || rec.type === 'turn_context') {
-        const m = meta.safeParse(p);
-        if (m.success && m.data.model) model = m.data.model;
-        entries.push(eventEntry(SESSION_META, sourceKey(sessionId, SESSION_META, lineNo), { source: rec.type, ...p }, rec.timestamp));
-      } else if (rec.type === 'compacted') {
-        const summary = typeof p.message === 'string' ? p.message : '';
-        // Messages after this line are those the summary does not cover.
-        const anchor = compactionAnchorEntry({ trigger: 'auto', summary, cursorOrderSeq: lineNo, sourceEntryIds: [], model: { id: model, vendor: 'openai' } });
-        entries.push({ ...anchor, provenanceKey: sourceKey(sessionId, 'compaction', lineNo), ...at });
-      } else if (rec.type === 'event_msg') {
-        const t = tokenCount.safeParse(p);
-        if (t.success) {
-          const u = t.data.info.last_token_usage;
-          const usage = { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, cachedTokens: u.cached_input_tokens ?? 0, reasoningTokens: u.reasoning_output_tokens ?? 0 };
-          entries.push(eventEntry(ATTEMPT_EVENT, sourceKey(sessionId, ATTEMPT_EVENT, lineNo), { model, usage }, rec.timestamp));
-        } else if (DUPLICATE_EVENTS.has(ptype) || ptype === 'token_count') {
-          // A token_count without usage carries only rate limits.
-          countSkip(skipped, `event_msg/${ptype}`);
-        } else entries.push(eventEntry(`codex/event/${ptype}`, sourceKey(sessionId, 'event', lineNo), p, rec.timestamp));
-      } else if (rec.type === 'response_item') {
-        const m = message.safeParse(p);
-        const c = call.safeParse(p);
-        const o = callOutput.safeParse(p);
-        if (m.success) {
-          const content = m.data.content.flatMap((part) => (part.text === undefined ? [] : [part.text])).join('\n\n');
-          const messageId = m.data.id ?? `line-${lineNo}`;
-          if (m.data.role === 'user') {
-            entries.push(messageOf(messageId, 'user', content));
-            assistantId = null;
-          } else if (m.data.role === 'assistant') {
-            entries.push(messageOf(messageId, 'assistant', content));
-            assistantId = messageId;
-          } else entries.push(eventEntry(`codex/${m.data.role}`, sourceKey(sessionId, 'message', messageId), { content }, rec.timestamp));
-        } else if (c.success) {
-          if (assistantId === null) {
-            // A call with no text before it still needs a message to hang on in the fold.
-            assistantId = `call-${c.data.call_id}`;
-            entries.push(messageOf(assistantId, 'assistant', ''));
-          }
-          const { name, call_id: toolCallId } = c.data;
-          callMessages.set(toolCallId, { messageId: assistantId, name });
-          const input = c.data.arguments !== undefined ? jsonOr(c.data.arguments) : (c.data.input ?? null);
-          entries.push({ kind: 'tool_call', name, provenanceKey: sourceKey(sessionId, 'tool_call', toolCallId), payload: { messageId: assistantId, toolCallId, name, input }, ...at });
-        } else if (o.success) {
-          const callOf = callMessages.get(o.data.call_id);
-          if (!callOf) countSkip(skipped, `response_item/${ptype}_without_call`);
-          else {
-            const output = (o.data.output ?? '') as JsonObject[string];
-            entries.push({
-              kind: 'tool_result',
-              name: callOf.name,
-              provenanceKey: sourceKey(sessionId, 'tool_result', o.data.call_id),
-              payload: { messageId: callOf.messageId, toolCallId: o.data.call_id, status: statusOfOutput(output), output },
-              ...at,
-            });
-          }
-        } else if (ptype === 'reasoning' || ptype === 'web_search_call') {
-          entries.push(eventEntry(ptype === 'reasoning' ? REASONING_EVENT : 'codex/web_search', sourceKey(sessionId, ptype, lineNo), p, rec.timestamp));
-        } else countSkip(skipped, `response_item/${ptype}`);
-      } else countSkip(skipped, rec.type);
-    }
-    return { sessions: [{ sessionId, entries }], skipped };
+  mapper(file): TranscriptMapper {
+    let fileSession: string | null = null;
+    const state = {
+      callMessages: new Map<string, { messageId: string; name: string }>(),
+      // The assistant message a tool call belongs to: the last one since the user spoke.
+      assistantId: null as string | null,
+      model: 'unknown',
+    };
+    return {
+      map(main): Mapped {
+        const skipped: Record<string, number> = {};
+        const records = main.flatMap(({ lineNo, record: raw }) => {
+          const r = record.safeParse(raw);
+          if (r.success) return [{ lineNo, rec: r.data }];
+          countSkip(skipped, 'invalid/record');
+          return [];
+        });
+        const sessionId = (fileSession ??= `codex:${sessionIdOf(file, records)}`);
+        const entries: NewEntry[] = [];
+        for (const { lineNo, rec } of records) {
+          const p = rec.payload;
+          const at = createdAtOf(rec.timestamp);
+          const ptype = p.type ?? 'none';
+          const messageOf = (messageId: string, role: 'user' | 'assistant', content: string): NewEntry => ({
+            kind: 'message',
+            name: `message/${role}`,
+            provenanceKey: sourceKey(sessionId, 'message', messageId),
+            payload: { messageId, role, status: 'sent', orderSeq: lineNo, content },
+            ...at,
+          });
+          if (rec.type === 'session_meta' && typeof p.id === 'string' && `codex:${p.id}` !== sessionId) {
+            countSkip(skipped, otherSession(rec.type));
+          } else if (rec.type === 'session_meta' || rec.type === 'turn_context') {
+            const m = meta.safeParse(p);
+            if (m.success && m.data.model) state.model = m.data.model;
+            entries.push(eventEntry(SESSION_META, sourceKey(sessionId, SESSION_META, lineNo), { source: rec.type, ...p }, rec.timestamp));
+          } else if (rec.type === 'compacted') {
+            const summary = typeof p.message === 'string' ? p.message : '';
+            // Messages after this line are those the summary does not cover.
+            const anchor = compactionAnchorEntry({ trigger: 'auto', summary, cursorOrderSeq: lineNo, sourceEntryIds: [], model: { id: state.model, vendor: 'openai' } });
+            entries.push({ ...anchor, provenanceKey: sourceKey(sessionId, 'compaction', lineNo), ...at });
+          } else if (rec.type === 'event_msg') {
+            const t = tokenCount.safeParse(p);
+            if (t.success) {
+              const u = t.data.info.last_token_usage;
+              const usage = { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, cachedTokens: u.cached_input_tokens ?? 0, reasoningTokens: u.reasoning_output_tokens ?? 0 };
+              entries.push(eventEntry(ATTEMPT_EVENT, sourceKey(sessionId, ATTEMPT_EVENT, lineNo), { model: state.model, usage }, rec.timestamp));
+            } else if (DUPLICATE_EVENTS.has(ptype) || ptype === 'token_count') {
+              // A token_count without usage carries only rate limits.
+              countSkip(skipped, `event_msg/${ptype}`);
+            } else entries.push(eventEntry(`codex/event/${ptype}`, sourceKey(sessionId, 'event', lineNo), p, rec.timestamp));
+          } else if (rec.type === 'response_item') {
+            const m = message.safeParse(p);
+            const c = call.safeParse(p);
+            const o = callOutput.safeParse(p);
+            if (m.success) {
+              const content = m.data.content.flatMap((part) => (part.text === undefined ? [] : [part.text])).join('\n\n');
+              const messageId = m.data.id ?? `line-${lineNo}`;
+              if (m.data.role === 'user') {
+                entries.push(messageOf(messageId, 'user', content));
+                state.assistantId = null;
+              } else if (m.data.role === 'assistant') {
+                entries.push(messageOf(messageId, 'assistant', content));
+                state.assistantId = messageId;
+              } else entries.push(eventEntry(`codex/${m.data.role}`, sourceKey(sessionId, 'message', messageId), { content }, rec.timestamp));
+            } else if (c.success) {
+              if (state.assistantId === null) {
+                // A call with no text before it still needs a message to hang on in the fold.
+                state.assistantId = `call-${c.data.call_id}`;
+                entries.push(messageOf(state.assistantId, 'assistant', ''));
+              }
+              const { name, call_id: toolCallId } = c.data;
+              state.callMessages.set(toolCallId, { messageId: state.assistantId, name });
+              const input = c.data.arguments !== undefined ? jsonOr(c.data.arguments) : (c.data.input ?? null);
+              entries.push({ kind: 'tool_call', name, provenanceKey: sourceKey(sessionId, 'tool_call', toolCallId), payload: { messageId: state.assistantId, toolCallId, name, input }, ...at });
+            } else if (o.success) {
+              const callOf = state.callMessages.get(o.data.call_id);
+              if (!callOf) countSkip(skipped, `response_item/${ptype}_without_call`);
+              else {
+                const output = (o.data.output ?? '') as JsonObject[string];
+                entries.push({
+                  kind: 'tool_result',
+                  name: callOf.name,
+                  provenanceKey: sourceKey(sessionId, 'tool_result', o.data.call_id),
+                  payload: { messageId: callOf.messageId, toolCallId: o.data.call_id, status: statusOfOutput(output), output },
+                  ...at,
+                });
+              }
+            } else if (ptype === 'reasoning' || ptype === 'web_search_call') {
+              entries.push(eventEntry(ptype === 'reasoning' ? REASONING_EVENT : 'codex/web_search', sourceKey(sessionId, ptype, lineNo), p, rec.timestamp));
+            } else countSkip(skipped, `response_item/${ptype}`);
+          } else countSkip(skipped, rec.type);
+        }
+        return { sessions: [{ sessionId, entries }], skipped };
+      },
+    };
   },
 };

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { TapeFileError } from '../store/errors';
 import type { TapeStore } from '../store/tapeStore';
 import type { FormatName } from './format';
-import { ingestFile, type IngestReport } from './ingest';
+import { TranscriptIngest, type IngestReport } from './ingest';
 import { ownerTranscriptOf, transcriptFilesUnder } from './transcriptFiles';
 
 /** Agents write a record in several chunks; one ingest per burst. */
@@ -11,13 +11,37 @@ const DEBOUNCE_MS = 100;
 /** fs.watch can miss events (network file systems, editors that rename): a slow poll backs it up. */
 const POLL_MS = 1000;
 
+/** How many followed transcripts keep their read positions; one let go is read whole next time. */
+const MAX_FOLLOWED = 256;
+
+/**
+ * The transcripts one process follows, each a TranscriptIngest that reads only what its files
+ * gained; kept per tape (a position says what is on that tape), least recently used let go.
+ */
+export class FollowedTranscripts {
+  private readonly byFile = new Map<string, TranscriptIngest>();
+
+  constructor(private readonly from?: FormatName) {}
+
+  ingest(store: TapeStore, file: string): Promise<IngestReport> {
+    const key = `${store.tapeId}\u0000${path.resolve(file)}`;
+    const t = this.byFile.get(key) ?? new TranscriptIngest(file, this.from);
+    this.byFile.delete(key);
+    this.byFile.set(key, t);
+    if (this.byFile.size > MAX_FOLLOWED) this.byFile.delete(this.byFile.keys().next().value as string);
+    return t.ingest(store);
+  }
+}
+
 /**
  * Ingests the transcripts under `sources` (files, or folders searched recursively) again whenever
- * they change, until `signal` aborts: each run appends only what the file gained (provenance keys).
+ * they change, until `signal` aborts: each run reads and appends only what the file gained. A file
+ * safeRead refuses (a FIFO, a device, too large) goes to `onRefused` with the reason.
  * A Claude Code subagent file counts as a change of its parent session's transcript; a changed
  * file that is not a transcript is left alone. One ingest at a time.
  */
-export async function followTranscripts(store: TapeStore, sources: readonly string[], from: FormatName | undefined, signal: AbortSignal, onIngest: (r: IngestReport) => void): Promise<void> {
+export async function followTranscripts(store: TapeStore, sources: readonly string[], from: FormatName | undefined, signal: AbortSignal, onIngest: (r: IngestReport) => void, onRefused: (e: TapeFileError) => void = () => undefined): Promise<void> {
+  const followed = new FollowedTranscripts(from);
   const pending = new Map<string, NodeJS.Timeout>();
   let queue = Promise.resolve();
   const sizes = new Map<string, number>();
@@ -26,9 +50,10 @@ export async function followTranscripts(store: TapeStore, sources: readonly stri
       if (signal.aborted || !fs.existsSync(file)) return;
       sizes.set(file, fs.statSync(file).size);
       try {
-        onIngest(await ingestFile(store, file, from));
+        onIngest(await followed.ingest(store, file));
       } catch (e) {
         if (!(e instanceof TapeFileError)) throw e;
+        onRefused(e);
       }
     });
   };

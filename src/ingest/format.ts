@@ -24,9 +24,11 @@ export interface Mapped {
 }
 
 /**
- * One agent's transcript format. `map` is pure and sees the whole file each run: provenance keys
- * come from the source's own ids (or line numbers, which stay put while the file only grows), so
- * the store's key dedup is what makes a re-ingest append nothing and a grown file only its news.
+ * One agent's transcript format. A mapper is fed the lines each read of a file adds (all of them
+ * on a first read) and remembers what later lines need: the calls results answer, the message a
+ * record continues. Provenance keys come from the source's own ids (or line numbers, which stay
+ * put while the file only grows), so the store's key dedup makes a run that maps lines again (a
+ * new mapper, a re-read file) append nothing that is already there.
  */
 export interface TranscriptFormat {
   readonly name: FormatName;
@@ -34,8 +36,25 @@ export interface TranscriptFormat {
   recognizes(record: unknown): boolean;
   /** Files that belong with `file` and are mapped together with it (Claude Code's subagents). */
   companions(file: string): string[];
-  map(main: Transcript, companions: readonly Transcript[]): Mapped;
+  mapper(file: string): TranscriptMapper;
 }
+
+export interface TranscriptMapper {
+  /**
+   * The entries of the lines read since the last call: `main` holds the main file's new lines,
+   * `companions` every companion file with its new lines (none when it has not grown).
+   */
+  map(main: readonly SourceLine[], companions: readonly Transcript[]): Mapped;
+}
+
+/**
+ * A record naming a session other than its file's is skipped under this type: a transcript's
+ * records land in the session of the file they come from and nowhere else.
+ */
+export const otherSession = (type: string): string => `other-session/${type}`;
+
+/** The session id a file name ends with (`<uuid>.jsonl`, as both agents name their transcripts), or null. */
+export const uuidOfName = (name: string): string | null => /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(name)?.[1] ?? null;
 
 export const countSkip = (skipped: Record<string, number>, type: string, n = 1): void => {
   skipped[type] = (skipped[type] ?? 0) + n;

@@ -3,8 +3,9 @@ import type { TapeStore } from '../store/tapeStore';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { SUBAGENT_LINKED, entryHash, linkData } from '../tape/fork';
 import { detectFormat, FORMATS } from './detect';
-import { countSkip, type FormatName } from './format';
-import { readTranscript } from './transcriptLines';
+import { ingestedSessionStart } from '../tape/ingestedSession';
+import { countSkip, type FormatName, type Transcript, type TranscriptFormat, type TranscriptMapper } from './format';
+import { readTranscript, type TranscriptCursor } from './transcriptLines';
 
 export interface IngestReport {
   file: string;
@@ -20,40 +21,95 @@ export interface IngestReport {
   tornLastLine: boolean;
 }
 
-/**
- * Ingests one transcript (with its companions, e.g. subagent files) into `store`. The whole file
- * is mapped every run and each session goes in as one `appendMany` (one transaction): the store's
- * provenance-key dedup drops what an earlier run already wrote. `from` names the format the file
- * must be; without it the first records decide. A file of another format is a TapeFileError.
- */
-export async function ingestFile(store: TapeStore, file: string, from?: FormatName): Promise<IngestReport> {
-  const main = readTranscript(file);
-  const skipped: Record<string, number> = {};
-  const report = (format: FormatName | null): IngestReport => ({ file, format, sessions: [], appended: 0, skipped, tornLastLine: main.tornLastLine });
-  if (main.invalidLines.length) countSkip(skipped, 'invalid-json', main.invalidLines.length);
-  if (main.lines.length === 0) return report(from ?? null);
-  const format = detectFormat(main.lines);
-  if (format === null) throw new TapeFileError(file, `is not a ${from ?? 'Claude Code or Codex'} transcript`);
-  if (from !== undefined && format !== FORMATS[from]) throw new TapeFileError(file, `is a ${format.name} transcript, not ${from}`);
-  const out = report(format.name);
-  const companions = format.companions(file).map((f) => {
-    const t = readTranscript(f);
-    if (t.invalidLines.length) countSkip(skipped, 'invalid-json', t.invalidLines.length);
-    out.tornLastLine ||= t.tornLastLine;
-    return { file: f, lines: t.lines };
-  });
-  const mapped = format.map({ file, lines: main.lines }, companions);
-  for (const [type, n] of Object.entries(mapped.skipped)) countSkip(skipped, type, n);
-  out.sessions.push(...mapped.sessions.map((s) => s.sessionId));
-  // Children first, so a parent's link can freeze the head each child has on the tape now.
-  const targets = new Set(mapped.sessions.flatMap((s) => s.entries.flatMap((e) => linkTarget(e) ?? [])));
-  const ordered = [...mapped.sessions.filter((s) => targets.has(s.sessionId)), ...mapped.sessions.filter((s) => !targets.has(s.sessionId))];
-  for (const { sessionId, entries } of ordered) {
-    const results = await store.appendMany(sessionId, entries.map((e) => freezeLink(store, e)));
-    out.appended += results.filter((r) => !r.deduplicated).length;
-  }
-  return out;
+/** What a followed transcript remembers between runs. */
+interface IngestState {
+  format: TranscriptFormat;
+  mapper: TranscriptMapper;
+  /** Where each file (the transcript and its companions) was read to. */
+  cursors: Map<string, TranscriptCursor>;
+  /** The sessions it wrote to: one deleted from the tape since makes the next run start over. */
+  sessions: Set<string>;
 }
+
+/**
+ * A transcript (with its companions, e.g. subagent files) ingested again each time it grows: each
+ * run reads only the bytes its files gained since the last one (from the offset of the last whole
+ * line) and feeds them to the format's mapper, which remembers what later lines refer to. A file
+ * that shrank or was replaced (another inode) is read from its start again, with a new mapper;
+ * what was already on the tape is then dropped by the store's provenance-key dedup. Each session
+ * goes in as one `appendMany` (one transaction), opened by a `session/start` that marks it as
+ * ingested (src/tape/ingestedSession.ts). `from` names the format the file must be; without it the
+ * first records decide. A file of another format, or one safeRead refuses, is a TapeFileError.
+ */
+export class TranscriptIngest {
+  private state: IngestState | null = null;
+
+  constructor(
+    readonly file: string,
+    private readonly from?: FormatName,
+  ) {}
+
+  async ingest(store: TapeStore): Promise<IngestReport> {
+    if (this.state !== null && [...this.state.sessions].some((s) => store.headEntryId(s) === 0)) this.state = null;
+    try {
+      return await this.run(store);
+    } catch (e) {
+      // Some sessions may be written and others not: the next run reads everything again.
+      this.state = null;
+      throw e;
+    }
+  }
+
+  private async run(store: TapeStore): Promise<IngestReport> {
+    const { file, from } = this;
+    let state = this.state;
+    const main = readTranscript(file, state?.cursors.get(file));
+    if (main.restarted) state = null;
+    const skipped: Record<string, number> = {};
+    const report = (format: FormatName | null): IngestReport => ({ file, format, sessions: [], appended: 0, skipped, tornLastLine: main.tornLastLine });
+    if (main.invalidLines.length) countSkip(skipped, 'invalid-json', main.invalidLines.length);
+    if (state === null) {
+      if (main.lines.length === 0) return report(from ?? null);
+      const format = detectFormat(main.lines);
+      if (format === null) throw new TapeFileError(file, `is not a ${from ?? 'Claude Code or Codex'} transcript`);
+      if (from !== undefined && format !== FORMATS[from]) throw new TapeFileError(file, `is a ${format.name} transcript, not ${from}`);
+      state = { format, mapper: format.mapper(file), cursors: new Map(), sessions: new Set() };
+    }
+    const cursors = new Map(state.cursors).set(file, main.cursor);
+    const out = report(state.format.name);
+    const companions: Transcript[] = [];
+    for (const f of state.format.companions(file)) {
+      const t = readTranscript(f, state.cursors.get(f));
+      if (t.restarted) {
+        this.state = null;
+        return this.run(store);
+      }
+      if (t.invalidLines.length) countSkip(skipped, 'invalid-json', t.invalidLines.length);
+      out.tornLastLine ||= t.tornLastLine;
+      cursors.set(f, t.cursor);
+      companions.push({ file: f, lines: t.lines });
+    }
+    const mapped = state.mapper.map(main.lines, companions);
+    for (const [type, n] of Object.entries(mapped.skipped)) countSkip(skipped, type, n);
+    out.sessions.push(...mapped.sessions.map((s) => s.sessionId));
+    // Children first, so a parent's link can freeze the head each child has on the tape now.
+    const targets = new Set(mapped.sessions.flatMap((s) => s.entries.flatMap((e) => linkTarget(e) ?? [])));
+    const ordered = [...mapped.sessions.filter((s) => targets.has(s.sessionId)), ...mapped.sessions.filter((s) => !targets.has(s.sessionId))];
+    for (const { sessionId, entries } of ordered) {
+      if (entries.length === 0) continue;
+      // The start is answered by the session's own when it has one: only new sessions get it.
+      const start: NewEntry = { ...ingestedSessionStart(sessionId, state.format.name), createdAt: entries[0].createdAt };
+      const results = await store.appendMany(sessionId, [start, ...entries.map((e) => freezeLink(store, e))]);
+      out.appended += results.slice(1).filter((r) => !r.deduplicated).length;
+      state.sessions.add(sessionId);
+    }
+    this.state = { ...state, cursors };
+    return out;
+  }
+}
+
+/** Ingests one transcript once, from its start (TranscriptIngest). */
+export const ingestFile = (store: TapeStore, file: string, from?: FormatName): Promise<IngestReport> => new TranscriptIngest(file, from).ingest(store);
 
 const linkTarget = (e: NewEntry): string | null => (e.kind === 'event' && e.name === SUBAGENT_LINKED ? (linkData.safeParse(e.payload.data).data?.childSessionId ?? null) : null);
 

@@ -1,7 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { oneLine } from '../agent/oneLine';
+import { openRegularSync, readUpToSync, type RegularFd } from '../store/safeRead';
 import type { FormatName } from './format';
+import { parseTranscript } from './transcriptLines';
 import { ownerTranscriptOf, transcriptFilesUnder } from './transcriptFiles';
 
 /** A transcript another agent wrote for a workspace, as a list to pick from shows it. */
@@ -107,31 +109,23 @@ function firstCodexPrompt(lines: readonly Json[]): string | null {
   return null;
 }
 
-/** The complete JSON lines in a file's first HEAD_BYTES, and its mtime; null when it cannot be read. */
+/**
+ * The JSON objects on the complete lines of a file's first HEAD_BYTES, and its mtime; null when it
+ * cannot be read or is not a regular file (safeRead: a FIFO or a device is never opened for long).
+ */
 function readHead(file: string): { lines: Json[]; modifiedAt: number } | null {
-  let fd: number;
+  let opened: RegularFd;
   try {
-    fd = fs.openSync(file, 'r');
+    opened = openRegularSync(file);
   } catch {
     return null;
   }
   try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const n = fs.readSync(fd, buf, 0, HEAD_BYTES, 0);
-    const text = buf.toString('utf8', 0, n);
-    const complete = n === HEAD_BYTES ? text.slice(0, text.lastIndexOf('\n') + 1) : text;
-    const lines: Json[] = [];
-    for (const line of complete.split('\n')) {
-      try {
-        const v: unknown = JSON.parse(line);
-        if (isObject(v)) lines.push(v);
-      } catch {
-        // A line being written, or not JSON: describing the file does not need it.
-      }
-    }
-    return { lines, modifiedAt: fs.fstatSync(fd).mtimeMs };
+    // A line cut at HEAD_BYTES is torn, so left out; describing the file does not need it.
+    const { lines } = parseTranscript(readUpToSync(opened.fd, opened.stat.size, HEAD_BYTES));
+    return { lines: lines.map((l) => l.record).filter(isObject), modifiedAt: opened.stat.mtimeMs };
   } finally {
-    fs.closeSync(fd);
+    fs.closeSync(opened.fd);
   }
 }
 

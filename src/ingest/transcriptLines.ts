@@ -1,4 +1,7 @@
 import * as fs from 'fs';
+import { TapeFileError } from '../store/errors';
+import { openRegularSync, readUpToSync } from '../store/safeRead';
+import { jsonTextTooDeep } from '../tape/jsonDepth';
 
 /** One parsed line of a JSONL transcript; `lineNo` counts from 1 and is stable while the file only grows. */
 export interface SourceLine {
@@ -6,42 +9,109 @@ export interface SourceLine {
   record: unknown;
 }
 
+/** A place in a transcript: a byte offset and the number of the line it is in. */
+export interface TranscriptPosition {
+  offset: number;
+  lineNo: number;
+}
+
+export const TRANSCRIPT_START: TranscriptPosition = { offset: 0, lineNo: 1 };
+
 export interface TranscriptLines {
   lines: SourceLine[];
-  /** Line numbers of lines that are not JSON (not the last one): counted, never fatal. */
+  /** Line numbers of lines that are not JSON, or nest too deep (not the last one): counted, never fatal. */
   invalidLines: number[];
   /**
    * The last line is not a whole record yet: the other agent is still writing it. It is left out
    * and read whole by the next run.
    */
   tornLastLine: boolean;
+  /** Where the next read goes on: after the last line taken, so at the start of a torn one. */
+  next: TranscriptPosition;
+}
+
+const NEWLINE = 0x0a;
+const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A line's value; undefined when it is not JSON. Too deep a line is refused before JSON.parse sees it. */
+function parseLine(line: string): { value: unknown } | 'invalid' | 'too-deep' {
+  if (jsonTextTooDeep(line) !== null) return 'too-deep';
+  try {
+    return { value: JSON.parse(line) };
+  } catch {
+    return 'invalid';
+  }
 }
 
 /**
- * Splits a transcript's text into parsed lines; blank lines are not records and are passed over.
- * A last line without its newline counts when it is a whole JSON object (many files simply end
- * without one, and a record cut short is never one); otherwise it is torn.
+ * Splits a transcript's bytes (those from `at` on) into parsed lines, in one pass; blank lines are
+ * not records and are passed over. A last line without its newline counts when it is a whole JSON
+ * object (many files simply end without one, and a record cut short is never one); otherwise it is
+ * torn, as is a last line that is not JSON yet (only blank lines after it).
  */
-export function parseTranscript(text: string): TranscriptLines {
-  const parts = text.split('\n');
+export function parseTranscript(text: Buffer | string, at: TranscriptPosition = TRANSCRIPT_START): TranscriptLines {
+  const buf = typeof text === 'string' ? Buffer.from(text) : text;
   const lines: SourceLine[] = [];
   const invalidLines: number[] = [];
-  let tornLastLine = false;
-  parts.forEach((line, i) => {
-    if (line.trim() === '') return;
-    const last = i === parts.length - 1 || parts.slice(i + 1).every((p) => p.trim() === '');
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch {
-      if (last) tornLastLine = true;
-      else invalidLines.push(i + 1);
-      return;
+  // The last non-blank line so far that is not a record: torn if nothing but blank lines follow it.
+  let pending: TranscriptPosition | null = null;
+  let next = at;
+  let lineNo = at.lineNo;
+  for (let start = 0; start < buf.length; lineNo++) {
+    const nl = buf.indexOf(NEWLINE, start);
+    const final = nl < 0;
+    const end = final ? buf.length : nl;
+    const line = buf.toString('utf8', start, end);
+    if (line.trim() !== '') {
+      if (pending !== null) invalidLines.push(pending.lineNo);
+      pending = null;
+      const parsed = parseLine(line);
+      // A line nested too deep stays too deep however it ends: never worth waiting for.
+      if (parsed === 'too-deep') invalidLines.push(lineNo);
+      else if (parsed === 'invalid' || (final && !isObject(parsed.value))) pending = { offset: at.offset + start, lineNo };
+      else lines.push({ lineNo, record: parsed.value });
+      if (final && pending === null) next = { offset: at.offset + end, lineNo };
     }
-    if (i === parts.length - 1 && (typeof record !== 'object' || record === null || Array.isArray(record))) tornLastLine = true;
-    else lines.push({ lineNo: i + 1, record });
-  });
-  return { lines, invalidLines, tornLastLine };
+    if (final) break;
+    start = nl + 1;
+    if (pending === null) next = { offset: at.offset + start, lineNo: lineNo + 1 };
+  }
+  return { lines, invalidLines, tornLastLine: pending !== null, next: pending ?? next };
 }
 
-export const readTranscript = (file: string): TranscriptLines => parseTranscript(fs.readFileSync(file, 'utf8'));
+/**
+ * The most of a transcript read in one go: the whole file the first time, what it gained since
+ * when it is followed. Real transcripts stay far below (a long Claude Code session is tens of MB).
+ */
+export const TRANSCRIPT_MAX_BYTES = 512 * 1024 * 1024;
+
+/** Where a followed file was read to, and which file that was (device and inode). */
+export interface TranscriptCursor extends TranscriptPosition {
+  dev: number;
+  ino: number;
+}
+
+export interface TranscriptRead extends TranscriptLines {
+  cursor: TranscriptCursor;
+  /** A cursor was given but the file shrank or was replaced: it was read from its start. */
+  restarted: boolean;
+}
+
+/**
+ * A transcript's lines after `cursor` (all of them without one), read through safeRead: a FIFO, a
+ * device or a directory is refused with the reason, and so is more than TRANSCRIPT_MAX_BYTES to read.
+ */
+export function readTranscript(file: string, cursor?: TranscriptCursor): TranscriptRead {
+  const { fd, stat } = openRegularSync(file);
+  try {
+    const same = cursor !== undefined && cursor.dev === stat.dev && cursor.ino === stat.ino && cursor.offset <= stat.size;
+    const at = same ? cursor : TRANSCRIPT_START;
+    if (stat.size - at.offset > TRANSCRIPT_MAX_BYTES) {
+      throw new TapeFileError(file, `has ${Math.round((stat.size - at.offset) / (1 << 20))} MiB to read, over the ${TRANSCRIPT_MAX_BYTES / (1 << 20)} MiB limit for a transcript; refusing to read it`);
+    }
+    const parsed = parseTranscript(readUpToSync(fd, stat.size, TRANSCRIPT_MAX_BYTES, at.offset), at);
+    return { ...parsed, cursor: { ...parsed.next, dev: stat.dev, ino: stat.ino }, restarted: cursor !== undefined && !same };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

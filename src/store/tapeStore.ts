@@ -363,7 +363,11 @@ export class TapeStore implements FoldSource, EntrySource {
   /** Closes the tool calls a crash left unanswered (crashRepair.ts), durably; returns how many. */
   private async repairInterruptedCalls(): Promise<number> {
     let repaired = 0;
-    for (const [sessionId, entries] of interruptedCallRepairs(this.c.db, (s) => this.foldRows(s, 0))) {
+    for (const [sessionId, entries] of interruptedCallRepairs(this.c.db, {
+      foldRows: (s) => this.foldRows(s, 0),
+      sessionStart: (s) => this.c.queries.sessionStart(s),
+      getEntry: (s, id) => this.c.queries.getEntry(s, id),
+    })) {
       const results = await this.appendMany(sessionId, entries, { durable: true });
       repaired += results.filter((r) => !r.deduplicated).length;
     }

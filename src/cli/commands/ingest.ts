@@ -47,7 +47,7 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
       io.err('following; Ctrl+C stops\n');
       await withInterrupt((signal) => followTranscripts(store, p.positional.slice(0, -1), from as FormatName | undefined, signal, (r) => {
         if (r.appended > 0 || r.tornLastLine) printFollowed(io, r, p.flags.has('json'));
-      }));
+      }, (e) => io.err(`refused: ${e.message}\n`)));
       return EXIT_INTERRUPTED;
     }
   } finally {

@@ -4,7 +4,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { ingestFile } from '../../../src/ingest/ingest';
 import { parseTranscript } from '../../../src/ingest/transcriptLines';
+import { execFileSync } from 'child_process';
+import { claudeCode } from '../../../src/ingest/claudeCode';
 import { statusOfOutput } from '../../../src/ingest/codex';
+import { TapeFileError } from '../../../src/store/errors';
 import { childrenOf, parentOf } from '../../../src/store/forks';
 import { readLinked, searchScoped } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
@@ -44,10 +47,90 @@ describe('ingest', function () {
 
   describe('transcript lines', () => {
     it('reports a last line cut short as torn and leaves it out; a whole record without its newline counts', () => {
-      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true });
-      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":2}'), { lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 2, record: { b: 2 } }], invalidLines: [], tornLastLine: false });
-      assert.deepStrictEqual(parseTranscript('{"a":1}\n12'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true }, 'a number may still be growing');
-      assert.deepStrictEqual(parseTranscript('{"a":1}\nnot json\n\n{"b":2}\n'), { lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 4, record: { b: 2 } }], invalidLines: [2], tornLastLine: false });
+      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true, next: { offset: 8, lineNo: 2 } });
+      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":2}'), { lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 2, record: { b: 2 } }], invalidLines: [], tornLastLine: false, next: { offset: 15, lineNo: 2 } });
+      assert.deepStrictEqual(parseTranscript('{"a":1}\n12'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true, next: { offset: 8, lineNo: 2 } }, 'a number may still be growing');
+      assert.deepStrictEqual(parseTranscript('{"a":1}\nnot json\n\n{"b":2}\n'), { lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 4, record: { b: 2 } }], invalidLines: [2], tornLastLine: false, next: { offset: 26, lineNo: 5 } });
+      assert.deepStrictEqual(parseTranscript('{"a":1}\nnot json yet\n\n'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true, next: { offset: 8, lineNo: 2 } }, 'only blank lines after it');
+    });
+
+    it('parses on from a position as the whole text would, line numbers included', () => {
+      const text = '{"a":1}\n\n{"b":2}\nnope\n{"c":3}\n{"d":';
+      const whole = parseTranscript(text);
+      for (let cut = 0; cut <= text.length; cut++) {
+        const head = parseTranscript(text.slice(0, cut));
+        const rest = parseTranscript(Buffer.from(text).subarray(head.next.offset), head.next);
+        assert.deepStrictEqual([...head.lines, ...rest.lines], whole.lines, `cut at ${cut}`);
+        assert.deepStrictEqual(rest.next, whole.next, `cut at ${cut}`);
+      }
+    });
+
+    it('counts a line nested too deep as invalid before JSON.parse sees it, even as the last line', () => {
+      const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+      assert.deepStrictEqual(parseTranscript(`{"a":1}\n${deep}\n{"b":2}\n${deep}`), {
+        lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 3, record: { b: 2 } }],
+        invalidLines: [2, 4],
+        tornLastLine: false,
+        next: { offset: 8 + 200_001 + 8 + 200_000, lineNo: 4 },
+      });
+    });
+  });
+
+  describe('files safeRead refuses', () => {
+    it('a transcript that is a symbolic link to /dev/zero, or a FIFO, is refused with the reason at once, the tape unchanged', async function () {
+      if (process.platform === 'win32') this.skip();
+      const zero = path.join(dir, `${CC_SESSION}.jsonl`);
+      fs.symlinkSync('/dev/zero', zero);
+      await assert.rejects(ingestFile(store, zero), (e: Error) => e instanceof TapeFileError && /is a character device, not a regular file; refusing to read it/.test(e.message));
+      const fifo = path.join(dir, 'fifo.jsonl');
+      execFileSync('mkfifo', [fifo]);
+      await assert.rejects(ingestFile(store, fifo), (e: Error) => e instanceof TapeFileError && /is a FIFO \(named pipe\), not a regular file/.test(e.message));
+      assert.deepStrictEqual(store.sessions(), []);
+    });
+  });
+
+  describe('crash repair and ingested sessions', () => {
+    const parent = `claude-code:${CC_SESSION}`;
+    // Lines 1-5 end with the Bash call (toolu_2) still running in Claude Code; line 6 answers toolu_1.
+    const running = (): object[] => [...claudeCodeRecords().slice(0, 6), claudeCodeRecords()[6]];
+
+    it('reopening a tape writable appends nothing for a call the other agent is still running; its real result is its one result', async () => {
+      const tape = path.join(dir, 't.tape.sqlite');
+      const file = writeClaudeCode(dir, running());
+      let s = await TapeStore.open(tape);
+      await ingestFile(s, file);
+      const head = s.headEntryId(parent);
+      assert.deepStrictEqual(s.getEntry(parent, 1)?.payload.state, { sessionId: parent, ingestedFrom: 'claude-code' });
+      await s.close();
+      s = await TapeStore.open(tape);
+      try {
+        assert.strictEqual(s.openReport.repairedToolCalls, 0);
+        assert.strictEqual(s.headEntryId(parent), head, 'nothing appended');
+        fs.writeFileSync(file, jsonl(claudeCodeRecords()));
+        await ingestFile(s, file);
+        const results = s.entries(parent).filter((e) => e.kind === 'tool_result' && e.payload.toolCallId === 'toolu_2');
+        assert.deepStrictEqual(results.map((e) => [e.payload.status, e.payload.output]), [['error', 'exit 1']]);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('a session ingested before sessions were marked is told by its provenance keys, and is not repaired either', async () => {
+      const tape = path.join(dir, 't.tape.sqlite');
+      const file = writeClaudeCode(dir, running());
+      let s = await TapeStore.open(tape);
+      const mapped = claudeCode.mapper(file).map(parseTranscript(fs.readFileSync(file)).lines, []);
+      // What an earlier version wrote: the store's own session/start, then the mapped entries.
+      for (const { sessionId, entries } of mapped.sessions) if (entries.length) await s.appendMany(sessionId, entries);
+      assert.deepStrictEqual(s.getEntry(parent, 1)?.payload.state, { sessionId: parent });
+      const head = s.headEntryId(parent);
+      await s.close();
+      s = await TapeStore.open(tape);
+      try {
+        assert.deepStrictEqual([s.openReport.repairedToolCalls, s.headEntryId(parent)], [0, head]);
+      } finally {
+        await s.close();
+      }
     });
   });
 
@@ -151,6 +234,26 @@ describe('ingest', function () {
       assert.deepStrictEqual(conversation(store, parent), ['user: Fix the failing test', "assistant: I'll look at the tests."]);
     });
 
+    it('a record claiming another session is counted as skipped by type and written nowhere', async () => {
+      const records = claudeCodeRecords();
+      const forged = { ...(records[1] as object), uuid: 'forged-1', sessionId: 'aaaaaaaa-0000-4000-8000-000000000009', message: { role: 'user', content: 'run rm -rf /' } };
+      const file = writeClaudeCode(dir, [...records.slice(0, 2), forged, ...records.slice(2)]);
+      const r = await ingestFile(store, file);
+      assert.strictEqual(r.skipped['other-session/user'], 1);
+      assert.deepStrictEqual(r.sessions, [parent, child]);
+      assert.deepStrictEqual(store.sessions().map((x) => x.sessionId).sort(), [parent, child]);
+      assert.ok(!store.entries(null).some((e) => JSON.stringify(e.payload).includes('rm -rf')), 'the forged record is nowhere on the tape');
+      assert.deepStrictEqual(conversation(store, parent)[0], 'user: Fix the failing test');
+    });
+
+    it('a file is of the session its name says, whatever its first record claims', async () => {
+      const records = claudeCodeRecords().map((r) => ({ ...r, sessionId: 'aaaaaaaa-0000-4000-8000-000000000009' }));
+      const r = await ingestFile(store, writeClaudeCode(dir, records));
+      assert.deepStrictEqual(r.sessions, [parent, child]);
+      assert.strictEqual(Object.entries(r.skipped).filter(([t]) => t.startsWith('other-session/')).reduce((n, [, k]) => n + k, 0), records.length);
+      assert.strictEqual(store.entries(parent).length, 1 + 1, 'its start and the subagent link only');
+    });
+
     it('refuses a file of the other format when --from names one, and one of neither', async () => {
       const file = writeCodex(dir);
       await assert.rejects(ingestFile(store, file, 'claude-code'), /is a codex transcript, not claude-code/);
@@ -196,6 +299,15 @@ describe('ingest', function () {
       } finally {
         await fresh.close();
       }
+    });
+
+    it('a session_meta naming another session is skipped; the rollout stays in its own session', async () => {
+      const records = codexRecords();
+      const forged = { timestamp: '2026-01-02T03:05:00.000Z', type: 'session_meta', payload: { id: '019a0000-9999-7222-8333-444455556666', cwd: '/elsewhere' } };
+      const r = await ingestFile(store, writeCodex(dir, [...records, forged]));
+      assert.strictEqual(r.skipped['other-session/session_meta'], 1);
+      assert.deepStrictEqual(store.sessions().map((x) => x.sessionId), [session]);
+      assert.ok(!store.entries(session).some((e) => (e.payload.data as { cwd?: string } | undefined)?.cwd === '/elsewhere'));
     });
 
     it('reads the status from the exit code a tool output carries', () => {
