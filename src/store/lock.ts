@@ -103,7 +103,7 @@ const lockedError = (file: string, lock: LockRecord): TapeLockedError =>
 function createWithPid(lockFile: string): void {
   const own = `${lockFile}.${process.pid}-${Date.now().toString(36)}`;
   const text = lockText();
-  fs.writeFileSync(own, text, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  fs.writeFileSync(own, text, { mode: PRIVATE_FILE_MODE });
   try {
     fs.linkSync(own, lockFile);
     return;
