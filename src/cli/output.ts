@@ -11,7 +11,7 @@ export interface Sink {
  * ids, content, snippets, errors echoing input), so terminal control characters are removed from
  * them: a tool output on the tape must not be able to move the cursor, retitle or rewrite the
  * user's terminal. `data` is machine output (JSON, one value or JSON Lines): the same values
- * exactly, with control characters escaped line by line (safeJsonText), for the same reason.
+ * exactly, with control characters escaped (safeJsonText), for the same reason.
  */
 export interface Io extends Sink {
   data(text: string): void;
@@ -60,7 +60,7 @@ export const stripControls = (text: string): string => text.replace(CONTROL, '')
 export const ioOf = (sink: Sink): Io => ({
   out: (t) => sink.out(stripControls(t)),
   err: (t) => sink.err(stripControls(t)),
-  data: (t) => sink.out(t.split('\n').map(safeJsonText).join('\n')),
+  data: (t) => sink.out(safeJsonText(t)),
 });
 
 export const json = (io: Io, value: unknown): void => io.data(`${JSON.stringify(value, null, 2)}\n`);

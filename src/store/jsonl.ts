@@ -12,9 +12,12 @@ import type { RawEntry } from './tapeStore';
  */
 export function jsonlLine(e: RawEntry): string {
   return safeJsonText(
-    `{"sessionId":${JSON.stringify(e.sessionId)},"entryId":${e.entryId},"kind":${JSON.stringify(e.kind)},"name":${JSON.stringify(e.name)},"provenanceKey":${JSON.stringify(e.provenanceKey)},"payload":${e.payload},"meta":${e.meta},"createdAt":${e.createdAt}}`,
-  ) + '\n';
+    `{"sessionId":${JSON.stringify(e.sessionId)},"entryId":${e.entryId},"kind":${JSON.stringify(e.kind)},"name":${JSON.stringify(e.name)},"provenanceKey":${JSON.stringify(e.provenanceKey)},"payload":${withoutLineFeeds(e.payload)},"meta":${withoutLineFeeds(e.meta)},"createdAt":${e.createdAt}}\n`,
+  );
 }
+
+/** Stored JSON text has a raw line feed only between tokens (it is not valid in a string), and a line must not. */
+const withoutLineFeeds = (json: string): string => (json.includes('\n') ? json.replace(/\n/g, '') : json);
 
 /**
  * Where each top-level value of a JSON object text starts and ends. JSON.parse has already
