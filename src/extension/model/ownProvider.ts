@@ -147,7 +147,7 @@ export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscod
     if (!keyNeedsConsent({ baseUrl, scopes, hasKey: apiKey !== '', allowed })) return;
     let asking = this.asking.get(baseUrl);
     if (asking === undefined) {
-      asking = this.askToSendKey(baseUrl, allowed);
+      asking = this.askToSendKey(baseUrl);
       this.asking.set(baseUrl, asking);
       const done = () => this.asking.delete(baseUrl);
       asking.then(done, done);
@@ -155,13 +155,15 @@ export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscod
     if (!(await asking)) throw new ProviderError('key_withheld', { detail: keyWithheldDetail(baseUrl) });
   }
 
-  private async askToSendKey(baseUrl: string, allowed: readonly string[]): Promise<boolean> {
+  private async askToSendKey(baseUrl: string): Promise<boolean> {
     const { message, detail } = keyConsentPrompt(baseUrl);
     const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, ALLOW);
     if (choice !== ALLOW) {
       this.log.warn(`model provider: the API key was not sent to ${hostOf(baseUrl)}, which this workspace's settings chose`);
       return false;
     }
+    // Read again: another address may have been allowed while this dialog was open.
+    const allowed = allowedBaseUrls.parse(this.workspaceState.get<unknown>(ALLOWED_BASE_URLS_KEY));
     await this.workspaceState.update(ALLOWED_BASE_URLS_KEY, [...allowed, baseUrl]);
     this.log.info(`model provider: the API key may go to ${hostOf(baseUrl)} in this workspace (the user allowed it)`);
     return true;
