@@ -106,13 +106,14 @@ describe('the core tools in VS Code', () => {
       fs.writeFileSync(abs(rel), 'saved\n');
       const editor = await vscode.window.showTextDocument(vscode.Uri.file(abs(rel)));
       await editor.edit((b) => b.insert(new vscode.Position(0, 0), 'unsaved '));
-      assert.strictEqual(Buffer.from(await ws.readFile(rel)).toString('utf8'), 'unsaved saved\n');
+      assert.strictEqual(Buffer.from((await ws.readFile(rel, 1024)).bytes).toString('utf8'), 'unsaved saved\n');
+      assert.deepStrictEqual(await ws.readFile(rel, 3).then((r) => ({ text: Buffer.from(r.bytes).toString('utf8'), size: r.size })), { text: 'uns', size: 14 });
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     });
 
     it('refuses paths outside the workspace folder', async () => {
       await assert.rejects(ws.writeFile('../escape.txt', 'x'), /outside the workspace root/);
-      await assert.rejects(ws.readFile('/etc/hostname'), /outside the workspace root/);
+      await assert.rejects(ws.readFile('/etc/hostname', 1024), /outside the workspace root/);
       assert.strictEqual(fs.existsSync(path.join(root, '..', 'escape.txt')), false);
     });
   });

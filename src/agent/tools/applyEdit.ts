@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { isPermitted } from '../workspace/permissions';
-import type { Tool } from './tool';
+import { MAX_FILE_READ_BYTES, type Tool } from './tool';
 
 const input = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root.'),
@@ -21,7 +21,10 @@ export const applyEditTool: Tool<typeof input> = {
       done = existing ? `overwrote ${path}` : `created ${path}`;
     } else {
       if (!existing) return { status: 'error', output: `${path} does not exist; omit oldText to create it` };
-      const current = Buffer.from(await ctx.workspace.readFile(path)).toString('utf8');
+      const { bytes, size } = await ctx.workspace.readFile(path, MAX_FILE_READ_BYTES);
+      // An edit computed from part of a file would write that part back as the whole.
+      if (bytes.length < size) return { status: 'error', output: `${path} is ${size} bytes, over the ${MAX_FILE_READ_BYTES} bytes apply_edit edits; it was not changed` };
+      const current = Buffer.from(bytes).toString('utf8');
       const count = countOccurrences(current, oldText);
       if (count !== 1) {
         return { status: 'error', output: `oldText occurs ${count} times in ${path}; it must occur exactly once (${count === 0 ? 'check the exact text, whitespace included' : 'include more surrounding text'})` };

@@ -9,6 +9,9 @@ import type { WorkspacePort } from '../workspace/workspacePort';
 /** Every tool output is stored on the tape whole up to this many UTF-8 bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 64 * 1024;
 
+/** read_file sees, and apply_edit edits, at most this much of a file: no more is read from disk. */
+export const MAX_FILE_READ_BYTES = 4 * 1024 * 1024;
+
 export interface ToolResult {
   readonly status: 'ok' | 'error';
   readonly output: string;

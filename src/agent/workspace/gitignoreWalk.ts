@@ -1,6 +1,10 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import ignore, { type Ignore } from 'ignore';
+import { readRegularFile } from '../../store/safeRead';
+
+/** A .gitignore larger than this is someone's attack or mistake; it is passed over like an unreadable one. */
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 interface IgnoreLayer {
   /** The workspace-relative directory whose .gitignore this is ('' for the root). */
@@ -43,7 +47,7 @@ async function* walkDir(realRoot: string, dirRel: string, layers: readonly Ignor
 
 async function readLayer(dirAbs: string, base: string): Promise<IgnoreLayer | undefined> {
   try {
-    return { base, rules: ignore().add(await fs.readFile(path.join(dirAbs, '.gitignore'), 'utf8')) };
+    return { base, rules: ignore().add((await readRegularFile(path.join(dirAbs, '.gitignore'), MAX_GITIGNORE_BYTES, '.gitignore')).toString('utf8')) };
   } catch {
     return undefined;
   }

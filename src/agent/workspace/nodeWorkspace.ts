@@ -1,14 +1,16 @@
 import { promises as fs, realpathSync } from 'fs';
 import * as path from 'path';
-import { readRegularFileSync } from '../../store/safeRead';
+import { TapeFileError } from '../../store/errors';
+import { readRegularFileSync, readRegularPrefix } from '../../store/safeRead';
 import { looksBinary } from './binary';
 import { commandEnv, type CommandEnvPolicy } from './commandEnv';
 import { confine } from './confine';
 import { globMatcher } from './glob';
 import { LineMatcher, PatternTimeoutError, type NamedText } from './lineMatcher';
+import { writeNoFollow } from './noFollowWrite';
 import { walkFiles } from './gitignoreWalk';
 import { runShellCommand } from './shellCommand';
-import type { Capped, CommandOptions, CommandResult, DirEntry, EntryKind, FileStat, SearchOptions, TextMatch, WorkspacePort } from './workspacePort';
+import type { Capped, CommandOptions, CommandResult, DirEntry, EntryKind, FilePrefix, FileStat, SearchOptions, TextMatch, WorkspacePort } from './workspacePort';
 
 /** Files larger than this are not searched: they are generated or data, and reading them costs more than it tells. */
 const MAX_SEARCHED_FILE_BYTES = 2 * 1024 * 1024;
@@ -33,12 +35,15 @@ export class NodeWorkspace implements WorkspacePort {
     this.root = realpathSync(root);
   }
 
-  async readFile(p: string): Promise<Uint8Array> {
+  async readFile(p: string, maxBytes: number): Promise<FilePrefix> {
     const { real, rel } = await confine(this.root, p);
-    if ((await fs.stat(real).catch(() => undefined))?.isDirectory()) throw new Error(`${rel} is a directory, not a file`);
-    return fs.readFile(real).catch((error: NodeJS.ErrnoException) => {
-      throw error.code === 'ENOENT' ? new Error(`${rel} does not exist`) : error;
-    });
+    try {
+      return await readRegularPrefix(real, maxBytes);
+    } catch (error) {
+      // The model knows the file by its workspace path; safeRead names the real one.
+      if (error instanceof TapeFileError && error.file === real) throw new Error(`${rel} ${error.message.slice(real.length + 2)}`);
+      throw error;
+    }
   }
 
   async listDir(p: string): Promise<DirEntry[]> {
@@ -111,7 +116,7 @@ export class NodeWorkspace implements WorkspacePort {
     const { real, rel } = await confine(this.root, p);
     if ((await fs.stat(real).catch(() => undefined))?.isDirectory()) throw new Error(`${rel} is a directory, not a file`);
     await fs.mkdir(path.dirname(real), { recursive: true });
-    await fs.writeFile(real, content, 'utf8');
+    await writeNoFollow(real, rel, content);
   }
 
   async stat(p: string): Promise<FileStat | undefined> {

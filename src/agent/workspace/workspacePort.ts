@@ -10,6 +10,13 @@ export interface DirEntry {
   readonly kind: EntryKind;
 }
 
+/** The start of a file: `bytes` is all of it when its length equals `size`. */
+export interface FilePrefix {
+  readonly bytes: Uint8Array;
+  /** The whole file's size in bytes. */
+  readonly size: number;
+}
+
 export interface FileStat {
   readonly kind: EntryKind;
   readonly size: number;
@@ -64,7 +71,8 @@ export interface CommandResult {
 }
 
 export interface WorkspacePort {
-  readFile(path: string): Promise<Uint8Array>;
+  /** At most `maxBytes` from the start of a regular file; no more is read (a FIFO or device is refused). */
+  readFile(path: string, maxBytes: number): Promise<FilePrefix>;
   listDir(path: string): Promise<DirEntry[]>;
   /** Files (not directories) whose workspace-relative path matches the glob; .gitignore respected. */
   findFiles(pattern: string, limit: number): Promise<Capped<string>>;

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { CommandEnvPolicy } from '../../agent/workspace/commandEnv';
 import { confine } from '../../agent/workspace/confine';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
-import type { Capped, CommandOptions, CommandResult, DirEntry, FileStat, SearchOptions, TextMatch, WorkspacePort } from '../../agent/workspace/workspacePort';
+import type { Capped, CommandOptions, CommandResult, DirEntry, FilePrefix, FileStat, SearchOptions, TextMatch, WorkspacePort } from '../../agent/workspace/workspacePort';
 
 /**
  * The workspace port inside the editor: the disk through a NodeWorkspace confined to the folder,
@@ -26,10 +26,12 @@ export class VsCodeWorkspace implements WorkspacePort {
     return this.disk.root;
   }
 
-  async readFile(path: string): Promise<Uint8Array> {
+  async readFile(path: string, maxBytes: number): Promise<FilePrefix> {
     const { real } = await confine(this.disk.root, path);
     const unsaved = vscode.workspace.textDocuments.find((d) => d.isDirty && d.uri.scheme === 'file' && d.uri.fsPath === real);
-    return unsaved ? Buffer.from(unsaved.getText(), 'utf8') : this.disk.readFile(path);
+    if (!unsaved) return this.disk.readFile(path, maxBytes);
+    const bytes = Buffer.from(unsaved.getText(), 'utf8');
+    return { bytes: bytes.subarray(0, maxBytes), size: bytes.length };
   }
 
   listDir(path: string): Promise<DirEntry[]> {
