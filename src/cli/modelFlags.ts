@@ -27,7 +27,9 @@ export function modelFromFlags(p: Parsed, env: NodeJS.ProcessEnv = process.env):
   const keyVar = apiKeyVarOf(p);
   // A quarter of a small window, so the prompt keeps most of it.
   const maxOutput = Math.min(MAX_OUTPUT, Math.floor(contextWindow / 4));
-  return new OpenAiCompatibleModel({ baseURL: baseUrl.url, apiKey: env[keyVar] ?? '', model, contextWindow, maxOutput });
+  // Own variables only: `--api-key-env constructor` names no variable, not Object's constructor.
+  const apiKey = (Object.hasOwn(env, keyVar) ? env[keyVar] : undefined) ?? '';
+  return new OpenAiCompatibleModel({ baseURL: baseUrl.url, apiKey, model, contextWindow, maxOutput });
 }
 
 /**

@@ -57,7 +57,10 @@ export const otherSession = (type: string): string => `other-session/${type}`;
 export const uuidOfName = (name: string): string | null => /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(name)?.[1] ?? null;
 
 export const countSkip = (skipped: Record<string, number>, type: string, n = 1): void => {
-  skipped[type] = (skipped[type] ?? 0) + n;
+  // The type comes from the file: `constructor` or `__proto__` is a count like any other, not
+  // what every object inherits (read, it gave "function Object() {…}1"; set, it was lost).
+  const count = (Object.hasOwn(skipped, type) ? skipped[type] : 0) + n;
+  Object.defineProperty(skipped, type, { value: count, enumerable: true, writable: true, configurable: true });
 };
 
 /** Provenance key parts led by the session id, as the agent's own entries are keyed. */

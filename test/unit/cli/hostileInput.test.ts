@@ -3,10 +3,13 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { parseArgs } from '../../../src/cli/args';
 import { run } from '../../../src/cli/main';
+import { modelFromFlags } from '../../../src/cli/modelFlags';
 import { OutputClosedError } from '../../../src/cli/output';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { NewEntry } from '../../../src/tape/entry';
+import { CC_SESSION, claudeCodeRecords, writeClaudeCode } from '../ingest/fixtures';
 import { buildCli, cli, CLI } from './build';
 
 /** Raw C0 but the line feed, DEL, C1, U+2028/U+2029: none may reach stdout, not even in --json. */
@@ -36,6 +39,25 @@ describe('agent-tape on hostile input', function () {
       const r = await cli(name, 'x');
       assert.strictEqual(r.code, 2, name);
       assert.match(r.err, new RegExp(`unknown command "${name}"`));
+    }
+  });
+
+  it('transcript record types named like what every object has are counted like any other', async () => {
+    const extra = ['constructor', '__proto__', 'toString', 'constructor'].map((type, i) => ({ type, uuid: `x${i}`, sessionId: CC_SESSION, timestamp: '2026-01-02T03:05:00.000Z' }));
+    const src = path.join(dir, 'proto-types');
+    fs.mkdirSync(src);
+    const r = await cli('ingest', writeClaudeCode(src, [...claudeCodeRecords(), ...extra]), path.join(dir, 'proto-types.tape.sqlite'), '--json');
+    assert.strictEqual(r.code, 0, r.err);
+    const { skipped } = JSON.parse(r.out) as { skipped: Record<string, unknown> };
+    assert.deepStrictEqual([skipped.constructor, skipped.__proto__, skipped.toString], [2, 1, 1]);
+    assert.deepStrictEqual(Object.getOwnPropertyNames(skipped).filter((k) => ['constructor', '__proto__', 'toString'].includes(k)).sort(), ['__proto__', 'constructor', 'toString']);
+  });
+
+  it('--api-key-env naming what every object has (constructor, __proto__) is an unset variable, not a function as the key', () => {
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const p = parseArgs(['--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--api-key-env', name], { valued: ['base-url', 'model', 'api-key-env'], positional: [] });
+      const model = modelFromFlags(p, { ...process.env }) as unknown as { options: { apiKey: unknown } };
+      assert.strictEqual(model.options.apiKey, '', name);
     }
   });
 
