@@ -89,16 +89,20 @@ export class LineMatcher {
         resolve(hits);
       };
       const onError = (error: Error) => stop(error);
+      // A worker that ends without answering (out of memory, say) would otherwise leave the search waiting.
+      const onExit = (code: number) => stop(new Error(`the regular expression's worker stopped (exit code ${code}) before it answered`));
       const cleanup = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         worker.off('message', onMessage);
         worker.off('error', onError);
+        worker.off('exit', onExit);
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       worker.on('message', onMessage);
       worker.on('error', onError);
+      worker.on('exit', onExit);
       Atomics.store(this.progress, 0, 0);
       worker.postMessage({ texts: texts.map((t) => t.text), max });
     });

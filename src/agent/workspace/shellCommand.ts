@@ -4,7 +4,7 @@ import { findStrays, markOf } from './strayProcesses';
 import type { CommandOptions, CommandResult } from './workspacePort';
 
 /** Set in every command's environment, so the processes it starts can be found wherever they go. */
-export const RUN_ID_VARIABLE = 'AGENT_TAPE_RUN_ID';
+const RUN_ID_VARIABLE = 'AGENT_TAPE_RUN_ID';
 
 /** How long output already written may still arrive after the command ended and its processes were killed. */
 const OUTPUT_GRACE_MS = 300;
