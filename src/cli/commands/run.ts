@@ -2,9 +2,9 @@ import { statSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { AgentSession, DEFAULT_MAX_ROUNDS, type SessionEvent } from '../../agent/agentSession';
+import { readAgentsMd } from '../../agent/context/agentsMd';
 import type { TurnOutcomeKind } from '../../agent/turnEntries';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
-import { readRegularFile } from '../../store/safeRead';
 import { TapeStore } from '../../store/tapeStore';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { apiKeyVarOf, EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
@@ -13,8 +13,6 @@ import type { Io } from '../output';
 import { requireSqliteTape } from './session';
 
 const TOOL_LINE_MAX = 200;
-/** AGENTS.md goes into every request's system prompt: a larger one is a mistake or an attack. */
-const MAX_AGENTS_MD_BYTES = 256 * 1024;
 
 const EXIT_OF: Record<TurnOutcomeKind, number> = { answer: 0, provider_error: 1, round_limit: 1, cancelled: EXIT_INTERRUPTED };
 
@@ -71,12 +69,6 @@ function workspaceOf(p: Parsed): string {
   return dir;
 }
 
-async function agentsMdOf(root: string): Promise<string | null> {
-  const file = path.join(root, 'AGENTS.md');
-  if (!statSync(file, { throwIfNoEntry: false })) return null;
-  return (await readRegularFile(file, MAX_AGENTS_MD_BYTES, 'AGENTS.md')).toString('utf8');
-}
-
 /** `--pass-env A,B`: secret-looking variables the user lets commands see. */
 function passEnvOf(p: Parsed): string[] {
   const names = (str(p, 'pass-env') ?? '').split(',').map((n) => n.trim()).filter((n) => n !== '');
@@ -103,7 +95,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const workspace = workspaceOf(p);
   const commandEnv = { withhold: [apiKeyVarOf(p)], pass: passEnvOf(p) };
   requireSqliteTape('run', file);
-  const agentsMd = await agentsMdOf(workspace);
+  const agentsMd = await readAgentsMd(workspace);
 
   const store = await TapeStore.open(file);
   try {

@@ -4,6 +4,7 @@ import { AgentSession } from '../../agent/agentSession';
 import { backfillSession } from '../../agent/backfill';
 import { handoffAnchorEntry } from '../../agent/compaction';
 import { compact } from '../../agent/compactor';
+import { readAgentsMd } from '../../agent/context/agentsMd';
 import type { FailureClass } from '../../agent/model/providerError';
 import { forkSession } from '../../store/forks';
 import type { TapeStore } from '../../store/tapeStore';
@@ -148,7 +149,8 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
       workspaceRoot: t.root.fsPath,
       date: new Date().toISOString().slice(0, 10),
     },
-    agentsMd: await agentsMdOf(t.root),
+    // On disk, as the workspace's tools are (VsCodeWorkspace refused any other scheme above).
+    agentsMd: await readAgentsMd(t.root.fsPath),
     maxRounds: settings.maxRounds,
     subagentMaxRounds: settings.subagentMaxRounds,
     compactionShare: settings.autoCompactShare,
@@ -199,15 +201,6 @@ async function forkThread(deps: ParticipantDeps, store: TapeStore, sessionId: st
   stream.button({ command: 'agentTape.mergeFork', arguments: [fork.forkSessionId], title: 'Merge Fork' });
   stream.button({ command: 'agentTape.discardFork', arguments: [fork.forkSessionId], title: 'Discard Fork…' });
   return { metadata: { sessionId: fork.forkSessionId } };
-}
-
-async function agentsMdOf(root: vscode.Uri): Promise<string | null> {
-  try {
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, 'AGENTS.md')));
-  } catch (e) {
-    if (e instanceof vscode.FileSystemError && e.code === 'FileNotFound') return null;
-    throw e;
-  }
 }
 
 function followupsOf(result: vscode.ChatResult): vscode.ChatFollowup[] {
