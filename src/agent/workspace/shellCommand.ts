@@ -92,18 +92,30 @@ export function runShellCommand(command: string, place: ShellPlace, options: Com
       return killed.size;
     };
 
+    /** Until the shell has exited and its output is closed, or `until` (a Date.now() value). */
+    const settle = async (until: number) => {
+      while (!(exit && closed) && Date.now() < until) {
+        await new Promise<void>((r) => {
+          wake = r;
+          setTimeout(r, until - Date.now());
+        });
+      }
+    };
+
     const end = async () => {
       if (ending) return;
       ending = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      const leftovers = await sweep();
-      const graceOver = Date.now() + OUTPUT_GRACE_MS;
-      while (!(exit && closed) && Date.now() < graceOver) {
-        await new Promise<void>((r) => {
-          wake = r;
-          setTimeout(r, graceOver - Date.now());
-        });
+      const graceOver = (): Promise<void> => settle(Date.now() + OUTPUT_GRACE_MS);
+      let leftovers = await sweep();
+      await graceOver();
+      // A process caught in the middle of an exec shows no environment or descriptors for that
+      // moment; the one still holding the output is looked for again once it has settled.
+      if (!closed) {
+        const more = await sweep();
+        leftovers += more;
+        if (more > 0) await graceOver();
       }
       const outputDetached = !closed;
       if (outputDetached) {

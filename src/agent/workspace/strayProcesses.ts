@@ -19,7 +19,9 @@ const linux = process.platform === 'linux';
 
 /**
  * The mark of a shell just spawned, read from /proc while it cannot have been reaped yet (Node
- * reaps children in its event loop, so call this in the same tick as spawn).
+ * reaps children in its event loop, so call this in the same tick as spawn). A shell that has
+ * already exited has no descriptors left to read: then only the environment variable marks what
+ * it started.
  */
 export function markOf(pid: number | undefined, env: string): ProcessMark {
   if (!linux || pid === undefined) return { env, outputs: [], since: 0 };
