@@ -82,65 +82,25 @@ const K1 = 1.2;
 const B = 0.75;
 
 /**
- * What BM25 needs of the whole index, once per query: rows in the index, their average length,
- * and per phrase the number of rows with a hit. From matchinfo('pnax') of any matching row
- * (one column: p, n, a, then per phrase its hits here, hits everywhere, rows with a hit).
+ * Okapi BM25 from FTS4's matchinfo('pcnalx') (FTS4 has no built-in ranking). Layout with one
+ * column: p, c, n, a, l, then per phrase (hits here, hits everywhere, rows with a hit).
  */
-export interface IndexFigures {
-  readonly rows: number;
-  readonly avgLen: number;
-  readonly rowsWithHit: readonly number[];
-}
-
-const u32 = (info: Uint8Array, i: number): number => (info[i * 4] | (info[i * 4 + 1] << 8) | (info[i * 4 + 2] << 16) | (info[i * 4 + 3] << 24)) >>> 0;
-
-export function indexFiguresOf(info: Uint8Array): IndexFigures {
-  const phrases = u32(info, 0);
-  return { rows: u32(info, 1), avgLen: u32(info, 2) || 1, rowsWithHit: Array.from({ length: phrases }, (_, i) => u32(info, 3 + i * 3 + 2)) };
-}
-
-/** Okapi BM25 (FTS4 has no built-in ranking) of a row of length `len` with `tf(i)` hits of phrase i; higher is better. */
-export function bm25(figures: IndexFigures, len: number, tf: (phrase: number) => number): number {
+export function bm25(matchinfo: Uint8Array): number {
+  // Read by hand, not through a DataView: a common word scores most rows, one allocation each.
+  const u = (i: number): number => (matchinfo[i * 4] | (matchinfo[i * 4 + 1] << 8) | (matchinfo[i * 4 + 2] << 16) | (matchinfo[i * 4 + 3] << 24)) >>> 0;
+  const phrases = u(0);
+  const rows = u(2);
+  const avgLen = u(3) || 1;
+  const len = u(4);
   let score = 0;
-  for (let i = 0; i < figures.rowsWithHit.length; i++) {
-    const hits = tf(i);
-    if (!hits) continue;
-    const idf = Math.log((figures.rows - figures.rowsWithHit[i] + 0.5) / (figures.rowsWithHit[i] + 0.5) + 1);
-    score += (idf * hits * (K1 + 1)) / (hits + K1 * (1 - B + (B * len) / figures.avgLen));
+  for (let i = 0; i < phrases; i++) {
+    const tf = u(5 + i * 3);
+    const rowsWithHit = u(5 + i * 3 + 2);
+    if (!tf) continue;
+    const idf = Math.log((rows - rowsWithHit + 0.5) / (rowsWithHit + 0.5) + 1);
+    score += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avgLen));
   }
   return score;
-}
-
-/**
- * Every indexed row's length in tokens, by docid: the docsize table read in one pass, each row's
- * size a varint (low 7 bits first) written in hex.
- */
-function docLengths(db: Database): Uint32Array {
-  const max = Number(db.exec('SELECT max(docid) FROM entries_fts_docsize')[0].values[0][0] ?? 0);
-  const lengths = new Uint32Array(max + 1);
-  const text = String(db.exec("SELECT group_concat(m, ',') FROM (SELECT printf('%x.', docid) || hex(size) AS m FROM entries_fts_docsize LIMIT -1)")[0].values[0][0] ?? '');
-  for (let at = 0; at < text.length; ) {
-    const dot = text.indexOf('.', at);
-    const id = parseInt(text.slice(at, dot), 16);
-    let len = 0;
-    let shift = 1;
-    for (at = dot + 1; ; at += 2) {
-      const byte = parseInt(text.substr(at, 2), 16);
-      len += (byte & 0x7f) * shift;
-      shift *= 128;
-      if (byte < 0x80) break;
-    }
-    lengths[id] = len;
-    at = text.indexOf(',', at) + 1 || text.length;
-  }
-  return lengths;
-}
-
-/** A little-endian u32 written as 8 hex digits by SQLite's hex(), at `at` in `text`. */
-function hexU32(text: string, at: number): number {
-  let v = 0;
-  for (let b = 3; b >= 0; b--) v = v * 256 + parseInt(text.substr(at + b * 2, 2), 16);
-  return v;
 }
 
 /** A window of the entry's own text around the first hit, hits marked «like this». */
@@ -237,36 +197,23 @@ export class SearchIndex {
     if (opts.fromTime !== undefined) (where.push('e.created_at >= ?'), params.push(opts.fromTime));
     if (opts.toTime !== undefined) (where.push('e.created_at <= ?'), params.push(opts.toTime));
     // Scored here, not by a JS function called from SQL in ORDER BY: a common word matches most
-    // rows, and that call per row plus SQLite's sort took 1.3 to 1.9 times as long (68k of 100k
-    // rows). Nor row by row: stepping 68k rows and copying each matchinfo blob out of WASM spent
-    // much of the search in sql.js's glue and the garbage collector. SQLite concatenates what
-    // varies per row (docid, hits per phrase) into one string, read out once; the index-wide
-    // figures come from one row. Only the best rows are read from entries in full.
+    // rows, and that call per row plus SQLite's sort took 1.3 to 1.9 times as long as this loop
+    // (68k of 100k rows, first and warm search). Only the best rows are read from entries in full.
     // CROSS JOIN keeps the index as the outer loop: with a plain JOIN, SQLite walks a session's
     // rows through entries_by_session and evaluates the MATCH once per row (43 s instead of
     // milliseconds for one session of a 100k-entry tape).
     const join = where.length > 1 ? 'CROSS JOIN entries e ON e.id = entries_fts.docid' : '';
-    const from = `FROM entries_fts ${join} WHERE ${where.join(' AND ')}`;
     const best = new BestOf(limit);
     const rows: SqlValue[][] = [];
     try {
-      const first = this.db.exec(`SELECT matchinfo(entries_fts, 'pnax') ${from} LIMIT 1`, params);
-      if (!first.length) return [];
-      const figures = indexFiguresOf(first[0].values[0][0] as Uint8Array);
-      const phrases = figures.rowsWithHit.length;
-      // A row's length is a lookup in the index's docsize table per match (matchinfo 'l'): for a
-      // word in most rows, reading the whole table in order once costs a third of that.
-      const lengths = Math.max(...figures.rowsWithHit) * 4 > figures.rows ? docLengths(this.db) : undefined;
-      const perRow = lengths ? 'y' : 'ly';
-      // matchinfo() cannot be an aggregate's argument; the LIMIT keeps SQLite from flattening the subquery into one.
-      const all = this.db.exec(`SELECT group_concat(m, ',') FROM (SELECT printf('%x.', entries_fts.docid) || hex(matchinfo(entries_fts, '${perRow}')) AS m ${from} LIMIT -1)`, params);
-      const text = String(all[0].values[0][0]);
-      for (let at = 0; at < text.length; ) {
-        const dot = text.indexOf('.', at);
-        const id = parseInt(text.slice(at, dot), 16);
-        const hits = lengths ? dot + 1 : dot + 9;
-        best.offer(id, bm25(figures, lengths ? lengths[id] : hexU32(text, dot + 1), (i) => hexU32(text, hits + 8 * i)));
-        at = hits + 8 * phrases + 1;
+      const matches = this.db.prepare(`SELECT entries_fts.docid, matchinfo(entries_fts, 'pcnalx') FROM entries_fts ${join} WHERE ${where.join(' AND ')}`, params);
+      try {
+        while (matches.step()) {
+          const [id, info] = matches.get() as [number, Uint8Array];
+          best.offer(id, bm25(info));
+        }
+      } finally {
+        matches.free();
       }
       const entry = this.db.prepare('SELECT session_id, entry_id, kind, name, payload FROM entries WHERE id = ?');
       try {
