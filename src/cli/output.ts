@@ -1,3 +1,4 @@
+import * as fs from 'fs';
 import { safeJsonText } from '../tape/safeJsonText';
 
 /** Where the CLI's output ends up: the process's stdout and stderr, or a test's buffers. */
@@ -29,27 +30,46 @@ export class OutputClosedError extends Error {
   }
 }
 
-let quietStreams = false;
+/** What Atomics.wait sleeps on while a non-blocking stdout is full. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * Writes to stdout or stderr. A pipe write fails synchronously and the stream marks itself
- * errored at once, but says so only on the next tick: checking after the write is what stops a
- * loop over a tape's entries at the first one the reader did not take, not after formatting them
- * all. A gone stderr leaves nowhere to report anything, so its error is only kept quiet.
+ * Writes to stdout through the descriptor, synchronously. process.stdout's own writes queue in
+ * memory once the pipe is full (a slow `| head`), and their EPIPE then arrives later as an
+ * 'error' event: the loop over a tape's entries went on formatting all of them, and without a
+ * listener the event was an unhandled-error stack trace. Here a write returns once the reader
+ * has the bytes, and one to a gone reader throws at once, so the command stops at that entry.
+ * process.stdout is never touched: creating it would make the descriptor non-blocking.
  */
-function write(stream: NodeJS.WriteStream, text: string): void {
-  if (!quietStreams) {
-    quietStreams = true;
-    for (const s of [process.stdout, process.stderr]) s.on('error', () => undefined);
+function writeOut(text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += fs.writeSync(1, bytes, at);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // A descriptor someone else made non-blocking: wait for the reader instead of spinning.
+      if (code === 'EAGAIN') Atomics.wait(pause, 0, 0, 1);
+      else if (code === 'EPIPE') throw new OutputClosedError();
+      else throw e;
+    }
   }
-  if (stream === process.stdout && stream.errored) throw new OutputClosedError();
-  stream.write(text);
-  if (stream === process.stdout && stream.errored) throw new OutputClosedError();
+}
+
+let quietStderr = false;
+
+/** A gone stderr leaves nowhere to report anything: its error is only kept quiet. */
+function writeErr(text: string): void {
+  if (!quietStderr) {
+    quietStderr = true;
+    process.stderr.on('error', () => undefined);
+  }
+  process.stderr.write(text);
 }
 
 export const processSink: Sink = {
-  out: (t) => write(process.stdout, t),
-  err: (t) => write(process.stderr, t),
+  out: writeOut,
+  err: writeErr,
 };
 
 /** C0 controls except tab and newline, DEL, and the C1 controls (U+0080-U+009F, CSI among them). */

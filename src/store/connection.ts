@@ -13,8 +13,9 @@ export class Connection {
   readonly appender: Appender;
   readonly search: SearchIndex;
 
-  constructor(readonly db: Database, onCommitFailure: (e: unknown) => void) {
-    this.queries = new TapeQueries(db);
+  /** `file` names the tape in errors about what its database holds. */
+  constructor(readonly db: Database, file: string, onCommitFailure: (e: unknown) => void) {
+    this.queries = new TapeQueries(db, file);
     this.transaction = new AppendTransaction(db, onCommitFailure);
     this.rowWriter = new RowWriter(db);
     this.appender = new Appender(this.queries, this.rowWriter, this.transaction);

@@ -1,5 +1,6 @@
 import type { Database, SqlValue, Statement } from 'sql.js';
-import { SESSION_START, type Entry, type Kind } from '../tape/entry';
+import { SESSION_START, type Entry, type JsonObject, type Kind } from '../tape/entry';
+import { TapeFileError } from './errors';
 import type { FoldRow } from '../tape/fold';
 import { INTERRUPTED_KEY_PREFIX } from '../tape/toolPairs';
 
@@ -43,8 +44,23 @@ const FOLD_COLUMNS = `entry_id, kind, name, message_id, tool_call_id, status, or
 
 type EntryColumns = [string, number, Kind, string, string | null, string, string, number];
 
-const entryOf = ([sessionId, entryId, kind, name, provenanceKey, payload, meta, createdAt]: EntryColumns): Entry => ({
-  sessionId, entryId, kind, name, provenanceKey, payload: JSON.parse(payload), meta: JSON.parse(meta), createdAt,
+/**
+ * A row's payload or meta as the object it must be. A database someone else wrote may hold
+ * anything in those columns: that is bad input naming the file and the entry, not a SyntaxError.
+ */
+function objectOf(text: string, column: string, sessionId: string, entryId: number, file: string): JsonObject {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // refused below, with the entry named
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as JsonObject;
+  throw new TapeFileError(file, `entry ${entryId} of session ${JSON.stringify(sessionId)}: its ${column} is not a JSON object`);
+}
+
+const entryOf = ([sessionId, entryId, kind, name, provenanceKey, payload, meta, createdAt]: EntryColumns, file: string): Entry => ({
+  sessionId, entryId, kind, name, provenanceKey, payload: objectOf(payload, 'payload', sessionId, entryId, file), meta: objectOf(meta, 'meta', sessionId, entryId, file), createdAt,
 });
 
 /**
@@ -55,7 +71,10 @@ export class TapeQueries {
   private readonly heads = new Map<string, number>();
   private readonly statements: Record<'byId' | 'byProvenance' | 'head' | 'sessionStart', Statement>;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly file: string,
+  ) {
     this.statements = {
       byId: db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND entry_id = ?`),
       byProvenance: db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND provenance_key = ?`),
@@ -101,7 +120,7 @@ export class TapeQueries {
   /** Entries in append order, of one session (or of all when `sessionId` is null). */
   entries(sessionId: string | null, filter: EntryFilter = {}): Entry[] {
     return this.rawEntries(sessionId, filter).map((r) =>
-      entryOf([r.sessionId, r.entryId, r.kind, r.name, r.provenanceKey, r.payload, r.meta, r.createdAt]),
+      entryOf([r.sessionId, r.entryId, r.kind, r.name, r.provenanceKey, r.payload, r.meta, r.createdAt], this.file),
     );
   }
 
@@ -169,7 +188,7 @@ export class TapeQueries {
 
   private one(s: Statement, params: SqlValue[]): Entry | undefined {
     s.bind(params);
-    const e = s.step() ? entryOf(s.get() as EntryColumns) : undefined;
+    const e = s.step() ? entryOf(s.get() as EntryColumns, this.file) : undefined;
     s.reset();
     return e;
   }

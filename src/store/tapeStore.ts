@@ -379,7 +379,7 @@ export class TapeStore implements FoldSource, EntrySource {
    * database in memory no longer matches the disk, so the store fails (reopening recovers them).
    */
   private connect(db: Database): Connection {
-    return new Connection(db, (e) => this.durability?.markFailed(e));
+    return new Connection(db, this.file ?? 'the tape', (e) => this.durability?.markFailed(e));
   }
 
   // Runs in close() too, after the store counts as closed: hence the connection itself.

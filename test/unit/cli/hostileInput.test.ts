@@ -7,6 +7,7 @@ import { parseArgs } from '../../../src/cli/args';
 import { run } from '../../../src/cli/main';
 import { modelFromFlags } from '../../../src/cli/modelFlags';
 import { OutputClosedError } from '../../../src/cli/output';
+import { loadSqlJs } from '../../../src/store/sqljs';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { NewEntry } from '../../../src/tape/entry';
 import { CC_SESSION, claudeCodeRecords, writeClaudeCode } from '../ingest/fixtures';
@@ -109,6 +110,29 @@ describe('agent-tape on hostile input', function () {
       assert.strictEqual(after.headEntryId('s'), 2);
       await after.close();
     });
+  });
+
+  it('a .tape.sqlite whose payload column holds no JSON object: view and context exit 2 naming the file and entry', async () => {
+    const tape = path.join(dir, 'rows.tape.sqlite');
+    const store = await TapeStore.open(tape);
+    await store.append('s', message(1));
+    await store.checkpoint();
+    await store.close();
+    fs.rmSync(`${tape}.tapelog`, { force: true });
+    const SQL = await loadSqlJs();
+    for (const payload of ['not json', '[1,2]', 'null']) {
+      const db = new SQL.Database(fs.readFileSync(tape));
+      db.run('UPDATE entries SET payload = ? WHERE entry_id = 2', [payload]);
+      const hostile = path.join(dir, 'hostile-rows.tape.sqlite');
+      fs.writeFileSync(hostile, db.export());
+      db.close();
+      for (const argv of [['view', hostile, '--session', 's'], ['context', hostile, '--session', 's']]) {
+        const r = await cli(...argv);
+        assert.strictEqual(r.code, 2, `${argv[0]} ${payload}: ${r.err}`);
+        assert.strictEqual(r.err, `agent-tape: ${hostile}: entry 2 of session "s": its payload is not a JSON object\n`);
+      }
+      fs.rmSync(hostile);
+    }
   });
 
   describe('a closed stdout', () => {
