@@ -19,7 +19,7 @@ export class Connection {
     this.transaction = new AppendTransaction(db, onCommitFailure);
     this.rowWriter = new RowWriter(db);
     this.appender = new Appender(this.queries, this.rowWriter, this.transaction);
-    this.search = new SearchIndex(db);
+    this.search = new SearchIndex(db, file);
   }
 
   close(): void {

@@ -48,7 +48,7 @@ type EntryColumns = [string, number, Kind, string, string | null, string, string
  * A row's payload or meta as the object it must be. A database someone else wrote may hold
  * anything in those columns: that is bad input naming the file and the entry, not a SyntaxError.
  */
-function objectOf(text: string, column: string, sessionId: string, entryId: number, file: string): JsonObject {
+export function objectOf(text: string, column: string, sessionId: string, entryId: number, file: string): JsonObject {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -3,6 +3,7 @@ import type { JsonObject, Kind } from '../tape/entry';
 import { spaceOut, unspace } from './cjk';
 import { entryText } from './entryText';
 import { TapeQueryError } from './errors';
+import { objectOf } from './queries';
 
 export interface SearchOptions {
   sessionId?: string;
@@ -182,7 +183,11 @@ class BestOf {
 
 /** Full-text search over a tape database; rows are indexed as they are written (rowWriter.ts). */
 export class SearchIndex {
-  constructor(private readonly db: Database) {}
+  /** `file` names the tape when a stored payload is not JSON (a database someone else wrote). */
+  constructor(
+    private readonly db: Database,
+    private readonly file = '<memory>',
+  ) {}
 
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const { match, terms } = parseQuery(query);
@@ -230,7 +235,7 @@ export class SearchIndex {
       kind: kind as Kind,
       name: name as string,
       score: Math.round((score as number) * 1e4) / 1e4,
-      snippet: snippetOf(entryText(kind as Kind, name as string, JSON.parse(payload as string)), terms),
+      snippet: snippetOf(entryText(kind as Kind, name as string, objectOf(payload as string, 'payload', sessionId as string, entryId as number, this.file)), terms),
     }));
   }
 }

@@ -112,7 +112,7 @@ describe('agent-tape on hostile input', function () {
     });
   });
 
-  it('a .tape.sqlite whose payload column holds no JSON object: view and context exit 2 naming the file and entry', async () => {
+  it('a .tape.sqlite whose payload column holds no JSON object: view, context and search exit 2 naming the file and entry', async () => {
     const tape = path.join(dir, 'rows.tape.sqlite');
     const store = await TapeStore.open(tape);
     await store.append('s', message(1));
@@ -126,7 +126,7 @@ describe('agent-tape on hostile input', function () {
       const hostile = path.join(dir, 'hostile-rows.tape.sqlite');
       fs.writeFileSync(hostile, db.export());
       db.close();
-      for (const argv of [['view', hostile, '--session', 's'], ['context', hostile, '--session', 's']]) {
+      for (const argv of [['view', hostile, '--session', 's'], ['context', hostile, '--session', 's'], ['search', hostile, 'entry']]) {
         const r = await cli(...argv);
         assert.strictEqual(r.code, 2, `${argv[0]} ${payload}: ${r.err}`);
         assert.strictEqual(r.err, `agent-tape: ${hostile}: entry 2 of session "s": its payload is not a JSON object\n`);
