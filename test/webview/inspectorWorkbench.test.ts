@@ -113,7 +113,8 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
     // The web workbench asks for the file in its own quick input: type the path.
     const input = page.locator('.quick-input-widget input[aria-label*="Import Tape File"]');
     await input.waitFor();
-    await page.waitForTimeout(500); // the dialog fills in the folder after it shows
+    // The dialog fills in the folder after it shows; typing before that is overwritten.
+    await page.waitForFunction((sel) => ((document.querySelector(sel) as HTMLInputElement | null)?.value ?? '') !== '', '.quick-input-widget input[aria-label*="Import Tape File"]');
     await page.keyboard.press('Control+A');
     await page.keyboard.type(path.join(ws, 'sample.tape.jsonl'));
     // At once: left alone, this dialog goes on to list the typed path's parent, and Enter no longer takes it.
