@@ -1,6 +1,8 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { MAX_FILE_READ_BYTES } from '../../agent/tools/tool';
 import { looksBinary } from '../../agent/workspace/binary';
+import { readRegularPrefix } from '../../store/safeRead';
 import { codeBlock } from '../tools/markdownCode';
 
 /** An attached file goes into the message up to this many characters; the model can read the rest. */
@@ -32,7 +34,8 @@ async function attachmentOf(value: unknown, root: vscode.Uri): Promise<string | 
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     if (open) text = open.getText(range);
     else {
-      const bytes = await vscode.workspace.fs.readFile(uri);
+      // A file on disk may be a symlink to a device or a FIFO, or huge: read as read_file does.
+      const bytes = uri.scheme === 'file' ? (await readRegularPrefix(uri.fsPath, MAX_FILE_READ_BYTES)).bytes : await vscode.workspace.fs.readFile(uri);
       if (looksBinary(bytes)) return `Attached: ${name} (binary, not shown)`;
       text = new TextDecoder().decode(bytes);
       if (range) text = text.split('\n').slice(range.start.line, range.end.line + 1).join('\n');
