@@ -3,6 +3,7 @@ import { TapeFileError, TapeLockedError, TapeQueryError } from '../store/errors'
 import { ContextSelectionError } from '../tape/context';
 import { TapeValidationError } from '../tape/entry';
 import { UsageError } from './args';
+import { preferBaselineWasm } from './baselineWasm';
 import { appendCommand } from './commands/append';
 import { compactCommand } from './commands/compact';
 import { contextCommand } from './commands/context';
@@ -144,5 +145,6 @@ export async function run(argv: string[], sink: Sink = processSink): Promise<num
 }
 
 if (require.main === module) {
+  preferBaselineWasm();
   run(process.argv.slice(2)).then((code) => (process.exitCode = code));
 }

@@ -7,8 +7,8 @@ import { TapeStore } from '../../../src/store/tapeStore';
 import { message } from './helpers';
 
 /**
- * BM25 computed the plain way, row by row from matchinfo('pcnalx'): what the search's batched
- * figures (hits per row in one string, lengths from the docsize table for common words) must equal.
+ * BM25 computed the plain way, row by row from matchinfo('pcnalx'): what the search's figures
+ * (matchinfo 'pcx', corpus figures from the stat table, lengths from the docsize table) must equal.
  */
 function referenceRanking(db: Database, query: string, limit: number): string[] {
   const u = (b: Uint8Array, i: number): number => new DataView(b.buffer, b.byteOffset).getUint32(i * 4, true);
@@ -33,8 +33,12 @@ const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'error', 'file', 'test', 'run'
 describe('search ranking', () => {
   it('ranks rare and common words, phrases and OR queries exactly as BM25 over matchinfo does', async () => {
     const SQL = await loadSqlJs();
-    const docs = fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 30 }), { minLength: 5, maxLength: 60 });
-    const query = fc.oneof(fc.constantFrom(...WORDS), fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...WORDS)).map(([a, b]) => `${a} OR ${b}`), fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...WORDS)).map(([a, b]) => `"${a} ${b}"`));
+    const word = fc.constantFrom(...WORDS);
+    // Some texts longer than 255 tokens, whose length takes two bytes in the docsize table (from 128 to 255 the first byte alone reads right).
+    const text = fc.oneof({ arbitrary: fc.array(word, { minLength: 1, maxLength: 30 }), weight: 4 }, { arbitrary: fc.array(word, { minLength: 250, maxLength: 600 }), weight: 1 });
+    const docs = fc.array(text, { minLength: 5, maxLength: 60 });
+    const pair = fc.tuple(word, word);
+    const query = fc.oneof(word, pair.map(([a, b]) => `${a} OR ${b}`), pair.map(([a, b]) => `"${a} ${b}"`), pair.map(([a, b]) => `${a} NEAR ${b}`), pair.map(([a, b]) => `${a} ${b}`));
     await fc.assert(
       fc.asyncProperty(docs, query, fc.integer({ min: 1, max: 10 }), async (texts, q, limit) => {
         const store = await TapeStore.inMemory();
@@ -42,9 +46,13 @@ describe('search ranking', () => {
           for (const [i, words] of texts.entries()) await store.append('s', message(`m${i}`, words.join(' '), { orderSeq: i }));
           const db = new SQL.Database(store.snapshotBytes());
           try {
-            const got = new SearchIndex(db).search(q, { limit });
             const ids = new Map((db.exec('SELECT id, entry_id FROM entries')[0]?.values ?? []).map(([id, e]) => [e as number, id as number]));
-            assert.deepStrictEqual(got.map((h) => `${ids.get(h.entryId)}:${h.score}`), referenceRanking(db, q, limit));
+            const expected = referenceRanking(db, q, limit);
+            // Unscoped, and scoped to the session (the query that joins entries as well).
+            for (const opts of [{ limit }, { limit, sessionId: 's' }]) {
+              const got = new SearchIndex(db).search(q, opts);
+              assert.deepStrictEqual(got.map((h) => `${ids.get(h.entryId)}:${h.score}`), expected);
+            }
           } finally {
             db.close();
           }
