@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolCall } from './modelPort';
 
 /** One streamed fragment of a tool call; only `index` ties the fragments of one call together. */

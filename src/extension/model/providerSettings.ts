@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkBaseUrl } from '../../agent/model/baseUrl';
 
 /** The vendor our `languageModelChatProviders` contribution declares in package.json. */
