@@ -1,7 +1,7 @@
 import type { SessionReads } from './sessionReads';
 import type { Entry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
-import type { EntryFilter, EntryRow } from '../protocol/inspector';
+import type { EntryListFilter, EntryRow } from '../protocol/inspector';
 import { entryRowOf } from './entryRows';
 
 /**
@@ -23,9 +23,9 @@ interface Matches {
   ids: number[];
 }
 
-const isEmpty = (f: EntryFilter): boolean => !f.kinds?.length && !f.name && !f.text?.trim();
+const isEmpty = (f: EntryListFilter): boolean => !f.kinds?.length && !f.name && !f.text?.trim();
 
-const rowMatcher = (f: EntryFilter): ((r: FoldRow) => boolean) => {
+const rowMatcher = (f: EntryListFilter): ((r: FoldRow) => boolean) => {
   const kinds = f.kinds?.length ? new Set<string>(f.kinds) : null;
   const prefix = f.name ?? '';
   return (r) => (kinds === null || kinds.has(r.kind)) && r.name.startsWith(prefix);
@@ -46,7 +46,7 @@ export class EntryQuery {
     private readonly maxCached = 8,
   ) {}
 
-  page(sessionId: string, filter: EntryFilter, offset: number, limit: number): EntryPage {
+  page(sessionId: string, filter: EntryListFilter, offset: number, limit: number): EntryPage {
     const from = Math.max(0, Math.floor(offset));
     const count = Math.max(0, Math.floor(limit));
     if (isEmpty(filter)) {
@@ -59,7 +59,7 @@ export class EntryQuery {
     return { total: ids.length, rows: this.load(sessionId, pageIds).map(entryRowOf) };
   }
 
-  private matches(sessionId: string, filter: EntryFilter): number[] {
+  private matches(sessionId: string, filter: EntryListFilter): number[] {
     const key = JSON.stringify([sessionId, filter.kinds ?? [], filter.name ?? '', filter.text?.trim() ?? '']);
     const generation = this.store.generation();
     const head = this.store.headEntryId(sessionId);
@@ -78,14 +78,14 @@ export class EntryQuery {
     return m.ids;
   }
 
-  private scan(sessionId: string, filter: EntryFilter, afterEntryId: number): number[] {
+  private scan(sessionId: string, filter: EntryListFilter, afterEntryId: number): number[] {
     const match = rowMatcher(filter);
     const ids: number[] = [];
     for (const r of this.store.foldRows(sessionId, afterEntryId)) if (match(r)) ids.push(r.entryId);
     return ids;
   }
 
-  private search(sessionId: string, filter: EntryFilter, text: string): number[] {
+  private search(sessionId: string, filter: EntryListFilter, text: string): number[] {
     const prefix = filter.name ?? '';
     return this.store
       .search(text, { sessionId, kinds: filter.kinds?.length ? filter.kinds : undefined, limit: TEXT_MATCH_LIMIT })

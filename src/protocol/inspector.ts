@@ -21,14 +21,14 @@ export type InspectorView = z.infer<typeof inspectorView>;
 export const entryRow = z.object({ entryId, kind, name: z.string(), summary: z.string(), createdAt: z.number() });
 export type EntryRow = z.infer<typeof entryRow>;
 
-export const entryFilter = z.object({
+export const entryListFilter = z.object({
   kinds: z.optional(z.array(kind)),
   /** A prefix of the entry name, e.g. `message/` or `handoff/`. */
   name: z.optional(z.string()),
   /** Full-text query (the core's ranked search, CJK included); rows then come best first. */
   text: z.optional(z.string()),
 });
-export type EntryFilter = z.infer<typeof entryFilter>;
+export type EntryListFilter = z.infer<typeof entryListFilter>;
 
 const MARKERS = ['revised', 'retracted', 'compacted', 'merged', 'inherited', 'pending', 'error'] as const;
 export const transcriptItem = z.object({
@@ -189,7 +189,7 @@ export const inspectorToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('load'), view: inspectorView }),
   /** Earlier transcript items (the transcript opens on its last page). */
   z.object({ type: z.literal('transcript'), requestId, offset: z.number(), limit: z.number() }),
-  z.object({ type: z.literal('entries'), requestId, offset: z.number(), limit: z.number(), filter: entryFilter }),
+  z.object({ type: z.literal('entries'), requestId, offset: z.number(), limit: z.number(), filter: entryListFilter }),
   z.object({ type: z.literal('entry'), requestId, entryId }),
   z.object({ type: z.literal('diff'), requestId, a: entryId, b: entryId }),
   z.object({ type: z.literal('copy'), text: z.string() }),

@@ -1,4 +1,4 @@
-import type { EntryFilter, EntryRow } from '../../src/protocol/inspector';
+import type { EntryListFilter, EntryRow } from '../../src/protocol/inspector';
 import type { HostChannel } from './channel';
 import { DetailPane } from './detailPane';
 import { h, num, setAttrs, time } from './dom';
@@ -176,7 +176,7 @@ export class EntriesView {
 
   private applyFilter(): void {
     const kinds = KINDS.filter((k) => this.kindBoxes.get(k)?.checked);
-    const filter: EntryFilter = {};
+    const filter: EntryListFilter = {};
     if (kinds.length < KINDS.length) filter.kinds = kinds;
     if (this.nameField.value) filter.name = this.nameField.value;
     if (this.textField.value.trim()) filter.text = this.textField.value.trim();

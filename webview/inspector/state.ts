@@ -1,11 +1,11 @@
-import { VIEWS, entryFilter, inspectorView, type EntryFilter, type InspectorView } from '../../src/protocol/inspector';
+import { VIEWS, entryListFilter, inspectorView, type EntryListFilter, type InspectorView } from '../../src/protocol/inspector';
 import * as z from 'zod/mini';
 
 /** What survives a reload of the webview (VS Code keeps it with getState/setState while the panel lives). */
 export interface PersistedState {
   view: InspectorView;
   sessionId: string | null;
-  filter: EntryFilter;
+  filter: EntryListFilter;
   selectedEntryId: number | null;
   scrollTop: number;
 }
@@ -13,7 +13,7 @@ export interface PersistedState {
 const persisted = z.object({
   view: inspectorView,
   sessionId: z.nullable(z.string()),
-  filter: entryFilter,
+  filter: entryListFilter,
   selectedEntryId: z.nullable(z.number()),
   scrollTop: z.number(),
 });
