@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { oneLine } from '../agent/oneLine';
 import { openRegularSync, readUpToSync, type RegularFd } from '../store/safeRead';
+import { oneLine } from '../tape/oneLine';
 import type { FormatName } from './format';
 import { parseTranscript } from './transcriptLines';
 import { ownerTranscriptOf, transcriptFilesUnder } from './transcriptFiles';

@@ -1,11 +1,11 @@
 import type { SessionReads } from './sessionReads';
 import { cursorOf, isAfterCursor, resolveSelector, type Cursor } from '../tape/context';
 import { isReconstructionAnchor, RETRACTED_EVENT, textOf, type Entry } from '../tape/entry';
+import { summaryOf } from '../tape/entrySummary';
 import { mergedFromOf, TURN_END, TURN_START } from '../tape/fork';
 import { foldAll, type FoldOptions, type FoldRow, type ViewMessage } from '../tape/fold';
 import type { TranscriptItem } from '../protocol/inspector';
 import { anchorsOf } from './anchorsTimeline';
-import { summaryOf } from './entryRows';
 
 export const TEXT_MAX = 4000;
 /** The transcript opens on this many last items: a screenful many times over, a small fraction of a long session. */

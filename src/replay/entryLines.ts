@@ -1,5 +1,5 @@
-import { summaryOf } from '../inspector/entryRows';
 import type { Entry } from '../tape/entry';
+import { summaryOf } from '../tape/entrySummary';
 
 // Control characters other than the whitespace `summaryOf` already folds: shown, never interpreted.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;

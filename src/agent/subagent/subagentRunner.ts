@@ -1,8 +1,8 @@
 import { linkSubagent, startSubagent } from '../../store/subagentLinks';
 import type { TapeStore } from '../../store/tapeStore';
 import type { SubagentOutcome } from '../../tape/fork';
+import { oneLine } from '../../tape/oneLine';
 import type { SessionEvent } from '../agentSession';
-import { oneLine } from '../oneLine';
 import { describeInput } from '../tools/describeInput';
 import type { Toolbox } from '../tools/tool';
 import type { TurnEvent, TurnOutcome } from '../turnEvent';

@@ -1,7 +1,7 @@
 import { jsonlLine } from '../../store/jsonl';
 import { KINDS, type Kind } from '../../tape/entry';
+import { oneLine } from '../../tape/oneLine';
 import { int, parseArgs, str, UsageError } from '../args';
-import { oneLine } from '../../agent/oneLine';
 import type { Io } from '../output';
 import { withTape } from './withTape';
 

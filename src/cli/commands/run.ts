@@ -6,9 +6,9 @@ import { readAgentsMd } from '../../agent/context/agentsMd';
 import type { TurnOutcomeKind } from '../../agent/turnEntries';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
 import { TapeStore } from '../../store/tapeStore';
+import { oneLine } from '../../tape/oneLine';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { apiKeyVarOf, EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
-import { oneLine } from '../../agent/oneLine';
 import type { Io } from '../output';
 import { requireSqliteTape } from './session';
 

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { SessionEvent } from '../../agent/agentSession';
-import { oneLine } from '../../agent/oneLine';
 import { describeInput } from '../../agent/tools/describeInput';
 import type { SubagentOutcome } from '../../tape/fork';
+import { oneLine } from '../../tape/oneLine';
 import { codeSpan } from '../tools/markdownCode';
 
 const PROGRESS_MAX = 120;

@@ -2,7 +2,6 @@ import { InitializedEvent, LoggingDebugSession, OutputEvent, Scope, Source, Stac
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'path';
 import * as z from 'zod';
-import { oneLine } from '../../agent/oneLine';
 import { readerOf, type TapeReader } from '../../store/lineage';
 import { ReplayBreakpoints } from '../../replay/breakpoints';
 import { ReplayCursor, type ReplayStop } from '../../replay/cursor';
@@ -12,6 +11,7 @@ import { chooseSession } from '../../replay/replaySession';
 import type { ReplayTape } from '../../replay/replayTape';
 import type { ContextMessage } from '../../tape/context';
 import type { ViewMessage } from '../../tape/fold';
+import { oneLine } from '../../tape/oneLine';
 import { VariableTree } from './replayVariables';
 
 /** The debug type (package.json `debuggers`). */
