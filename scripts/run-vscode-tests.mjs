@@ -29,7 +29,7 @@ const timeoutMs = Number(opt('timeout', '300')) * 1000;
 const t0 = Date.now();
 const log = (...a) => console.log(`[vscode-test ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 
-let server, browser, exitCode = 2;
+let server, browser, exitCode;
 const watchdog = setTimeout(async () => { log(`time-out after ${timeoutMs / 1000}s`); await shutdown(124); }, timeoutMs);
 async function shutdown(code) {
   clearTimeout(watchdog);

@@ -1,7 +1,7 @@
-// `npm test`: unit tests in Node, then the integration suite inside a real VS Code, then webview
-// checks in a real browser. Prints one line `N passed, N failed[, N skipped]` over all of them and
-// exits non-zero when any suite fails or could not run at all (never a silent skip).
-// `node scripts/test.mjs unit|integration|webview` runs one phase.
+// `npm test`: the lint (scripts/lint.mjs), unit tests in Node, then the integration suite inside a
+// real VS Code, then webview checks in a real browser. Prints one line `N passed, N failed[, N
+// skipped]` over all the tests and exits non-zero when the lint or any suite fails or could not run
+// at all (never a silent skip). `node scripts/test.mjs lint|unit|integration|webview` runs one phase.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -9,7 +9,7 @@ import * as path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const only = process.argv[2];
-const phases = only ? [only] : ['unit', 'integration', 'webview'];
+const phases = only ? [only] : ['lint', 'unit', 'integration', 'webview'];
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const broken = [];
 
@@ -35,10 +35,15 @@ const reporter = ['--reporter', path.join(root, 'test/reporter.js')];
 
 // Compiled tests whose source is gone would still run (the suites load every *.test.js in out/).
 for (const d of ['src', 'test', 'webview']) fs.rmSync(path.join(root, 'out', d), { recursive: true, force: true });
-if (sh('npx', ['tsc', '-p', 'tsconfig.test.json']) !== 0) broken.push('TypeScript compilation failed');
-else {
-  if (phases.some((p) => p !== 'unit') && sh('node', ['esbuild.mjs']) !== 0) broken.push('build failed');
-  for (const phase of phases) {
+if (phases.includes('lint')) {
+  console.log('\n=== lint ===');
+  if (sh('node', ['scripts/lint.mjs']) !== 0) broken.push('lint failed (npm run lint says which check)');
+}
+const testPhases = phases.filter((p) => p !== 'lint');
+if (testPhases.length && sh('npx', ['tsc', '-p', 'tsconfig.test.json']) !== 0) broken.push('TypeScript compilation failed');
+else if (testPhases.length) {
+  if (testPhases.some((p) => p !== 'unit') && sh('node', ['esbuild.mjs']) !== 0) broken.push('build failed');
+  for (const phase of testPhases) {
     if (phase === 'unit') mocha('unit tests (Node)', [...reporter, '--recursive', 'out/test/unit']);
     else if (phase === 'integration' || phase === 'webview') {
       if (sh('bash', ['scripts/setup-test-env.sh']) !== 0) { broken.push(`${phase}: the real VS Code test environment could not be installed`); continue; }
@@ -48,7 +53,7 @@ else {
       } else {
         mocha('webview checks (Chromium)', [...reporter, '--timeout', '120000', '--recursive', 'out/test/webview']);
       }
-    } else { console.error(`unknown phase ${phase}; use unit, integration or webview`); process.exit(2); }
+    } else { console.error(`unknown phase ${phase}; use lint, unit, integration or webview`); process.exit(2); }
   }
 }
 

@@ -128,7 +128,9 @@ export class TapeQueries {
     const where: string[] = [];
     const params: SqlValue[] = [];
     const add = (cond: string, v: SqlValue | undefined): void => {
-      if (v !== undefined && v !== null) (where.push(cond), params.push(v));
+      if (v === undefined || v === null) return;
+      where.push(cond);
+      params.push(v);
     };
     add('session_id = ?', sessionId);
     add('kind = ?', filter.kind);

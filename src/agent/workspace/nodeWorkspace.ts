@@ -41,7 +41,7 @@ export class NodeWorkspace implements WorkspacePort {
       return await readRegularPrefix(real, maxBytes);
     } catch (error) {
       // The model knows the file by its workspace path; safeRead names the real one.
-      if (error instanceof TapeFileError && error.file === real) throw new Error(`${rel} ${error.message.slice(real.length + 2)}`);
+      if (error instanceof TapeFileError && error.file === real) throw new Error(`${rel} ${error.message.slice(real.length + 2)}`, { cause: error });
       throw error;
     }
   }

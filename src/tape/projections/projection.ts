@@ -20,6 +20,7 @@ export interface Projection<S, V = S> {
 }
 
 // Method parameters are bivariant, so every Projection<S, V> is a Projection<any, unknown>.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above: no narrower type admits them all
 export type AnyProjection = Projection<any, unknown>;
 
 export const projectionView = <S, V>(p: Projection<S, V>, state: S): V => (p.view ? p.view(state) : (state as unknown as V));

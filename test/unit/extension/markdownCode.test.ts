@@ -10,7 +10,6 @@ interface Token {
   children: Token[] | null;
 }
 // A CommonMark parser to check against; it comes with @vscode/vsce, one of the dev dependencies.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const MarkdownIt = require('markdown-it') as new (preset: 'commonmark' | 'default') => { parse(src: string, env: object): Token[]; render(src: string): string };
 const md = new MarkdownIt('commonmark');
 // With GFM tables, as VS Code's chat renders them.

@@ -8,7 +8,6 @@ import { TapeStore } from '../../../src/store/tapeStore';
 import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, jsonl } from './fixtures';
 
 // The module itself: `import * as` gives a copy whose properties are getters.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const nodeFs = require('fs') as { readSync: typeof fs.readSync };
 
 /** The bytes fs.readSync returns while `f` runs: what an ingest reads of its files. */

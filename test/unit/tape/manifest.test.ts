@@ -80,6 +80,7 @@ describe('canonical JSON and SHA-256', () => {
     refused(undefined, /^\$: undefined is not a JSON value$/);
     refused({ a: 1, b: undefined }, /\$\.b: undefined is not a JSON value/);
     refused([1, undefined], /\$\[1\]: undefined is not a JSON value/);
+    // eslint-disable-next-line no-sparse-arrays -- a hole is what is refused
     refused([1, , 3], /\$\[1\]: undefined is not a JSON value/);
     refused({ n: 1n }, /\$\.n: bigint is not a JSON value/);
     refused({ f: () => 1 }, /\$\.f: function is not a JSON value/);

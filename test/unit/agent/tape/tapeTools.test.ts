@@ -155,7 +155,7 @@ describe('tape tools', () => {
       const ctx = contextFrom(new FoldCache(store), 's1', { kind: 'last' }, entryOf(store, 's1'));
       assert.strictEqual(ctx.anchorEntryId, 8);
       assert.deepStrictEqual(ctx.messages.map((m) => [m.role, m.source, m.entryId]), [['system', 'tape', 2], ['user', 'synthetic', null], ['user', 'tape', 9], ['assistant', 'tape', 10]]);
-      assert.match(ctx.messages[1].content, /^\[Checkpoint handoff\/fix-db_2 at entry 8: .*\]\n\nRaised the timeout to 5000 ms\.\n\nState:\nstate:\n  next: run the tests$/);
+      assert.match(ctx.messages[1].content, /^\[Checkpoint handoff\/fix-db_2 at entry 8: .*\]\n\nRaised the timeout to 5000 ms\.\n\nState:\nstate:\n {2}next: run the tests$/);
     });
 
     it('refuses names that are not lowercase words, digits, - and _; appends nothing', async () => {

@@ -1,0 +1,44 @@
+// The layers of docs/architecture.md §1 as the build checks them (`npm run lint`). dependency-
+// cruiser rather than an ESLint import plugin: it resolves imports through the TypeScript config
+// itself (type-only imports included), states each layer as an allow-list the table can be read
+// against, and finds import cycles across the whole tree in the same pass, which ESLint's cycle
+// rule does file by file and slowly. ESLint (eslint.config.mjs) keeps `vscode` out of the layers.
+
+/** Node's built-in modules, as dependency-cruiser names them. */
+const core = (...names) => ({ dependencyTypes: ['core'], path: `^(node:)?(${names.join('|')})$` });
+const npm = (...names) => ({ path: `^node_modules/(${names.join('|')})/` });
+const folders = (...names) => ({ path: `^(${names.map((n) => `${n}/`).join('|')})` });
+const NODE = ['assert', 'child_process', 'crypto', 'events', 'fs', 'os', 'path', 'readline', 'stream', 'string_decoder', 'timers', 'url', 'util', 'v8', 'worker_threads', 'zlib'];
+
+/** A layer: what its files may import. */
+const layer = (from, ...targets) => targets.map((to) => ({ from: { path: `^${from}/` }, to }));
+
+module.exports = {
+  allowed: [
+    // The pure domain: no I/O, no storage, no editor.
+    ...layer('src/tape', folders('src/tape'), npm('zod'), core('crypto')),
+    ...layer('src/store', folders('src/tape', 'src/store'), npm('sql.js', 'zod'), core(...NODE)),
+    ...layer('src/agent', folders('src/tape', 'src/store', 'src/agent'), npm('zod', 'openai', 'ignore', 'picomatch'), core(...NODE)),
+    ...layer('src/ingest', folders('src/tape', 'src/store', 'src/ingest'), npm('zod'), core(...NODE)),
+    ...layer('src/replay', folders('src/tape', 'src/store', 'src/replay'), npm('zod'), core(...NODE)),
+    ...layer('src/inspector', folders('src/tape', 'src/store', 'src/protocol', 'src/inspector'), npm('zod'), core(...NODE)),
+    ...layer('src/cli', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/cli'), npm('zod'), core(...NODE)),
+    // The host <-> webview messages: shared by both sides, so neither Node's modules nor the DOM's.
+    ...layer('src/protocol', folders('src/protocol'), npm('zod')),
+    // The glue may use every host layer and the editor's API, never the browser bundles.
+    ...layer('src/extension', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/inspector', 'src/protocol', 'src/extension'), npm('zod', '@vscode/debugadapter', '@vscode/debugprotocol', '@types/vscode'), core(...NODE)),
+    // The browser bundles: the protocol and the web components, nothing of Node.
+    ...layer('webview', folders('src/protocol', 'webview'), npm('zod', '@vscode-elements/elements')),
+  ],
+  allowedSeverity: 'error',
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'Import cycles (type-only ones too) tangle the layers from inside.', from: { path: '^(src|webview)/' }, to: { circular: true } },
+    { name: 'resolvable', severity: 'error', comment: 'An import nothing resolves: a typo, or a package missing from package.json.', from: {}, to: { couldNotResolve: true } },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.d\\.ts$' },
+  },
+};
