@@ -1,5 +1,6 @@
 import type { TapeStore } from '../store/tapeStore';
 import type { NewEntry } from '../tape/entry';
+import { namedProvenanceKey } from '../tape/provenanceKey';
 import { messageEntry } from './turnEntries';
 
 /** One exchange as a host's own history kept it (a chat view's request and the text of its response). */
@@ -29,7 +30,7 @@ export async function backfillSession(store: TapeStore, sessionId: string, turns
   entries.push({
     kind: 'event',
     name: BACKFILLED_EVENT,
-    provenanceKey: `${BACKFILLED_EVENT}/${encodeURIComponent(sessionId)}`,
+    provenanceKey: namedProvenanceKey(BACKFILLED_EVENT, sessionId),
     payload: { name: BACKFILLED_EVENT, data: { source, turns: turns.length } },
   });
   await store.appendMany(sessionId, entries, { durable: true });

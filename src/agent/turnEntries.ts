@@ -1,5 +1,6 @@
 import type { JsonObject, MessageStatus, NewEntry } from '../tape/entry';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
+import { provenanceKeyOf } from '../tape/provenanceKey';
 import type { AttemptRecord } from './model/retry';
 import type { ProviderError } from './model/providerError';
 import type { ToolResult } from './tools/tool';
@@ -22,9 +23,6 @@ export interface TurnRef {
   sessionId: string;
   turnId: string;
 }
-
-/** A provenance key from its parts, each URI-encoded so no part can pass for two. */
-export const provenanceKeyOf = (...parts: (string | number)[]): string => parts.map((p) => encodeURIComponent(String(p))).join('/');
 
 function eventEntry(turn: TurnRef, name: string, keyParts: (string | number)[], data: JsonObject): NewEntry {
   return {

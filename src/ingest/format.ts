@@ -1,5 +1,5 @@
-import { provenanceKeyOf } from '../agent/turnEntries';
 import type { JsonObject, NewEntry } from '../tape/entry';
+import { provenanceKeyOf } from '../tape/provenanceKey';
 import type { SourceLine } from './transcriptLines';
 
 export type FormatName = 'claude-code' | 'codex';

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonicalJson';
 import type { Entry, JsonObject, NewEntry } from './entry';
+import { namedProvenanceKey } from './provenanceKey';
 
 /**
  * Fork, merge, discard and subagent links (SPEC 2.8), as pure rules over entries. The store side
@@ -105,7 +106,6 @@ export class ForkRefusedError extends Error {
 }
 
 const dataOf = (e: Entry): unknown => (e.payload as { data?: unknown }).data;
-const keyPart = (s: string): string => encodeURIComponent(s);
 
 /** The `fork/start` state of a session's entry 2, or null when the session is not a fork. */
 export function forkStartOf(entry: Entry | undefined): ForkStartState | null {
@@ -123,7 +123,7 @@ export function subagentStartEntry(state: SubagentStartState): NewEntry {
 }
 
 /** The provenance key of a fork's receipt on its parent: at most one merge and one discard per fork. */
-export const receiptKey = (name: typeof FORK_MERGE | typeof FORK_DISCARD, forkSessionId: string): string => `${name}/${keyPart(forkSessionId)}`;
+export const receiptKey = (name: typeof FORK_MERGE | typeof FORK_DISCARD, forkSessionId: string): string => namedProvenanceKey(name, forkSessionId);
 
 /**
  * The turn still open at the end of `events` (the `turn/start` and `turn/end` events up to a fork
@@ -163,7 +163,7 @@ export function planMerge(input: MergePlanInput): { entries: NewEntry[]; receipt
   const entries = input.delta.map((e): NewEntry => ({
     kind: e.kind,
     name: e.name,
-    provenanceKey: `${FORK_MERGE}/${keyPart(input.forkSessionId)}/${e.entryId}`,
+    provenanceKey: namedProvenanceKey(FORK_MERGE, input.forkSessionId, e.entryId),
     payload: shift === 0 ? e.payload : shiftOrderSeq(e, shift),
     meta: { ...e.meta, mergedFrom: { sessionId: input.forkSessionId, entryId: e.entryId } },
     createdAt: e.createdAt,
@@ -212,7 +212,7 @@ export function linkEntry(data: LinkData): NewEntry {
   return {
     kind: 'event',
     name: SUBAGENT_LINKED,
-    provenanceKey: `${SUBAGENT_LINKED}/${keyPart(data.childSessionId)}/${data.childHeadEntryId ?? 0}`,
+    provenanceKey: namedProvenanceKey(SUBAGENT_LINKED, data.childSessionId, data.childHeadEntryId ?? 0),
     payload: { name: SUBAGENT_LINKED, data },
   };
 }

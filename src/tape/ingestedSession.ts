@@ -1,4 +1,5 @@
 import { BOOTSTRAP_KEY, SESSION_START, type Entry, type NewEntry } from './entry';
+import { provenanceKeyOf } from './provenanceKey';
 
 /**
  * A session ingested from another agent's transcript (src/ingest) mirrors a source that is the
@@ -17,7 +18,7 @@ export const ingestedSessionStart = (sessionId: string, format: string): NewEntr
 });
 
 /** The start of every provenance key an ingest writes into `sessionId`. */
-export const ingestedKeyPrefix = (sessionId: string): string => `${encodeURIComponent(sessionId)}/`;
+export const ingestedKeyPrefix = (sessionId: string): string => `${provenanceKeyOf(sessionId)}/`;
 
 /** Whether a session is an ingested one, from its `session/start` and provenance keys of its entries. */
 export function isIngestedSession(sessionId: string, start: Entry | undefined, keys: readonly (string | null)[]): boolean {

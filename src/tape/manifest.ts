@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonicalJson';
 import { promptMessageOf, type ContextMessage, type ContextRole, type PromptMessage } from './context';
 import type { Entry, NewEntry } from './entry';
+import { namedProvenanceKey } from './provenanceKey';
 
 /**
  * The ViewManifest (SPEC 2.6): the record of what one model request was built from. It holds entry
@@ -151,8 +152,7 @@ export function verifyManifest(value: unknown): ManifestCheck {
  * changed is a new request and takes the next requestSeq. The session id is part of the key because
  * a merge copies a fork's entries into its parent, where the fork's keys must not meet the parent's.
  */
-export const viewProvenanceKey = (sessionId: string, turnId: string, requestSeq: number): string =>
-  `view/${encodeURIComponent(sessionId)}/${encodeURIComponent(turnId)}/${requestSeq}`;
+export const viewProvenanceKey = (sessionId: string, turnId: string, requestSeq: number): string => namedProvenanceKey('view', sessionId, turnId, requestSeq);
 
 /**
  * The `view/assembled` event of a request. The manifest carries its own turnId, so it is not asked

@@ -1,5 +1,6 @@
 import type { NewEntry } from './entry';
 import type { EffectiveView, ViewToolCall } from './fold';
+import { namedProvenanceKey } from './provenanceKey';
 
 /**
  * Tool call/result pairing (SPEC 2.5). Providers reject a call without its result, and a crash or a
@@ -11,7 +12,8 @@ import type { EffectiveView, ViewToolCall } from './fold';
 export const INTERRUPTED_OUTPUT = 'interrupted: no result was recorded';
 
 /** The provenance keys of crash repair's results start with this; the fold tells them by it. */
-export const INTERRUPTED_KEY_PREFIX = 'interrupted/';
+const INTERRUPTED = 'interrupted';
+export const INTERRUPTED_KEY_PREFIX = `${INTERRUPTED}/`;
 
 export const isInterruptedResultKey = (key: string | null): boolean => key !== null && key.startsWith(INTERRUPTED_KEY_PREFIX);
 
@@ -34,7 +36,7 @@ export function interruptedResultEntry(call: ViewToolCall): NewEntry {
   return {
     kind: 'tool_result',
     name: call.name,
-    provenanceKey: `${INTERRUPTED_KEY_PREFIX}${encodeURIComponent(call.messageId)}/${encodeURIComponent(call.toolCallId)}`,
+    provenanceKey: namedProvenanceKey(INTERRUPTED, call.messageId, call.toolCallId),
     payload: { messageId: call.messageId, toolCallId: call.toolCallId, status: 'error', output: INTERRUPTED_OUTPUT },
   };
 }
