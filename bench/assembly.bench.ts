@@ -9,9 +9,9 @@ import type { Entry } from '../src/tape/entry';
 import { hashPrompt, includedOf, MANIFEST_SCHEMA_VERSION, promptHashOf, sealManifest, toolsHashOf, type IncludedItem } from '../src/tape/manifest';
 import { TokenEstimator } from '../src/agent/model/tokenEstimator';
 import type { ToolDefinition } from '../src/agent/model/modelPort';
-import { assembleFromCache, assembleRequest, type RequestFacts } from '../src/agent/context/assemble';
+import { assembleFromCache, assembleRequest, type RequestFacts } from '../src/tape/contextAssembly';
 import { buildSystemPrompt, systemPromptEntry } from '../src/agent/context/systemPrompt';
-import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../src/agent/context/policy';
+import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../src/tape/contextPolicy';
 import { median, messageOf, proseOf, round, sessionRows, targets, time } from './common';
 
 const N = 100_000;

@@ -6,11 +6,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { AgentSession } from '../src/agent/agentSession';
-import { assembleFromCache } from '../src/agent/context/assemble';
 import type { ModelEvent, ModelPort, ModelRequest } from '../src/agent/model/modelPort';
 import { TokenEstimator } from '../src/agent/model/tokenEstimator';
 import { CURRENT_REBUILDER, verifySession, type Rebuilder } from '../src/replay/verify';
 import { TapeStore } from '../src/store/tapeStore';
+import { assembleFromCache } from '../src/tape/contextAssembly';
 import { FoldCache } from '../src/tape/foldCache';
 import { median, proseOf, round, targets, tempDir, time } from './common';
 

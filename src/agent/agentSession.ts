@@ -1,11 +1,11 @@
 import { randomUUID } from 'crypto';
 import { readerOf, type TapeReader } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
+import { assembleFromCache } from '../tape/contextAssembly';
+import { reserveFor } from '../tape/contextPolicy';
 import { FoldCache } from '../tape/foldCache';
 import { shouldAutoCompact } from './compaction';
 import { compact, type CompactOutcome } from './compactor';
-import { assembleFromCache } from './context/assemble';
-import { reserveFor } from './context/policy';
 import { buildSystemPrompt, needsSystemPrompt, systemPromptEntry, type EnvironmentFacts } from './context/systemPrompt';
 import { runTurn, type AssembledRequest, type CompactionNotice, type RequestSlot } from './loop';
 import type { ModelPort, ToolDefinition } from './model/modelPort';

@@ -1,8 +1,8 @@
-import { assembleFromCache, type RequestFacts } from '../agent/context/assemble';
-import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../agent/context/policy';
 import { readerOf, type TapeReader } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import type { ContextMessage, PromptMessage } from '../tape/context';
+import { assembleFromCache, type RequestFacts } from '../tape/contextAssembly';
+import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../tape/contextPolicy';
 import type { Entry } from '../tape/entry';
 import { mergedFromOf } from '../tape/fork';
 import { entryIndex, type FoldRow } from '../tape/fold';

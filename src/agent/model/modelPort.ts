@@ -1,45 +1,12 @@
-import type { PromptMessage } from '../../tape/context';
+import type { ModelInfo, ModelMessage, ModelRequest, Usage } from '../../tape/modelRequest';
 
-/** What the context builder needs to fit a request: the budget facts of one model. */
-export interface ModelInfo {
-  id: string;
-  vendor: string;
-  contextWindow: number;
-  maxOutput: number;
-}
-
-/**
- * A request message is a context message without its tape bookkeeping, so the context the tape
- * builds is sent as is: tool calls are assistant messages carrying `toolCallId`/`toolName` with the
- * arguments as JSON text in `content`, tool results are `tool` messages.
- */
-export type ModelMessage = PromptMessage;
-
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  /** A JSON Schema object describing the tool's arguments. */
-  parameters: Record<string, unknown>;
-}
-
-export interface ModelRequest {
-  messages: readonly ModelMessage[];
-  tools: readonly ToolDefinition[];
-  maxOutput: number;
-}
+// The request vocabulary is the tape's (the context builder assembles requests); the port speaks it.
+export type { ModelInfo, ModelMessage, ModelRequest, ToolDefinition, Usage } from '../../tape/modelRequest';
 
 export type ToolCall =
   | { id: string; name: string; valid: true; arguments: Record<string, unknown>; rawArguments: string }
   /** The model sent arguments that are not a JSON object: the loop answers with an error result. */
   | { id: string; name: string; valid: false; rawArguments: string; problem: string };
-
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens?: number;
-  /** True when the server reported no counts and these are the estimator's. */
-  estimated: boolean;
-}
 
 export type StopReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'cancelled' | 'other';
 

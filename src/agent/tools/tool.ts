@@ -1,6 +1,6 @@
 import * as z from 'zod';
+import { utf8Prefix } from '../../tape/utf8Prefix';
 import type { ToolDefinition } from '../model/modelPort';
-import { utf8Prefix } from '../utf8Prefix';
 import type { SubagentPort } from '../subagent/subagentPort';
 import type { TapePort } from '../tape/tapePort';
 import type { Permissions } from '../workspace/permissions';

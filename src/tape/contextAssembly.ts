@@ -8,13 +8,13 @@ import {
   type ContextMessage,
   type ContextSelector,
   type GetEntry,
-} from '../../tape/context';
-import type { EffectiveView } from '../../tape/fold';
-import type { FoldCache } from '../../tape/foldCache';
-import { hashPrompt, includedOf, MANIFEST_SCHEMA_VERSION, sealManifest, toolsHashOf, type ExcludedItem, type ViewManifest } from '../../tape/manifest';
-import type { ModelInfo, ModelMessage, ModelRequest, ToolDefinition } from '../model/modelPort';
-import { BUILDER_VERSION, CONTEXT_TOOL_RESULT_MAX_BYTES, INCLUDED_REASONS, reserveFor, TAPE_CONTEXT_POLICY } from './policy';
-import { utf8Prefix } from '../utf8Prefix';
+} from './context';
+import { BUILDER_VERSION, CONTEXT_TOOL_RESULT_MAX_BYTES, INCLUDED_REASONS, reserveFor, TAPE_CONTEXT_POLICY } from './contextPolicy';
+import type { EffectiveView } from './fold';
+import type { FoldCache } from './foldCache';
+import { hashPrompt, includedOf, MANIFEST_SCHEMA_VERSION, sealManifest, toolsHashOf, type ExcludedItem, type ViewManifest } from './manifest';
+import type { ModelInfo, ModelMessage, ModelRequest, ToolDefinition } from './modelRequest';
+import { utf8Prefix } from './utf8Prefix';
 
 /** What a request is assembled with besides the view: its identity and the model's facts. */
 export interface RequestFacts {

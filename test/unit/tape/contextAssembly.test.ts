@@ -1,15 +1,15 @@
 import * as assert from 'assert';
 import fc from 'fast-check';
-import { assembleFromCache, assembleRequest, type AssemblyInput, type RequestFacts } from '../../../../src/agent/context/assemble';
-import { CONTEXT_TOOL_RESULT_MAX_BYTES, reserveFor, TAPE_CONTEXT_POLICY } from '../../../../src/agent/context/policy';
-import type { ModelMessage, ToolDefinition } from '../../../../src/agent/model/modelPort';
-import { ContextSelectionError } from '../../../../src/tape/context';
-import type { Entry } from '../../../../src/tape/entry';
-import { foldAll, foldRowOf, type FoldRow } from '../../../../src/tape/fold';
-import { FoldCache, type FoldSource } from '../../../../src/tape/foldCache';
-import { verifyManifest, viewAssembledEntry } from '../../../../src/tape/manifest';
-import { randomTape, splitPoints } from '../../tape/randomTape';
-import { TapeBuilder } from '../../tape/tapeBuilder';
+import { ContextSelectionError } from '../../../src/tape/context';
+import { assembleFromCache, assembleRequest, type AssemblyInput, type RequestFacts } from '../../../src/tape/contextAssembly';
+import { CONTEXT_TOOL_RESULT_MAX_BYTES, reserveFor, TAPE_CONTEXT_POLICY } from '../../../src/tape/contextPolicy';
+import type { Entry } from '../../../src/tape/entry';
+import { foldAll, foldRowOf, type FoldRow } from '../../../src/tape/fold';
+import { FoldCache, type FoldSource } from '../../../src/tape/foldCache';
+import { verifyManifest, viewAssembledEntry } from '../../../src/tape/manifest';
+import type { ModelMessage, ToolDefinition } from '../../../src/tape/modelRequest';
+import { randomTape, splitPoints } from './randomTape';
+import { TapeBuilder } from './tapeBuilder';
 
 // One token per character: budgets in the tests can be computed by hand.
 const countTokens = (x: string | readonly ModelMessage[]): number => (typeof x === 'string' ? x.length : x.reduce((n, m) => n + m.content.length, 0));

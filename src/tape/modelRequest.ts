@@ -1,0 +1,43 @@
+import type { PromptMessage } from './context';
+
+/**
+ * A model request as the tape describes it: the context builder assembles one from the tape prefix
+ * and the model's facts, its manifest records them, and anchors and attempt events record what a
+ * request cost. The agent's model port speaks the same types.
+ */
+
+/** What the context builder needs to fit a request: the budget facts of one model. */
+export interface ModelInfo {
+  id: string;
+  vendor: string;
+  contextWindow: number;
+  maxOutput: number;
+}
+
+/**
+ * A request message is a context message without its tape bookkeeping, so the context the tape
+ * builds is sent as is: tool calls are assistant messages carrying `toolCallId`/`toolName` with the
+ * arguments as JSON text in `content`, tool results are `tool` messages.
+ */
+export type ModelMessage = PromptMessage;
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** A JSON Schema object describing the tool's arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  messages: readonly ModelMessage[];
+  tools: readonly ToolDefinition[];
+  maxOutput: number;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+  /** True when the server reported no counts and these are the estimator's. */
+  estimated: boolean;
+}
