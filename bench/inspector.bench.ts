@@ -10,7 +10,8 @@ import * as path from 'path';
 import type * as Playwright from 'playwright-core';
 import { InspectorController } from '../src/inspector/inspectorController';
 import { writeFileDurably } from '../src/store/fsutil';
-import type { HostToInspector } from '../src/protocol/inspector';
+import { inspectorRequests, type EntryListFilter, type HostToInspector } from '../src/protocol/inspector';
+import type { RequestMessage } from '../src/protocol/requestMap';
 import { TapeStore } from '../src/store/tapeStore';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/vscodeServer';
 import { webviewPageUrl } from '../test/support/webviewPage';
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     posted.push(m);
   };
   const c = new InspectorController({ store, label: 'bench', readOnly: true }, { post, copy: () => undefined, command: () => undefined });
-  const ask = async (m: unknown): Promise<number> => {
+  const ask = async (m: RequestMessage | { type: 'ready' }): Promise<number> => {
     const t0 = performance.now();
     await c.handle(m);
     return performance.now() - t0;
@@ -92,17 +93,19 @@ async function main(): Promise<void> {
   const readyToTranscriptMs = transcriptPostedAt - readyAt;
   const transcript = posted.find((m): m is Extract<HostToInspector, { type: 'transcript' }> => m.type === 'transcript');
   if (transcript === undefined) throw new Error('no transcript after ready');
-  const earlierMs = await ask({ type: 'transcript', requestId: 0, offset: Math.max(0, transcript.offset - 200), limit: 200 });
-  const pageStartMs = await ask({ type: 'entries', requestId: 1, offset: 0, limit: 100, filter: {} });
-  const pageEndMs = await ask({ type: 'entries', requestId: 2, offset: 90_000, limit: 100, filter: {} });
-  const kindFirstMs = await ask({ type: 'entries', requestId: 3, offset: 0, limit: 100, filter: { kinds: ['tool_call'] } });
-  const kindScrollMs = await ask({ type: 'entries', requestId: 4, offset: 20_000, limit: 100, filter: { kinds: ['tool_call'] } });
-  const textFirstMs = await ask({ type: 'entries', requestId: 5, offset: 0, limit: 100, filter: { text: 'connection refused' } });
-  const textScrollMs = await ask({ type: 'entries', requestId: 6, offset: 500, limit: 100, filter: { text: 'connection refused' } });
-  const cjkFirstMs = await ask({ type: 'entries', requestId: 7, offset: 0, limit: 100, filter: { text: '连接失败' } });
-  const errors = posted.filter((m) => m.type === 'error');
+  const earlierMs = await ask({ type: 'request', id: 0, method: 'transcript', params: { offset: Math.max(0, transcript.offset - 200), limit: 200 } });
+  const entries = (id: number, offset: number, filter: EntryListFilter) => ask({ type: 'request', id, method: 'entries', params: { offset, limit: 100, filter } });
+  const pageStartMs = await entries(1, 0, {});
+  const pageEndMs = await entries(2, 90_000, {});
+  const kindFirstMs = await entries(3, 0, { kinds: ['tool_call'] });
+  const kindScrollMs = await entries(4, 20_000, { kinds: ['tool_call'] });
+  const textFirstMs = await entries(5, 0, { text: 'connection refused' });
+  const textScrollMs = await entries(6, 500, { text: 'connection refused' });
+  const cjkFirstMs = await entries(7, 0, { text: '连接失败' });
+  const errors = posted.filter((m) => m.type === 'error' || (m.type === 'reply' && !m.ok));
   if (errors.length) throw new Error(JSON.stringify(errors));
-  const totals = posted.filter((m) => m.type === 'entries').map((m) => (m.type === 'entries' ? m.total : 0));
+  // Replies 1..7 are the entries pages (0 is the transcript's).
+  const totals = posted.flatMap((m) => (m.type === 'reply' && m.ok && m.id > 0 ? [inspectorRequests.entries.reply.parse(m.result).total] : []));
   // What the transcript message weighs once serialised for the webview.
   const transcriptJsonBytes = JSON.stringify(transcript).length;
   posted.length = 0;

@@ -1,6 +1,8 @@
 import { readerOf, type TapeReader } from '../store/lineage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
-import { inspectorToHost, type HostToInspector, type InspectorToHost, type InspectorView } from '../protocol/inspector';
+import { inspectorRequests, inspectorToHost, type HostToInspector, type InspectorNotice, type InspectorRequests } from '../protocol/inspector';
+import { RequestDispatcher, type RequestHandlers } from '../protocol/requestDispatcher';
+import { issuesText } from '../protocol/requestMap';
 import { anchorItems } from './anchorsTimeline';
 import { EntryQuery } from './entryQuery';
 import { entryRowOf, storedJsonOf } from './entryRows';
@@ -51,9 +53,10 @@ class Readers {
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
- * The host side of one Tape Inspector: answers the webview's typed requests from the store and
- * tells it, in batches, what was appended to the session it shows. Nothing here throws at the
- * host: a failure becomes an `error` message.
+ * The host side of one Tape Inspector: answers the webview's typed requests from the store (each
+ * with its reply, through one dispatcher) and tells it, in batches, what was appended to the
+ * session it shows. Nothing here throws at the host: a failing request gets an error reply, any
+ * other failure an `error` message.
  */
 export class InspectorController {
   private source: InspectorSource;
@@ -71,6 +74,7 @@ export class InspectorController {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private readonly batchMs: number;
+  private readonly dispatcher = new RequestDispatcher(inspectorRequests, this.handlers(), (reply) => this.post(reply));
 
   constructor(
     source: InspectorSource,
@@ -91,10 +95,12 @@ export class InspectorController {
   async handle(raw: unknown): Promise<void> {
     const parsed = inspectorToHost.safeParse(raw);
     if (!parsed.success) {
-      this.post({ type: 'error', message: `malformed message from the inspector: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}` });
+      this.post({ type: 'error', message: `malformed message from the inspector: ${issuesText(parsed.error)}` });
       return;
     }
-    this.guarded(() => this.dispatch(parsed.data));
+    const m = parsed.data;
+    if (m.type === 'request') await this.dispatcher.dispatch(m);
+    else this.guarded(() => this.notice(m));
   }
 
   /** The workspace's store was replaced (a read-only tape became writable): the page starts over on it. */
@@ -122,7 +128,7 @@ export class InspectorController {
     this.clearTimer();
   }
 
-  private dispatch(m: InspectorToHost): void {
+  private notice(m: InspectorNotice): void {
     switch (m.type) {
       case 'ready':
         this.started = true;
@@ -133,32 +139,6 @@ export class InspectorController {
         this.selected = m.sessionId;
         this.announce();
         return;
-      case 'load':
-        this.load(m.view);
-        return;
-      case 'transcript': {
-        const sessionId = this.session();
-        const page = this.readers.transcript.page(sessionId, m.offset, Math.min(m.limit, MAX_TRANSCRIPT_PAGE));
-        this.transcriptFrom = Math.min(this.transcriptFrom, page.offset);
-        this.post({ type: 'transcript', requestId: m.requestId, sessionId, headEntryId: this.readers.reader.headEntryId(sessionId), ...page });
-        return;
-      }
-      case 'entries': {
-        const page = this.selected === null ? { total: 0, rows: [] } : this.readers.entries.page(this.selected, m.filter, m.offset, m.limit);
-        this.post({ type: 'entries', requestId: m.requestId, offset: m.offset, ...page });
-        return;
-      }
-      case 'entry': {
-        // Exactly as stored: an entry a fork reads through from its parent is shown as the parent holds it.
-        const at = this.readers.reader.origin(this.session(), m.entryId);
-        const raw = this.readers.store.rawEntries(at.sessionId, { fromEntryId: at.entryId, toEntryId: at.entryId })[0];
-        if (raw === undefined) throw new Error(`session ${this.session()} has no entry ${m.entryId}`);
-        this.post({ type: 'entry', requestId: m.requestId, entryId: m.entryId, entry: storedJsonOf(raw) });
-        return;
-      }
-      case 'diff':
-        this.post({ type: 'diff', requestId: m.requestId, diff: requestDiff(this.readers.reader, this.session(), m.a, m.b) });
-        return;
       case 'copy':
         this.host.copy(m.text);
         return;
@@ -168,33 +148,48 @@ export class InspectorController {
     }
   }
 
-  private load(view: InspectorView): void {
-    const sessionId = this.session();
-    const r = this.readers;
-    switch (view) {
-      case 'transcript':
-        this.postTranscript(sessionId);
-        return;
-      case 'entries':
-        // Entry rows are paged: the page asks for the window it shows with `entries`.
-        return;
-      case 'anchors':
-        this.post({ type: 'anchors', sessionId, items: anchorItems(r.reader, sessionId) });
-        return;
-      case 'requests': {
-        const { items, skipped } = requestItems(r.reader, sessionId);
-        this.post({ type: 'requests', sessionId, items });
+  /** The readers are looked up per request: `setSource` replaces them. */
+  private handlers(): RequestHandlers<InspectorRequests> {
+    return {
+      transcript: ({ offset, limit }) => {
+        const sessionId = this.session();
+        const page = this.readers.transcript.page(sessionId, offset, Math.min(limit, MAX_TRANSCRIPT_PAGE));
+        this.transcriptFrom = Math.min(this.transcriptFrom, page.offset);
+        return { sessionId, headEntryId: this.readers.reader.headEntryId(sessionId), ...page };
+      },
+      entries: ({ offset, limit, filter }) => {
+        const page = this.selected === null ? { total: 0, rows: [] } : this.readers.entries.page(this.selected, filter, offset, limit);
+        return { offset, ...page };
+      },
+      entry: ({ entryId }) => {
+        // Exactly as stored: an entry a fork reads through from its parent is shown as the parent holds it.
+        const at = this.readers.reader.origin(this.session(), entryId);
+        const raw = this.readers.store.rawEntries(at.sessionId, { fromEntryId: at.entryId, toEntryId: at.entryId })[0];
+        if (raw === undefined) throw new Error(`session ${this.session()} has no entry ${entryId}`);
+        return { entryId, entry: storedJsonOf(raw) };
+      },
+      diff: ({ a, b }) => requestDiff(this.readers.reader, this.session(), a, b),
+      anchors: () => {
+        const sessionId = this.session();
+        return { sessionId, items: anchorItems(this.readers.reader, sessionId) };
+      },
+      requests: () => {
+        const sessionId = this.session();
+        const { items, skipped } = requestItems(this.readers.reader, sessionId);
         // The protocol's request items have no place for a manifest that does not read; say so once.
         if (skipped.length > 0) this.post({ type: 'error', message: skipped.map((s) => `request entry ${s.entryId} skipped: ${s.reason}`).join('\n') });
-        return;
-      }
-      case 'projections':
-        this.post({ type: 'projections', sessionId, view: r.projections.view(sessionId) });
-        return;
-      case 'lineage':
-        this.post({ type: 'lineage', sessionId, view: lineageView(r.store, r.reader, r.titles, sessionId) });
-        return;
-    }
+        return { sessionId, items };
+      },
+      projections: () => {
+        const sessionId = this.session();
+        return { sessionId, view: this.readers.projections.view(sessionId) };
+      },
+      lineage: () => {
+        const sessionId = this.session();
+        const r = this.readers;
+        return { sessionId, view: lineageView(r.store, r.reader, r.titles, sessionId) };
+      },
+    };
   }
 
   /** `source`, then the selected session's transcript. */

@@ -1,17 +1,18 @@
 import * as z from 'zod/mini';
+import { replyMessage, requestMessage, type RequestMap } from './requestMap';
 
 /**
  * The Tape Inspector's messages between the extension host and its webview. Both sides parse what
  * they receive with these schemas. The host keeps the tape; the webview asks for what it shows
- * (a page of entry rows, one entry's JSON, a diff) and hears deltas as the tape grows, so a big
- * tape never crosses the boundary whole. Every text from the tape is plain text to the webview.
+ * (a page of entry rows, one entry's JSON, a diff, a view) with the requests of
+ * `inspectorRequests`, each answered by its reply, and hears pushes (deltas as the tape grows, a
+ * replay's cursor), so a big tape never crosses the boundary whole. Every text from the tape is
+ * plain text to the webview.
  */
 
 const KINDS = ['message', 'system', 'tool_call', 'tool_result', 'error', 'anchor', 'event'] as const;
 const kind = z.enum(KINDS);
 const entryId = z.number();
-/** A request the webview made; the reply carries it back, so a late reply to an old question is dropped. */
-const requestId = z.number();
 
 export const VIEWS = ['transcript', 'entries', 'anchors', 'requests', 'projections', 'lineage'] as const;
 export const inspectorView = z.enum(VIEWS);
@@ -139,6 +140,35 @@ export type LineageView = z.infer<typeof lineageView>;
 
 export const sessionItem = z.object({ sessionId: z.string(), title: z.nullable(z.string()), entryCount: z.number(), lastCreatedAt: z.number() });
 
+/** Transcript items from `offset` of `total`, in conversation order. */
+const transcriptPage = z.object({ sessionId: z.string(), headEntryId: z.number(), offset: z.number(), total: z.number(), items: z.array(transcriptItem) });
+export type TranscriptPage = z.infer<typeof transcriptPage>;
+
+const noParams = z.object({});
+
+/**
+ * What the webview asks, and what each question is answered with. The views sent whole (anchors,
+ * requests, projections, lineage) name the session they are of, so a page that switched sessions
+ * meanwhile drops them.
+ */
+export const inspectorRequests = {
+  /** Earlier transcript items (the transcript opens on its last page, pushed with `source`). */
+  transcript: { params: z.object({ offset: z.number(), limit: z.number() }), reply: transcriptPage },
+  /** A page of entry rows of the selected session that pass the filter; `total` of them pass. */
+  entries: {
+    params: z.object({ offset: z.number(), limit: z.number(), filter: entryListFilter }),
+    reply: z.object({ offset: z.number(), total: z.number(), rows: z.array(entryRow) }),
+  },
+  /** One entry exactly as stored (`entry` is its JSON text). */
+  entry: { params: z.object({ entryId }), reply: z.object({ entryId, entry: z.string() }) },
+  diff: { params: z.object({ a: entryId, b: entryId }), reply: requestDiff },
+  anchors: { params: noParams, reply: z.object({ sessionId: z.string(), items: z.array(anchorItem) }) },
+  requests: { params: noParams, reply: z.object({ sessionId: z.string(), items: z.array(requestItem) }) },
+  projections: { params: noParams, reply: z.object({ sessionId: z.string(), view: projectionsView }) },
+  lineage: { params: noParams, reply: z.object({ sessionId: z.string(), view: lineageView }) },
+} satisfies RequestMap;
+export type InspectorRequests = typeof inspectorRequests;
+
 export const hostToInspector = z.discriminatedUnion('type', [
   /** What is open: sent first, and again when the session or the sessions change. */
   z.object({
@@ -151,20 +181,8 @@ export const hostToInspector = z.discriminatedUnion('type', [
   }),
   /** The tape could not be opened or read: the inspector shows this instead of its views. */
   z.object({ type: z.literal('failed'), message: z.string() }),
-  /**
-   * A page of the transcript: `items` are those from `offset` of `total`, in conversation order.
-   * Unasked (after `ready`, `selectSession` or `load`) it is the last page; a reply to a
-   * `transcript` request carries its requestId.
-   */
-  z.object({ type: z.literal('transcript'), requestId: z.optional(requestId), sessionId: z.string(), headEntryId: z.number(), offset: z.number(), total: z.number(), items: z.array(transcriptItem) }),
-  z.object({ type: z.literal('entries'), requestId, offset: z.number(), total: z.number(), rows: z.array(entryRow) }),
-  /** One entry exactly as stored (`entry` is its JSON text). */
-  z.object({ type: z.literal('entry'), requestId, entryId, entry: z.string() }),
-  z.object({ type: z.literal('anchors'), sessionId: z.string(), items: z.array(anchorItem) }),
-  z.object({ type: z.literal('requests'), sessionId: z.string(), items: z.array(requestItem) }),
-  z.object({ type: z.literal('diff'), requestId, diff: requestDiff }),
-  z.object({ type: z.literal('projections'), sessionId: z.string(), view: projectionsView }),
-  z.object({ type: z.literal('lineage'), sessionId: z.string(), view: lineageView }),
+  /** The transcript's last page, after `ready` or `selectSession`: what the page held before is replaced. */
+  z.extend(transcriptPage, { type: z.literal('transcript') }),
   /**
    * The tape grew (batched: at most one per 100 ms): the new entries' rows and the transcript items
    * that are new or changed. The webview merges them; it asks again only for what it shows.
@@ -178,22 +196,24 @@ export const hostToInspector = z.discriminatedUnion('type', [
    * without moving the focus or the tab.
    */
   z.object({ type: z.literal('cursor'), sessionId: z.string(), entryId: z.nullable(entryId) }),
+  /** Something failed outside any request (a command, a session that is not on the tape). */
   z.object({ type: z.literal('error'), message: z.string() }),
+  /** The answer to one of the page's requests. */
+  replyMessage,
 ]);
 export type HostToInspector = z.infer<typeof hostToInspector>;
+/** What the host says unasked: everything but replies. */
+export type InspectorPush = Exclude<HostToInspector, { type: 'reply' }>;
 
 export const inspectorToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('selectSession'), sessionId: z.string() }),
-  /** Asks for the data of a view (transcript, anchors, requests, projections); entries are paged. */
-  z.object({ type: z.literal('load'), view: inspectorView }),
-  /** Earlier transcript items (the transcript opens on its last page). */
-  z.object({ type: z.literal('transcript'), requestId, offset: z.number(), limit: z.number() }),
-  z.object({ type: z.literal('entries'), requestId, offset: z.number(), limit: z.number(), filter: entryListFilter }),
-  z.object({ type: z.literal('entry'), requestId, entryId }),
-  z.object({ type: z.literal('diff'), requestId, a: entryId, b: entryId }),
   z.object({ type: z.literal('copy'), text: z.string() }),
   /** Host commands the inspector offers (export, compact, fork from an entry, ...). */
   z.object({ type: z.literal('command'), command: z.string(), args: z.optional(z.array(z.union([z.string(), z.number()]))) }),
+  /** One of `inspectorRequests`; its params are checked against the method's schema by the dispatcher. */
+  requestMessage,
 ]);
 export type InspectorToHost = z.infer<typeof inspectorToHost>;
+/** What the page says without waiting for an answer. */
+export type InspectorNotice = Exclude<InspectorToHost, { type: 'request' }>;

@@ -36,25 +36,28 @@ function fakeHost(ids: { parent: string; fork: string; grandchild: string }): vo
     { ...base, entryId: 7, messageId: 'm2', role: 'assistant', text: 'rewritten in the fork', markers: ['merged'], entryIds: [7, 8], origin: { via: 'merge', sessionId: ids.grandchild, entryId: 3 }, forkAt: 9 },
   ];
   const answer = (m: InspectorToHost) => {
-    switch (m.type) {
-      case 'ready':
-        reply({ type: 'source', label: 'Workspace tape', readOnly: false, headEntryId: 10, sessionId: ids.fork,
-          sessions: [{ sessionId: ids.fork, title: 'plan the parser', entryCount: 6, lastCreatedAt: 1 }, { sessionId: ids.parent, title: 'plan the parser', entryCount: 5, lastCreatedAt: 0 }] });
-        return reply({ type: 'transcript', sessionId: ids.fork, headEntryId: 10, offset: 0, total: items.length, items });
-      case 'load':
-        if (m.view === 'lineage') return reply({ type: 'lineage', sessionId: ids.fork, view: {
+    if (m.type === 'ready') {
+      reply({ type: 'source', label: 'Workspace tape', readOnly: false, headEntryId: 10, sessionId: ids.fork,
+        sessions: [{ sessionId: ids.fork, title: 'plan the parser', entryCount: 6, lastCreatedAt: 1 }, { sessionId: ids.parent, title: 'plan the parser', entryCount: 5, lastCreatedAt: 0 }] });
+      return reply({ type: 'transcript', sessionId: ids.fork, headEntryId: 10, offset: 0, total: items.length, items });
+    }
+    if (m.type !== 'request') return undefined;
+    const ok = (result: unknown) => reply({ type: 'reply', id: m.id, ok: true, result });
+    const p = m.params as { offset: number; limit: number; entryId: number };
+    switch (m.method) {
+      case 'lineage':
+        return ok({ sessionId: ids.fork, view: {
           ancestors: [{ sessionId: ids.parent, title: 'plan the parser', relation: 'root', at: null }, { sessionId: ids.fork, title: 'plan the parser', relation: 'fork', at: 5 }],
           children: [{ sessionId: ids.grandchild, title: 'plan the parser', relation: 'fork', state: 'merged', receipt: 'Merged fork "cd34" up to its #4: 2 entries; the parent had not moved on since #6.', receiptEntryId: 9 }],
           receipts: [
             { entryId: 6, name: 'fork/start', createdAt: 0, summary: `Forked as "ab12" from ${ids.parent} at #5.`, aboutSessionId: ids.parent },
             { entryId: 9, name: 'fork/merge', createdAt: 1000, summary: 'Merged fork "cd34" up to its #4: 2 entries; the parent had not moved on since #6.', aboutSessionId: ids.grandchild },
           ] } });
-        return undefined;
       case 'entries':
-        return reply({ type: 'entries', requestId: m.requestId, offset: m.offset, total: 10,
-          rows: Array.from({ length: Math.max(0, Math.min(m.limit, 10 - m.offset)) }, (_, k) => ({ entryId: m.offset + k + 1, kind: 'event', name: `e/${m.offset + k + 1}`, summary: `row ${m.offset + k + 1}`, createdAt: 0 })) });
+        return ok({ offset: p.offset, total: 10,
+          rows: Array.from({ length: Math.max(0, Math.min(p.limit, 10 - p.offset)) }, (_, k) => ({ entryId: p.offset + k + 1, kind: 'event', name: `e/${p.offset + k + 1}`, summary: `row ${p.offset + k + 1}`, createdAt: 0 })) });
       case 'entry':
-        return reply({ type: 'entry', requestId: m.requestId, entryId: m.entryId, entry: JSON.stringify({ entryId: m.entryId }) });
+        return ok({ entryId: p.entryId, entry: JSON.stringify({ entryId: p.entryId }) });
       default:
         return undefined;
     }

@@ -48,8 +48,8 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
     if (last >= 1) return item(last, ['Hello', o.evil, 'Done'][last - 1]);
     return { ...item(0, `earlier ${i}`), entryId: 10 + i, messageId: `e${i}`, entryIds: [10 + i] };
   };
-  const transcript = (offset: number, limit: number, requestId?: number) => ({
-    type: 'transcript', ...(requestId === undefined ? {} : { requestId }), sessionId: 's1', headEntryId: total(), offset, total: o.messages,
+  const transcript = (offset: number, limit: number) => ({
+    sessionId: 's1', headEntryId: total(), offset, total: o.messages,
     items: Array.from({ length: Math.max(0, Math.min(limit, o.messages - offset)) }, (_, k) => message(offset + k)),
   });
   const req = (n: number) => ({
@@ -57,46 +57,50 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
     excluded: 0, anchorEntryId: 1, attempts: 1, durationMs: 1200 + n, inputTokens: 1000 * n + 5, outputTokens: 50, cachedTokens: n > 1 ? 800 * (n - 1) : 0,
   });
   const answer = (m: InspectorToHost) => {
-    switch (m.type) {
-      case 'ready':
-      case 'selectSession':
-        reply({ type: 'source', label: 'tape: demo.tape.jsonl', readOnly: true, headEntryId: total(), sessionId: m.type === 'selectSession' ? m.sessionId : 's1',
-          sessions: [{ sessionId: 's1', title: 'First session', entryCount: total(), lastCreatedAt: 0 }, { sessionId: 's2', title: null, entryCount: 3, lastCreatedAt: 0 }] });
-        // As InspectorController does: a source that selects a session comes with the transcript's last page.
-        return reply(transcript(o.messages - o.lastPage, o.lastPage));
-      case 'load':
-        if (m.view === 'transcript') return reply(transcript(o.messages - o.lastPage, o.lastPage));
-        if (m.view === 'anchors') return reply({ type: 'anchors', sessionId: 's1', items: [
+    if (m.type === 'ready' || m.type === 'selectSession') {
+      reply({ type: 'source', label: 'tape: demo.tape.jsonl', readOnly: true, headEntryId: total(), sessionId: m.type === 'selectSession' ? m.sessionId : 's1',
+        sessions: [{ sessionId: 's1', title: 'First session', entryCount: total(), lastCreatedAt: 0 }, { sessionId: 's2', title: null, entryCount: 3, lastCreatedAt: 0 }] });
+      // As InspectorController does: a source that selects a session comes with the transcript's last page.
+      return reply({ type: 'transcript', ...transcript(o.messages - o.lastPage, o.lastPage) });
+    }
+    if (m.type !== 'request') return undefined;
+    const ok = (result: unknown) => reply({ type: 'reply', id: m.id, ok: true, result });
+    const p = m.params as { offset: number; limit: number; entryId: number; a: number; b: number; filter: { kinds?: string[]; name?: string } };
+    switch (m.method) {
+      case 'anchors':
+        return ok({ sessionId: 's1', items: [
           { entryId: 1, name: 'session/start', createdAt: 0, inForce: false, state: '{"sessionId":"s1"}', checkpoint: null },
           { entryId: 40, name: 'handoff/next', createdAt: 5000, inForce: true, state: '{"summary":"did things","files":["a.ts"]}', checkpoint: 'Summary so far: did things' }] });
-        if (m.view === 'requests') return reply({ type: 'requests', sessionId: 's1', items: [req(1), req(2), req(3)] });
-        return reply({ type: 'projections', sessionId: 's1', view: {
+      case 'requests':
+        return ok({ sessionId: 's1', items: [req(1), req(2), req(3)] });
+      case 'projections':
+        return ok({ sessionId: 's1', view: {
           title: 'Fix the build', todos: [{ content: 'Write tests', status: 'completed' }, { content: 'Ship', status: 'pending' }],
           toolStats: [{ name: 'read_file', calls: 5, ok: 4, error: 1, pending: 0 }],
           tokenUsage: { attempts: 3, inputTokens: 6015, outputTokens: 150, cachedTokens: 2400 },
           contextPressure: { estimatedTokens: 54000, contextWindow: 128000, ratio: 54000 / 128000 } } });
       case 'transcript':
-        return reply(transcript(m.offset, m.limit, m.requestId));
+        return ok(transcript(p.offset, p.limit));
       case 'entries': {
-        const f = m.filter;
+        const f = p.filter;
         const pass = (i: number) => { const r = row(i); return (!f.kinds || f.kinds.includes(r.kind)) && (!f.name || r.name.startsWith(f.name)); };
         const matching: number[] = [];
         for (let i = 0; i < total(); i++) if (pass(i)) matching.push(i);
-        return reply({ type: 'entries', requestId: m.requestId, offset: m.offset, total: matching.length, rows: matching.slice(m.offset, m.offset + m.limit).map(row) });
+        return ok({ offset: p.offset, total: matching.length, rows: matching.slice(p.offset, p.offset + p.limit).map(row) });
       }
       case 'entry': {
-        const r = row(m.entryId - 1);
-        return reply({ type: 'entry', requestId: m.requestId, entryId: m.entryId,
+        const r = row(p.entryId - 1);
+        return ok({ entryId: p.entryId,
           entry: JSON.stringify({ sessionId: 's1', entryId: r.entryId, kind: r.kind, name: r.name, provenanceKey: null, payload: { content: r.summary }, meta: {}, createdAt: r.createdAt }) });
       }
       case 'diff':
-        return reply({ type: 'diff', requestId: m.requestId, diff: {
-          a: m.a, b: m.b,
+        return ok({
+          a: p.a, b: p.b,
           added: [{ entryId: 201, role: 'user', reason: 'new', tokens: 40 }, { entryId: 202, role: 'tool', reason: 'new', tokens: 1194 }],
           removed: [{ entryId: 150, role: 'tool', reason: 'budget', tokens: 300, excludedAs: 'over budget' }],
           reasonChanges: [], anchor: null, policy: null, model: { from: 'gpt-a', to: 'gpt-test' }, promptChanged: false, toolsChanged: true,
           tokens: { estimatedPrompt: { from: 2000, to: 3234, delta: 1234 }, included: { from: 20, to: 21, delta: 1 } },
-          unchangedPrefix: { items: 17, tokens: 1800 } } });
+          unchangedPrefix: { items: 17, tokens: 1800 } });
       default:
         return undefined;
     }
@@ -125,6 +129,8 @@ async function openPage(browser: Browser, state: unknown = undefined): Promise<O
 /** Malformed messages are sent on purpose too, hence `unknown`; well-formed ones are checked with `satisfies`. */
 const fromHost = (page: Page, msg: unknown) => page.evaluate((m) => window.postMessage(m, '*'), msg);
 const posted = (page: Page) => page.evaluate(() => (window as unknown as FakeWindow).posted);
+/** The params of each request for `method` the page sent, in order. */
+const asked = async (page: Page, method: string) => (await posted(page)).flatMap((m) => (m.type === 'request' && m.method === method ? [m.params] : []));
 const activeView = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-view') ?? '');
 const entriesState = (view: string, extra: Record<string, unknown> = {}) => ({ view, sessionId: 's1', filter: {}, selectedEntryId: null, scrollTop: 0, ...extra });
 
@@ -154,7 +160,7 @@ describe('Tape Inspector webview in Chromium', function () {
     const { page, cspErrors } = await openPage(browser);
     await page.waitForSelector('.transcript-item');
     // The transcript came with the source: it is not asked for a second time.
-    assert.deepStrictEqual((await posted(page)).filter((m) => (m as { type: string }).type !== 'entries'), [{ type: 'ready' }]);
+    assert.deepStrictEqual((await posted(page)).filter((m) => !(m.type === 'request' && m.method === 'entries')), [{ type: 'ready' }]);
     // Lit's constructable stylesheets apply: the tab header is laid out by its shadow styles.
     assert.ok(await page.evaluate(() => (document.querySelector('vscode-tab-header')?.shadowRoot?.adoptedStyleSheets.length ?? 0) > 0));
     assert.strictEqual(await page.locator('.marker-read-only').isVisible(), true);
@@ -207,7 +213,7 @@ describe('Tape Inspector webview in Chromium', function () {
     const rows = await rowsShown(page);
     assert.strictEqual(Math.max(...rows.map((r) => r.index)), TOTAL - 1);
     assert.ok(await page.locator(`.vlist-row[data-entry-id="${TOTAL}"]`).isVisible());
-    const pages = (await posted(page)).filter((m) => m.type === 'entries');
+    const pages = await asked(page, 'entries');
     assert.ok(pages.length <= 15, `${pages.length} page requests, not one per row`);
   });
 
@@ -236,7 +242,7 @@ describe('Tape Inspector webview in Chromium', function () {
   it('shows the exact diff the host sends for the last two requests, and for any other pair picked', async () => {
     const { page } = await openPage(browser, entriesState('requests'));
     await page.waitForSelector('.diff');
-    assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'diff').map((m) => m.type === 'diff' && [m.a, m.b]), [[102, 103]]);
+    assert.deepStrictEqual(await asked(page, 'diff'), [{ a: 102, b: 103 }]);
     assert.deepStrictEqual(await page.locator('.diff-added tbody tr td:first-child').allTextContents(), ['#201', '#202']);
     assert.deepStrictEqual(await page.locator('.diff-removed tbody tr td:first-child').allTextContents(), ['#150']);
     assert.strictEqual(await page.locator('.diff-removed tbody td').nth(3).textContent(), 'over budget');
@@ -247,9 +253,8 @@ describe('Tape Inspector webview in Chromium', function () {
     assert.match(label, /Prompt tokens per request, 3 requests: from 1,005 to 3,005/);
 
     await page.locator('tr[data-entry-id="101"] vscode-checkbox').click();
-    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.filter((m) => m.type === 'diff').length === 2);
-    const last = (await posted(page)).filter((m) => m.type === 'diff').at(-1);
-    assert.deepStrictEqual(last && last.type === 'diff' && [last.a, last.b], [101, 103]);
+    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.filter((m) => m.type === 'request' && m.method === 'diff').length === 2);
+    assert.deepStrictEqual((await asked(page, 'diff')).at(-1), { a: 101, b: 103 });
     await page.waitForSelector('.diff h3:has-text("#101 → #103")');
   });
 
@@ -283,7 +288,7 @@ describe('Tape Inspector webview in Chromium', function () {
     assert.match((await page.locator('.filter-bar [role=status]').textContent()) ?? '', /100,002 entries/);
     assert.ok(Math.abs((await page.locator('.vlist').evaluate((el) => el.scrollTop)) - scrollBefore) < 1, 'scroll position kept');
     const after = (await posted(page)).slice(before);
-    assert.deepStrictEqual(after.filter((m) => m.type === 'load' || m.type === 'entries'), [], 'nothing asked again');
+    assert.deepStrictEqual(after.filter((m) => m.type === 'request' && ['entries', 'anchors', 'requests', 'projections', 'lineage'].includes(m.method)), [], 'nothing asked again');
   });
 
   it('opens the transcript on its last page; "Show earlier messages" by keyboard prepends pages and keeps what is on screen in place', async () => {
@@ -302,14 +307,14 @@ describe('Tape Inspector webview in Chromium', function () {
     await page.keyboard.press('Enter');
     await page.waitForSelector(`.transcript-item[data-message-id="e${first - LAST_PAGE}"]`);
     assert.ok(Math.abs((await top(`e${first}`)) - before) < 1, 'the item that was first stays where it was on screen');
-    assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'transcript').map((m) => m.type === 'transcript' && [m.offset, m.limit]), [[first - LAST_PAGE, LAST_PAGE]]);
+    assert.deepStrictEqual(await asked(page, 'transcript'), [{ offset: first - LAST_PAGE, limit: LAST_PAGE }]);
     assert.strictEqual(await page.locator('.transcript-item').count(), 2 * LAST_PAGE);
 
     await page.locator('.transcript-earlier').focus();
     await page.keyboard.press(' ');
     await page.waitForSelector('.transcript-item[data-message-id="e0"]');
     assert.deepStrictEqual(await ids(), [...Array.from({ length: MESSAGES - 3 }, (_, i) => `e${i}`), 'm1', 'm2', 'm3']);
-    assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'transcript').map((m) => m.type === 'transcript' && [m.offset, m.limit]), [[first - LAST_PAGE, LAST_PAGE], [0, first - LAST_PAGE]]);
+    assert.deepStrictEqual(await asked(page, 'transcript'), [{ offset: first - LAST_PAGE, limit: LAST_PAGE }, { offset: 0, limit: first - LAST_PAGE }]);
     assert.strictEqual(await page.locator('.transcript-earlier').isHidden(), true);
     assert.strictEqual(await page.locator('.transcript-status').textContent(), '');
     assert.strictEqual(await page.evaluate(() => document.activeElement?.getAttribute('data-message-id')), 'e0', 'focus moves to the first message when the button goes');
@@ -324,7 +329,7 @@ describe('Tape Inspector webview in Chromium', function () {
     const { page } = await openPage(browser);
     await page.waitForSelector('.transcript-item[data-message-id="m3"]');
     const item = { entryId: 1, messageId: 'stale', role: 'user', status: 'sent', text: 'stale', cut: false, markers: [], entryIds: [1], toolCalls: [] };
-    await fromHost(page, { type: 'transcript', requestId: 4242, sessionId: 's1', headEntryId: 1, offset: 0, total: 1, items: [item] } satisfies HostToInspector);
+    await fromHost(page, { type: 'reply', id: 4242, ok: true, result: { sessionId: 's1', headEntryId: 1, offset: 0, total: 1, items: [item] } } satisfies HostToInspector);
     await fromHost(page, { type: 'transcript', sessionId: 's2', headEntryId: 1, offset: 0, total: 1, items: [item] } satisfies HostToInspector);
     await page.waitForTimeout(50);
     assert.strictEqual(await page.locator('.transcript-item[data-message-id="stale"]').count(), 0);
@@ -334,7 +339,7 @@ describe('Tape Inspector webview in Chromium', function () {
   it('drops a late reply to an old page request', async () => {
     const { page } = await openPage(browser, entriesState('entries'));
     await page.waitForSelector('.vlist-row[data-entry-id="1"]');
-    await fromHost(page, { type: 'entries', requestId: 9999, offset: 0, total: 5, rows: [{ entryId: 1, kind: 'event', name: 'stale', summary: 'stale', createdAt: 0 }] });
+    await fromHost(page, { type: 'reply', id: 9999, ok: true, result: { offset: 0, total: 5, rows: [{ entryId: 1, kind: 'event', name: 'stale', summary: 'stale', createdAt: 0 }] } } satisfies HostToInspector);
     await page.waitForTimeout(50);
     assert.strictEqual(await page.locator('.vlist-row[data-entry-id="1"] .col-name').textContent(), 'message/n0');
     assert.match((await page.locator('.filter-bar [role=status]').textContent()) ?? '', /100,000 entries/);
@@ -388,7 +393,7 @@ describe('Tape Inspector webview in Chromium', function () {
     await page.waitForSelector(`.vlist-row[data-entry-id="${saved.selectedEntryId}"][aria-selected="true"]`);
     const sent = await posted(page);
     assert.deepStrictEqual(sent.find((m) => m.type === 'selectSession'), { type: 'selectSession', sessionId: 's2' });
-    assert.deepStrictEqual(sent.find((m) => m.type === 'entries')?.type === 'entries' && sent.find((m) => m.type === 'entries'), { type: 'entries', requestId: 1, offset: 500, limit: 100, filter: { name: 'tool_call/' } });
+    assert.deepStrictEqual(sent.find((m) => m.type === 'request' && m.method === 'entries'), { type: 'request', id: 1, method: 'entries', params: { offset: 500, limit: 100, filter: { name: 'tool_call/' } } });
     assert.strictEqual(await page.locator('.vlist').evaluate((el) => el.scrollTop), saved.scrollTop);
     assert.strictEqual(await page.locator('#filter-name').evaluate((el) => (el as HTMLElement & { value: string }).value), 'tool_call/');
     await page.waitForSelector('#entry-detail pre:not([aria-busy])');

@@ -1,4 +1,6 @@
-import { hostToInspector, type HostToInspector, type InspectorToHost } from '../../src/protocol/inspector';
+import { hostToInspector, inspectorRequests, type InspectorNotice, type InspectorPush, type InspectorRequests, type InspectorToHost } from '../../src/protocol/inspector';
+import type { Method, ParamsOf, ReplyOf } from '../../src/protocol/requestMap';
+import { Messenger } from '../messenger';
 import type { PersistedState } from './state';
 
 interface VsCodeApi {
@@ -8,32 +10,40 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 /**
  * The inspector's only line to the extension host. Every message in is parsed with
- * `hostToInspector` before anyone sees it; everything out is an `InspectorToHost`.
+ * `hostToInspector` before anyone sees it: replies settle their requests (the messenger checks
+ * each against its method's reply schema), pushes go to `onPush`. What goes out is a notice or a
+ * request of `inspectorRequests`.
  */
 export class HostChannel {
   /** acquireVsCodeApi may be called only once per webview, so the channel owns the handle. */
   readonly api: VsCodeApi = acquireVsCodeApi();
-  private nextRequestId = 1;
+  private readonly messenger = new Messenger(inspectorRequests, (m) => this.api.postMessage(m));
 
-  constructor(onMessage: (msg: HostToInspector) => void, onMalformed: (problem: string) => void) {
+  constructor(onPush: (msg: InspectorPush) => void, private readonly onProblem: (text: string) => void) {
     window.addEventListener('message', (event: MessageEvent) => {
       const parsed = hostToInspector.safeParse(event.data);
-      if (parsed.success) onMessage(parsed.data);
-      else {
+      if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        onMalformed(issue ? `${issue.path.join('.') || 'message'}: ${issue.message}` : 'invalid');
-      }
+        onProblem(`Unexpected message from the extension (ignored): ${issue ? `${issue.path.join('.') || 'message'}: ${issue.message}` : 'invalid'}`);
+      } else if (parsed.data.type === 'reply') this.messenger.receive(parsed.data);
+      else onPush(parsed.data);
     });
   }
 
-  post(msg: InspectorToHost): void {
+  post(msg: InspectorNotice): void {
     this.api.postMessage(msg);
   }
 
-  /** A fresh id for a request; replies carry it back, so a reply to a superseded request is recognisable. */
-  requestId(): number {
-    return this.nextRequestId++;
+  request<K extends Method<InspectorRequests>>(method: K, params: ParamsOf<InspectorRequests, K>): Promise<ReplyOf<InspectorRequests, K>> {
+    return this.messenger.request(method, params);
+  }
+
+  /** A request that failed (the host's error, a malformed reply, no answer): shown as the host's errors are. */
+  report(e: unknown): void {
+    this.onProblem(messageOf(e));
   }
 }

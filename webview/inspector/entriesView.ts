@@ -2,7 +2,7 @@ import type { EntryListFilter, EntryRow } from '../../src/protocol/inspector';
 import type { HostChannel } from './channel';
 import { DetailPane } from './detailPane';
 import { h, num, setAttrs, time } from './dom';
-import { EntryPages, PAGE_SIZE } from './entryPages';
+import { EntryPages, PAGE_SIZE, type EntriesPage } from './entryPages';
 import type { ForkAction } from './forkAction';
 import type { StateStore } from './state';
 import { VirtualList } from './virtualList';
@@ -27,11 +27,11 @@ export class EntriesView {
   private pendingScroll: number | null = null;
 
   constructor(channel: HostChannel, private readonly store: StateStore, private readonly forks: ForkAction) {
-    this.pages = new EntryPages((offset, limit) => {
-      const requestId = channel.requestId();
-      channel.post({ type: 'entries', requestId, offset, limit, filter: store.get().filter });
-      return requestId;
-    });
+    this.pages = new EntryPages(
+      (offset, limit) => channel.request('entries', { offset, limit, filter: store.get().filter }),
+      (page) => this.onEntries(page),
+      (e) => channel.report(e),
+    );
     this.list = new VirtualList({
       label: 'Entries',
       idPrefix: 'entry-row',
@@ -101,8 +101,8 @@ export class EntriesView {
     this.list.render();
   }
 
-  onEntries(requestId: number, offset: number, total: number, rows: EntryRow[]): void {
-    if (!this.pages.accept(requestId, offset, total, rows)) return;
+  /** A page the cache took: the list's length, the count, a pending scroll and selection follow. */
+  private onEntries({ offset, rows }: EntriesPage): void {
     const known = this.pages.total ?? 0;
     if (known !== this.list.length) this.list.setTotal(known);
     this.count.textContent = `${num(known)} entries`;
@@ -112,10 +112,6 @@ export class EntriesView {
     }
     this.reselect(offset, rows);
     this.list.render();
-  }
-
-  onEntry(requestId: number, entry: string): boolean {
-    return this.detail.accept(requestId, entry);
   }
 
   /** Live rows: merged at the end when they pass the filter; a text search stays the ranked snapshot it was. */

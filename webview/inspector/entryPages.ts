@@ -1,4 +1,7 @@
-import type { EntryRow } from '../../src/protocol/inspector';
+import type { EntryRow, InspectorRequests } from '../../src/protocol/inspector';
+import type { ReplyOf } from '../../src/protocol/requestMap';
+
+export type EntriesPage = ReplyOf<InspectorRequests, 'entries'>;
 
 export const PAGE_SIZE = 100;
 /** Pages kept at once (4,000 rows): scrolling far away evicts the pages farthest from the view. */
@@ -6,15 +9,22 @@ const MAX_PAGES = 40;
 
 /**
  * The page cache of the entry list for one filter. Each page is asked for once while it is in
- * flight; a reply whose requestId is not in flight (a page of an older filter) is dropped.
+ * flight; a reply to a request no longer in flight (a page of an older filter) is dropped. A page
+ * whose request failed stays asked until the filter changes: asking again on every scroll would
+ * repeat the same error.
  */
 export class EntryPages {
   private pages = new Map<number, EntryRow[]>();
-  private inflight = new Map<number, number>();
+  /** Page index -> its request. */
+  private inflight = new Map<number, Promise<EntriesPage>>();
   /** Unknown until the first reply for this filter. */
   total: number | null = null;
 
-  constructor(private readonly request: (offset: number, limit: number) => number) {}
+  constructor(
+    private readonly request: (offset: number, limit: number) => Promise<EntriesPage>,
+    private readonly onPage: (page: EntriesPage) => void,
+    private readonly onFailed: (e: unknown) => void,
+  ) {}
 
   reset(): void {
     this.pages.clear();
@@ -28,26 +38,29 @@ export class EntryPages {
 
   /** Asks for every page of rows first..last that is missing or short and not already asked for. */
   ensure(first: number, last: number): void {
-    const asked = new Set(this.inflight.values());
     for (let p = Math.floor(first / PAGE_SIZE); p <= Math.floor(last / PAGE_SIZE); p++) {
       const rows = this.pages.get(p);
       const needed = this.total === null ? PAGE_SIZE : Math.min(PAGE_SIZE, this.total - p * PAGE_SIZE);
-      if (asked.has(p) || (rows && rows.length >= needed)) continue;
-      this.inflight.set(this.request(p * PAGE_SIZE, PAGE_SIZE), p);
+      if (this.inflight.has(p) || (rows && rows.length >= needed)) continue;
+      const asked = this.request(p * PAGE_SIZE, PAGE_SIZE);
+      this.inflight.set(p, asked);
+      asked.then((page) => {
+        if (this.inflight.get(p) !== asked) return;
+        this.inflight.delete(p);
+        this.accept(p, page);
+        this.onPage(page);
+      }, (e: unknown) => {
+        if (this.inflight.get(p) === asked) this.onFailed(e);
+      });
     }
     this.evict(Math.floor((first + last) / 2 / PAGE_SIZE));
   }
 
-  /** Takes a reply; false when it answers a question nobody is asking any more. */
-  accept(requestId: number, offset: number, total: number, rows: EntryRow[]): boolean {
-    const p = this.inflight.get(requestId);
-    if (p === undefined || p * PAGE_SIZE !== offset) return false;
-    this.inflight.delete(requestId);
+  private accept(p: number, { total, rows }: EntriesPage): void {
     // The tape only grows, so a reply sent before an `appended` we merged must not shrink the list.
     this.total = Math.max(this.total ?? 0, total);
     const have = this.pages.get(p);
     if (!have || have.length < rows.length) this.pages.set(p, rows);
-    return true;
   }
 
   /** New rows at the end of the list (they passed the filter); pages they continue grow in place. */

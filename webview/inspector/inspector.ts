@@ -6,7 +6,7 @@ import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
-import { VIEWS, type HostToInspector, type InspectorView } from '../../src/protocol/inspector';
+import { VIEWS, type InspectorPush, type InspectorView } from '../../src/protocol/inspector';
 import { AnchorsView } from './anchorsView';
 import { ErrorBanner } from './banner';
 import { HostChannel } from './channel';
@@ -22,11 +22,13 @@ import { TranscriptView } from './transcriptView';
 
 const TITLES: Record<InspectorView, string> = { transcript: 'Transcript', entries: 'Entries', anchors: 'Anchors', requests: 'Requests', projections: 'Projections', lineage: 'Lineage' };
 /** Views the host sends whole; after the tape grows they are asked for again, when shown. */
-const WHOLE_VIEWS: InspectorView[] = ['anchors', 'requests', 'projections', 'lineage'];
+const WHOLE_VIEWS = ['anchors', 'requests', 'projections', 'lineage'] as const satisfies InspectorView[];
+type WholeView = (typeof WHOLE_VIEWS)[number];
+const isWhole = (view: InspectorView): view is WholeView => (WHOLE_VIEWS as readonly InspectorView[]).includes(view);
 
-/** The Tape Inspector: routes the host's messages to the views and asks for what the shown view needs. */
+/** The Tape Inspector: routes the host's pushes to the views and asks for what the shown view needs. */
 export class Inspector {
-  private readonly channel = new HostChannel((m) => this.handle(m), (problem) => this.banner.show(`Unexpected message from the extension (ignored): ${problem}`));
+  private readonly channel = new HostChannel((m) => this.handle(m), (problem) => this.banner.show(problem));
   private readonly store = new StateStore(this.channel.api);
   private readonly banner = new ErrorBanner();
   private readonly header = new Header((id) => this.pickSession(id), (id) => this.channel.post({ type: 'command', command: 'agentTape.replaySession', args: [id] }));
@@ -60,7 +62,7 @@ export class Inspector {
     this.channel.post({ type: 'ready' });
   }
 
-  private handle(msg: HostToInspector): void {
+  private handle(msg: InspectorPush): void {
     switch (msg.type) {
       case 'source': return this.onSource(msg);
       case 'failed':
@@ -70,17 +72,8 @@ export class Inspector {
         this.placeholder.hidden = true;
         return;
       case 'transcript':
-        if (msg.sessionId !== this.sessionId) return;
-        if (msg.requestId === undefined) this.transcript.set(msg);
-        else this.transcript.onPage(msg.requestId, msg);
+        if (msg.sessionId === this.sessionId) this.transcript.set(msg);
         return;
-      case 'entries': return this.entries.onEntries(msg.requestId, msg.offset, msg.total, msg.rows);
-      case 'entry': if (!this.transcript.onEntry(msg.requestId, msg.entry)) this.entries.onEntry(msg.requestId, msg.entry); return;
-      case 'anchors': if (msg.sessionId === this.sessionId) this.anchors.set(msg.items); return;
-      case 'requests': if (msg.sessionId === this.sessionId) this.requests.set(msg.items); return;
-      case 'diff': return this.requests.onDiff(msg.requestId, msg.diff);
-      case 'projections': if (msg.sessionId === this.sessionId) this.projections.set(msg.view); return;
-      case 'lineage': if (msg.sessionId === this.sessionId) this.lineage.set(msg.sessionId, msg.view); return;
       case 'appended': return this.onAppended(msg);
       case 'reveal':
         this.show('entries');
@@ -96,7 +89,7 @@ export class Inspector {
     }
   }
 
-  private onSource(msg: Extract<HostToInspector, { type: 'source' }>): void {
+  private onSource(msg: Extract<InspectorPush, { type: 'source' }>): void {
     this.header.update(msg);
     this.failed.hidden = true;
     this.placeholder.hidden = msg.sessionId !== null;
@@ -123,13 +116,13 @@ export class Inspector {
     if (msg.sessionId !== null) this.show(this.store.get().view);
   }
 
-  private onAppended(msg: Extract<HostToInspector, { type: 'appended' }>): void {
+  private onAppended(msg: Extract<InspectorPush, { type: 'appended' }>): void {
     if (msg.sessionId !== this.sessionId) return;
     this.entries.onAppended(msg.rows);
     if (this.loaded.has('transcript')) this.transcript.merge(msg.transcript, msg.headEntryId);
     for (const v of WHOLE_VIEWS) this.loaded.delete(v);
     const view = this.store.get().view;
-    if (WHOLE_VIEWS.includes(view)) this.load(view);
+    if (isWhole(view)) this.load(view);
   }
 
   private pickSession(sessionId: string): void {
@@ -145,10 +138,27 @@ export class Inspector {
     if (view === 'entries') requestAnimationFrame(() => this.entries.shown());
   }
 
+  /** The transcript needs no asking: its last page comes with every source that selects a session. */
   private load(view: InspectorView): void {
     if (this.sessionId === null || this.sessionId === undefined || this.loaded.has(view)) return;
     this.loaded.add(view);
     if (view === 'entries') this.entries.start();
-    else this.channel.post({ type: 'load', view });
+    else if (isWhole(view)) this.loadWhole(view);
   }
+
+  /** A reply for a session the page no longer shows (it switched meanwhile) is dropped. */
+  private loadWhole(view: WholeView): void {
+    const ask = <R extends { sessionId: string }>(asked: Promise<R>, show: (reply: R) => void): void => {
+      asked.then((reply) => {
+        if (reply.sessionId === this.sessionId) show(reply);
+      }, (e: unknown) => this.channel.report(e));
+    };
+    switch (view) {
+      case 'anchors': return ask(this.channel.request('anchors', {}), (r) => this.anchors.set(r.items));
+      case 'requests': return ask(this.channel.request('requests', {}), (r) => this.requests.set(r.items));
+      case 'projections': return ask(this.channel.request('projections', {}), (r) => this.projections.set(r.view));
+      case 'lineage': return ask(this.channel.request('lineage', {}), (r) => this.lineage.set(r.sessionId, r.view));
+    }
+  }
+
 }

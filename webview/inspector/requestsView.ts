@@ -12,7 +12,8 @@ export class RequestsView {
   private items: RequestItem[] = [];
   /** Entry ids of the compared requests, in the order they were picked. */
   private picked: number[] = [];
-  private diffRequest = 0;
+  /** The diff asked for last: the answer to an earlier pick is dropped. */
+  private diffAsked: Promise<RequestDiff> | null = null;
   private readonly diffSlot = h('div', { class: 'diff-slot', 'aria-live': 'polite' });
 
   constructor(private readonly channel: HostChannel) {}
@@ -24,11 +25,6 @@ export class RequestsView {
     this.picked = this.picked.length === 2 && this.picked.every((id) => ids.includes(id)) ? this.picked : ids.slice(-2);
     this.render();
     this.requestDiff();
-  }
-
-  onDiff(requestId: number, diff: RequestDiff): void {
-    if (requestId !== this.diffRequest) return;
-    this.diffSlot.replaceChildren(diffView(diff));
   }
 
   private render(): void {
@@ -66,13 +62,16 @@ export class RequestsView {
 
   private requestDiff(): void {
     if (this.picked.length !== 2) {
-      this.diffRequest = 0;
+      this.diffAsked = null;
       this.diffSlot.replaceChildren(h('p', { class: 'muted' }, 'Pick two requests to see what changed between them.'));
       return;
     }
     const [a, b] = [...this.picked].sort((x, y) => x - y);
-    this.diffRequest = this.channel.requestId();
+    const asked = this.channel.request('diff', { a, b });
+    this.diffAsked = asked;
     this.diffSlot.replaceChildren(h('p', { class: 'muted', 'aria-busy': 'true' }, `Comparing #${a} and #${b}…`));
-    this.channel.post({ type: 'diff', requestId: this.diffRequest, a, b });
+    asked.then((diff) => {
+      if (asked === this.diffAsked) this.diffSlot.replaceChildren(diffView(diff));
+    }, (e: unknown) => this.channel.report(e));
   }
 }

@@ -1,4 +1,4 @@
-import type { HostToInspector, TranscriptItem } from '../../src/protocol/inspector';
+import type { TranscriptItem, TranscriptPage } from '../../src/protocol/inspector';
 import type { HostChannel } from './channel';
 import { DetailPane } from './detailPane';
 import { badge, h, num, setAttrs } from './dom';
@@ -7,8 +7,6 @@ import { shortSessionName } from './lineageView';
 
 /** Earlier items asked for per press of "Show earlier messages". */
 export const EARLIER_PAGE = 200;
-
-type TranscriptPage = Pick<Extract<HostToInspector, { type: 'transcript' }>, 'offset' | 'total' | 'items' | 'headEntryId'>;
 
 /**
  * The conversation as the tape folds it: one item per message, its markers, its tool calls. It
@@ -32,7 +30,8 @@ export class TranscriptView {
   private total = 0;
   /** The head the items held are up to date with: an unknown item made only of entries after it is new. */
   private head = 0;
-  private asked: number | null = null;
+  /** The earlier page asked for: a new last page (`set`) drops it, so its late answer is ignored. */
+  private asked: Promise<TranscriptPage> | null = null;
 
   constructor(private readonly channel: HostChannel, private readonly forks: ForkAction) {
     this.detail = new DetailPane(channel, 'Raw entries', 'transcript-detail');
@@ -59,8 +58,7 @@ export class TranscriptView {
   }
 
   /** A reply to "Show earlier messages": prepended, with the items on screen staying where they were. */
-  onPage(requestId: number, page: TranscriptPage): void {
-    if (requestId !== this.asked) return;
+  private prepend(page: TranscriptPage): void {
     this.asked = null;
     const height = this.scroller.scrollHeight;
     this.add(page.items, 'start');
@@ -87,10 +85,13 @@ export class TranscriptView {
 
   private askEarlier(): void {
     if (this.asked !== null || this.offset === 0) return;
-    this.asked = this.channel.requestId();
     const offset = Math.max(0, this.offset - EARLIER_PAGE);
-    this.channel.post({ type: 'transcript', requestId: this.asked, offset, limit: this.offset - offset });
+    const asked = this.channel.request('transcript', { offset, limit: this.offset - offset });
+    this.asked = asked;
     this.update();
+    asked.then((page) => {
+      if (asked === this.asked) this.prepend(page);
+    }, (e: unknown) => this.channel.report(e));
   }
 
   /** Held items are redrawn in place; the others go at the `at` end, in the order given. */
@@ -138,10 +139,6 @@ export class TranscriptView {
     // Busy, not disabled: a disabled button drops the keyboard focus the next press needs.
     setAttrs(this.earlier, { 'aria-busy': this.asked !== null ? 'true' : undefined });
     this.status.textContent = this.offset === 0 ? '' : `The last ${num(this.items.size)} of ${num(this.total)} messages.`;
-  }
-
-  onEntry(requestId: number, entry: string): boolean {
-    return this.detail.accept(requestId, entry);
   }
 
   private renderItem(item: TranscriptItem): HTMLElement {

@@ -1,6 +1,8 @@
 import * as assert from 'assert';
+import * as z from 'zod/mini';
 import { InspectorController, type InspectorHost } from '../../../src/inspector/inspectorController';
-import { hostToInspector, type HostToInspector } from '../../../src/protocol/inspector';
+import { hostToInspector, inspectorRequests, type HostToInspector, type InspectorRequests } from '../../../src/protocol/inspector';
+import type { Method, ParamsOf, ReplyOf, RequestMessage } from '../../../src/protocol/requestMap';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { fixtureLines, fixtureStore, message } from './helpers';
 
@@ -31,6 +33,19 @@ const only = <T extends HostToInspector['type']>(m: HostToInspector | undefined,
   return m as Extract<HostToInspector, { type: T }>;
 };
 
+const request = <K extends Method<InspectorRequests>>(id: number, method: K, params: ParamsOf<InspectorRequests, K>): RequestMessage => ({ type: 'request', id, method, params });
+
+/** The reply to request `id`, checked against the method's reply schema as the page checks it. */
+const replyTo = <K extends Method<InspectorRequests>>(m: HostToInspector | undefined, id: number, method: K): ReplyOf<InspectorRequests, K> => {
+  assert.ok(m?.type === 'reply' && m.ok && m.id === id, JSON.stringify(m));
+  return z.parse(inspectorRequests[method].reply, m.result) as ReplyOf<InspectorRequests, K>;
+};
+
+const errorReply = (m: HostToInspector | undefined, id: number): string => {
+  assert.ok(m?.type === 'reply' && !m.ok && m.id === id, JSON.stringify(m));
+  return m.error;
+};
+
 describe('inspector controller', () => {
   it('ready: source (sessions newest first, titles and counts), then the transcript', async () => {
     const store = await fixtureStore();
@@ -49,57 +64,66 @@ describe('inspector controller', () => {
       headEntryId: 25,
     });
     const t = only(transcript, 'transcript');
-    assert.deepStrictEqual([t.sessionId, t.headEntryId, t.offset, t.total, t.requestId, t.items.map((i) => i.entryId)], [S, 25, 0, 4, undefined, [4, 10, 18, 22]]);
+    assert.deepStrictEqual([t.sessionId, t.headEntryId, t.offset, t.total, t.items.map((i) => i.entryId)], [S, 25, 0, 4, [4, 10, 18, 22]]);
     assert.strictEqual(c.sessionId, S);
     c.dispose();
   });
 
-  it('answers load, entries, entry and diff with their request ids; copy and command go to the host', async () => {
+  it('answers the views, entries, entry and diff requests, each with its reply under its id; copy and command go to the host', async () => {
     const store = await fixtureStore();
     const host = new FakeHost();
     const c = new InspectorController({ store, label: 'x', readOnly: true }, host, { sessionId: S });
-    await c.handle({ type: 'load', view: 'anchors' });
-    await c.handle({ type: 'load', view: 'requests' });
-    await c.handle({ type: 'load', view: 'projections' });
-    await c.handle({ type: 'entries', requestId: 7, offset: 20, limit: 10, filter: {} });
-    await c.handle({ type: 'entries', requestId: 8, offset: 0, limit: 10, filter: { kinds: ['tool_call'] } });
-    await c.handle({ type: 'entry', requestId: 9, entryId: 14 });
-    await c.handle({ type: 'diff', requestId: 10, a: 5, b: 19 });
+    await c.handle(request(4, 'anchors', {}));
+    await c.handle(request(5, 'requests', {}));
+    await c.handle(request(6, 'projections', {}));
+    await c.handle(request(7, 'entries', { offset: 20, limit: 10, filter: {} }));
+    await c.handle(request(8, 'entries', { offset: 0, limit: 10, filter: { kinds: ['tool_call'] } }));
+    await c.handle(request(9, 'entry', { entryId: 14 }));
+    await c.handle(request(10, 'diff', { a: 5, b: 19 }));
     await c.handle({ type: 'copy', text: 'copied' });
     await c.handle({ type: 'command', command: 'forkFrom', args: [S, 14] });
     const [anchors, requests, projections, page, calls, entry, diff, ...rest] = host.take();
     assert.deepStrictEqual(rest, []);
-    assert.deepStrictEqual(only(anchors, 'anchors').items.map((a) => [a.entryId, a.inForce]), [[1, false], [14, true]]);
-    assert.deepStrictEqual(only(requests, 'requests').items.map((r) => r.entryId), [5, 19]);
-    assert.strictEqual(only(projections, 'projections').view.tokenUsage.cachedTokens, 512);
-    const p = only(page, 'entries');
-    assert.deepStrictEqual([p.requestId, p.offset, p.total, p.rows.map((r) => r.entryId)], [7, 20, 25, [21, 22, 23, 24, 25]]);
-    assert.deepStrictEqual(only(calls, 'entries').rows.map((r) => r.name), ['read_file', 'tape_handoff', 'list_dir']);
-    assert.deepStrictEqual(only(entry, 'entry'), { type: 'entry', requestId: 9, entryId: 14, entry: fixtureLines()[13] });
-    const d = only(diff, 'diff');
-    assert.deepStrictEqual([d.requestId, d.diff.added.map((i) => i.entryId), d.diff.removed.map((i) => i.entryId)], [10, [null, 18], [4]]);
+    const a = replyTo(anchors, 4, 'anchors');
+    assert.deepStrictEqual([a.sessionId, a.items.map((x) => [x.entryId, x.inForce])], [S, [[1, false], [14, true]]]);
+    assert.deepStrictEqual(replyTo(requests, 5, 'requests').items.map((r) => r.entryId), [5, 19]);
+    assert.strictEqual(replyTo(projections, 6, 'projections').view.tokenUsage.cachedTokens, 512);
+    const p = replyTo(page, 7, 'entries');
+    assert.deepStrictEqual([p.offset, p.total, p.rows.map((r) => r.entryId)], [20, 25, [21, 22, 23, 24, 25]]);
+    assert.deepStrictEqual(replyTo(calls, 8, 'entries').rows.map((r) => r.name), ['read_file', 'tape_handoff', 'list_dir']);
+    assert.deepStrictEqual(replyTo(entry, 9, 'entry'), { entryId: 14, entry: fixtureLines()[13] });
+    const d = replyTo(diff, 10, 'diff');
+    assert.deepStrictEqual([d.added.map((i) => i.entryId), d.removed.map((i) => i.entryId)], [[null, 18], [4]]);
     assert.deepStrictEqual(host.copied, ['copied']);
     assert.deepStrictEqual(host.commands, [['forkFrom', [S, 14]]]);
     c.dispose();
   });
 
-  it('a malformed message gets one error and changes nothing; a failing request becomes an error', async () => {
+  it('a malformed message gets one error and changes nothing; a malformed, unknown or failing request gets an error reply', async () => {
     const store = await fixtureStore();
     const host = new FakeHost();
     const c = new InspectorController({ store, label: 'x', readOnly: true }, host, { sessionId: S });
-    for (const bad of [null, 'ready', { type: 'nope' }, { type: 'entries', requestId: '1', offset: 0, limit: 1, filter: {} }, { type: 'load', view: 'everything' }]) {
+    for (const bad of [null, 'ready', { type: 'nope' }, { type: 'request', id: '1', method: 'entries', params: { offset: 0, limit: 1, filter: {} } }, { type: 'request', method: 'entries', params: {} }]) {
       await c.handle(bad);
       const [error, ...rest] = host.take();
       assert.match(only(error, 'error').message, /^malformed message from the inspector: /);
       assert.deepStrictEqual(rest, []);
     }
+    await c.handle({ type: 'request', id: 1, method: 'entries', params: { offset: '0', limit: 1, filter: {} } });
+    await c.handle({ type: 'request', id: 2, method: 'anchors', params: null });
+    await c.handle({ type: 'request', id: 3, method: 'load', params: { view: 'everything' } });
+    const [badParams, noParams, unknown, ...none] = host.take();
+    assert.deepStrictEqual(none, []);
+    assert.match(errorReply(badParams, 1), /^malformed entries request: offset: Invalid input/);
+    assert.match(errorReply(noParams, 2), /^malformed anchors request: \(root\): Invalid input/);
+    assert.strictEqual(errorReply(unknown, 3), 'unknown request "load"');
     await c.handle({ type: 'selectSession', sessionId: 'unknown' });
     assert.deepStrictEqual(host.take(), [{ type: 'error', message: 'the tape has no session "unknown"' }]);
     assert.strictEqual(c.sessionId, S);
-    await c.handle({ type: 'diff', requestId: 1, a: 5, b: 4 });
-    assert.match(only(host.take()[0], 'error').message, /entry 4 \(message message\/user\) is not a view\/assembled event/);
-    await c.handle({ type: 'entries', requestId: 2, offset: 0, limit: 5, filter: { text: '"unterminated' } });
-    assert.match(only(host.take()[0], 'error').message, /unterminated quote/);
+    await c.handle(request(4, 'diff', { a: 5, b: 4 }));
+    assert.match(errorReply(host.take()[0], 4), /entry 4 \(message message\/user\) is not a view\/assembled event/);
+    await c.handle(request(5, 'entries', { offset: 0, limit: 5, filter: { text: '"unterminated' } }));
+    assert.match(errorReply(host.take()[0], 5), /unterminated quote/);
     c.dispose();
   });
 
@@ -174,15 +198,15 @@ describe('inspector controller', () => {
     await c.handle({ type: 'ready' });
     const last = only(host.take()[1], 'transcript');
     assert.deepStrictEqual([last.offset, last.total, last.items.length, last.items[0].messageId, last.items.at(-1)?.messageId], [50, 250, 200, 'm51', 'm250']);
-    await c.handle({ type: 'transcript', requestId: 7, offset: 30, limit: 20 });
-    const earlier = only(host.take()[0], 'transcript');
-    assert.deepStrictEqual([earlier.requestId, earlier.offset, earlier.total, earlier.items.map((i) => i.messageId)], [7, 30, 250, Array.from({ length: 20 }, (_, i) => `m${i + 31}`)]);
+    await c.handle(request(7, 'transcript', { offset: 30, limit: 20 }));
+    const earlier = replyTo(host.take()[0], 7, 'transcript');
+    assert.deepStrictEqual([earlier.sessionId, earlier.offset, earlier.total, earlier.items.map((i) => i.messageId)], ['s', 30, 250, Array.from({ length: 20 }, (_, i) => `m${i + 31}`)]);
     await store.append('s', { kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 'All.', cursorOrderSeq: 250 } } });
     await wait(80);
     const a = only(host.take()[0], 'appended');
     assert.deepStrictEqual([a.transcript.length, a.transcript[0].messageId, a.transcript.every((i) => i.markers.includes('compacted'))], [220, 'm31', true]);
-    await c.handle({ type: 'transcript', requestId: 8, offset: 0, limit: 1e9 });
-    assert.strictEqual(only(host.take()[0], 'transcript').items.length, 250, 'a limit past the session is the rest of it');
+    await c.handle(request(8, 'transcript', { offset: 0, limit: 1e9 }));
+    assert.strictEqual(replyTo(host.take()[0], 8, 'transcript').items.length, 250, 'a limit past the session is the rest of it');
     c.dispose();
   });
 });

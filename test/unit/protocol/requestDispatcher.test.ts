@@ -45,10 +45,11 @@ describe('host request dispatcher', () => {
     const { d, replies } = dispatcher();
     await d.dispatch({ type: 'request', id: 1, method: 'square', params: { n: '2' } });
     await d.dispatch({ type: 'request', id: 2, method: 'echo', params: undefined });
-    assert.deepStrictEqual(replies, [
-      { type: 'reply', id: 1, ok: false, error: 'malformed square request: n: Invalid input' },
-      { type: 'reply', id: 2, ok: false, error: 'malformed echo request: (root): Invalid input' },
-    ]);
+    // zod's wording after "Invalid input" depends on whether a locale is loaded.
+    assert.deepStrictEqual(replies.map((r) => [r.id, r.ok]), [[1, false], [2, false]]);
+    const [square, echo] = replies.map((r) => (r.ok ? '' : r.error));
+    assert.match(square, /^malformed square request: n: Invalid input/);
+    assert.match(echo, /^malformed echo request: \(root\): Invalid input/);
   });
 
   it('a handler that throws becomes an error reply with its message', async () => {
