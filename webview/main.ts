@@ -1,4 +1,5 @@
-import { hostToWebview, type HostToWebview } from '../src/protocol/messages';
+import { aboutRequests, hostToWebview, type AboutInfo } from '../src/protocol/messages';
+import { Messenger } from './messenger';
 import { host } from './vscodeApi';
 
 const app = document.getElementById('app') as HTMLElement;
@@ -11,12 +12,12 @@ function el(tag: string, text?: string, className?: string): HTMLElement {
   return e;
 }
 
-function render(msg: HostToWebview): void {
+function showError(message: string): void {
+  app.replaceChildren(el('p', message, 'error'));
+}
+
+function render(msg: AboutInfo): void {
   app.replaceChildren();
-  if (msg.type === 'error') {
-    app.append(el('p', msg.message, 'error'));
-    return;
-  }
   app.append(el('h1', 'Agent Tape'));
   const dl = el('dl');
   for (const [k, v] of [['Extension', msg.extension], ['SQLite (sql.js)', msg.sqlite], ['VS Code', msg.vscode]]) dl.append(el('dt', k), el('dd', v));
@@ -25,10 +26,11 @@ function render(msg: HostToWebview): void {
   app.append(dl, again);
 }
 
+const messenger = new Messenger(aboutRequests, (m) => host.postMessage(m));
 window.addEventListener('message', (event: MessageEvent) => {
   const parsed = hostToWebview.safeParse(event.data);
-  if (parsed.success) render(parsed.data);
-  else render({ type: 'error', message: `Unexpected message from the extension: ${parsed.error.issues[0]?.message ?? 'invalid'}` });
+  if (parsed.success) messenger.receive(parsed.data);
+  else showError(`Unexpected message from the extension: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
 });
 app.append(el('p', 'Loading…'));
-host.postMessage({ type: 'ready' });
+messenger.request('about', {}).then(render, (e: unknown) => showError(e instanceof Error ? e.message : String(e)));

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { webviewToHost, type HostToWebview } from '../protocol/messages';
+import { aboutRequests, webviewToHost, type HostToWebview } from '../protocol/messages';
+import { RequestDispatcher } from '../protocol/requestDispatcher';
 import { sqliteVersion } from '../store/sqljs';
 import { makeNonce, renderWebviewHtml } from './webviewHtml';
 
@@ -26,7 +27,9 @@ export function showAboutPanel(context: vscode.ExtensionContext, log: vscode.Log
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
     styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.css')).toString(),
   });
-  const post = (m: HostToWebview) => void webview.postMessage(m);
+  const requests = new RequestDispatcher(aboutRequests, {
+    about: async () => ({ extension: context.extension.packageJSON.version as string, sqlite: await sqliteVersion(), vscode: vscode.version }),
+  }, (m: HostToWebview) => void webview.postMessage(m));
   panel.onDidDispose(() => (current = undefined), undefined, context.subscriptions);
   webview.onDidReceiveMessage(async (raw: unknown) => {
     const parsed = webviewToHost.safeParse(raw);
@@ -35,14 +38,7 @@ export function showAboutPanel(context: vscode.ExtensionContext, log: vscode.Log
       return;
     }
     const msg = parsed.data;
-    if (msg.type === 'runCommand') {
-      await vscode.commands.executeCommand(msg.command);
-      return;
-    }
-    try {
-      post({ type: 'about', extension: context.extension.packageJSON.version as string, sqlite: await sqliteVersion(), vscode: vscode.version });
-    } catch (e) {
-      post({ type: 'error', message: e instanceof Error ? e.message : String(e) });
-    }
+    if (msg.type === 'runCommand') await vscode.commands.executeCommand(msg.command);
+    else await requests.dispatch(msg);
   }, undefined, context.subscriptions);
 }

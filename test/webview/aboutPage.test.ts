@@ -21,6 +21,8 @@ async function openPage(browser: Browser): Promise<Page> {
 }
 
 const fromHost = (page: Page, msg: unknown) => page.evaluate((m) => window.postMessage(m, '*'), msg);
+/** The host's answer to the page's first request (its `about`). */
+const about = (result: unknown) => ({ type: 'reply', id: 1, ok: true, result });
 
 describe('webview page in Chromium', () => {
   let browser: Browser;
@@ -30,16 +32,16 @@ describe('webview page in Chromium', () => {
   });
   after(() => browser?.close());
 
-  it('announces itself to the host with a typed `ready` message', async () => {
+  it('asks the host what it runs on with a typed `about` request', async () => {
     const page = await openPage(browser);
     await page.waitForFunction(() => (window as unknown as { posted: unknown[] }).posted.length > 0);
-    assert.deepStrictEqual(await page.evaluate(() => (window as unknown as { posted: unknown[] }).posted), [{ type: 'ready' }]);
+    assert.deepStrictEqual(await page.evaluate(() => (window as unknown as { posted: unknown[] }).posted), [{ type: 'request', id: 1, method: 'about', params: {} }]);
   });
 
   it('SPEC 3.20: text containing HTML or script is shown as text, never run', async () => {
     const page = await openPage(browser);
     const evil = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
-    await fromHost(page, { type: 'about', extension: evil, sqlite: '3.49.1', vscode: '1.139.1' });
+    await fromHost(page, about({ extension: evil, sqlite: '3.49.1', vscode: '1.139.1' }));
     await page.waitForSelector('dd');
     assert.strictEqual(await page.locator('dd').first().textContent(), evil);
     assert.strictEqual(await page.locator('img, main script').count(), 0);
@@ -53,9 +55,20 @@ describe('webview page in Chromium', () => {
     assert.match((await page.locator('.error').textContent()) ?? '', /Unexpected message from the extension/);
   });
 
+  it('refuses a malformed answer, and shows the host\'s error answer, as visible errors', async () => {
+    const page = await openPage(browser);
+    await fromHost(page, about({ extension: 42 }));
+    await page.waitForSelector('.error');
+    assert.match((await page.locator('.error').textContent()) ?? '', /^unexpected reply to about from the extension: extension: /);
+    const failing = await openPage(browser);
+    await fromHost(failing, { type: 'reply', id: 1, ok: false, error: 'sql.js <b>failed</b> to load' });
+    await failing.waitForSelector('.error');
+    assert.strictEqual(await failing.locator('.error').textContent(), 'sql.js <b>failed</b> to load');
+  });
+
   it('its button asks the host to run "Show Version" by keyboard too', async () => {
     const page = await openPage(browser);
-    await fromHost(page, { type: 'about', extension: '0.1.0', sqlite: '3.49.1', vscode: '1.139.1' });
+    await fromHost(page, about({ extension: '0.1.0', sqlite: '3.49.1', vscode: '1.139.1' }));
     await page.locator('button').focus();
     await page.keyboard.press('Enter');
     const posted = await page.evaluate(() => (window as unknown as { posted: unknown[] }).posted);
