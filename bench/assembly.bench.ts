@@ -10,7 +10,8 @@ import { hashPrompt, includedOf, MANIFEST_SCHEMA_VERSION, promptHashOf, sealMani
 import { TokenEstimator } from '../src/agent/model/tokenEstimator';
 import type { ToolDefinition } from '../src/agent/model/modelPort';
 import { assembleFromCache, assembleRequest, type RequestFacts } from '../src/tape/contextAssembly';
-import { buildSystemPrompt, systemPromptEntry } from '../src/agent/context/systemPrompt';
+import { buildSystemPrompt } from '../src/agent/context/systemPrompt';
+import { systemPromptEntry } from '../src/tape/systemPromptEntry';
 import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../src/tape/contextPolicy';
 import { median, messageOf, proseOf, round, sessionRows, targets, time } from './common';
 

@@ -1,7 +1,7 @@
 import type { TapeStore } from '../store/tapeStore';
 import type { NewEntry } from '../tape/entry';
 import { namedProvenanceKey } from '../tape/provenanceKey';
-import { messageEntry } from './turnEntries';
+import { messageEntry } from '../tape/turnEntries';
 
 /** One exchange as a host's own history kept it (a chat view's request and the text of its response). */
 export interface HistoryTurn {

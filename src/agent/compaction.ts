@@ -1,14 +1,11 @@
 import * as z from 'zod';
-import { TapeValidationError, type JsonObject, type NewEntry } from '../tape/entry';
-import type { ContextItem, ContextMessage } from '../tape/context';
-import type { ModelInfo, ModelRequest, Usage } from './model/modelPort';
+import type { ContextMessage } from '../tape/context';
+import type { ModelInfo, ModelRequest } from './model/modelPort';
 
 /**
- * Compaction and handoff (SPEC 2.5): a reconstruction anchor stands for the history before it, so
- * the next request starts from its summary. Pure: the compactor does the I/O.
+ * Compaction (SPEC 2.5): the summary request and how its answer is read; the anchor it becomes is
+ * the tape's (src/tape/compactionAnchor.ts). Pure: the compactor does the I/O.
  */
-
-export type CompactionTrigger = 'manual' | 'auto';
 
 /** The summary the model is asked for; each part may be missing from a sloppy answer. */
 export interface StructuredSummary {
@@ -118,79 +115,8 @@ export function renderSummary(parsed: ParsedSummary): string {
   return [`Goal: ${goal || '(not stated)'}`, section('Decisions', decisions), section('Files touched', filesTouched), section('Open work', openWork)].join('\n');
 }
 
-export interface Coverage {
-  /** The last orderSeq the summary covers: the cursor after which the next context resumes. */
-  cursorOrderSeq: number;
-  /** The messages, tool calls and results summarised. */
-  sourceEntryIds: number[];
-}
-
-/**
- * What a summary of these context items covers (the items after the anchor in force); null when
- * there is no message to summarise. Interrupted calls have no result entry to name.
- */
-export function coverageOf(items: readonly ContextItem[]): Coverage | null {
-  let cursorOrderSeq = -Infinity;
-  const sourceEntryIds: number[] = [];
-  for (const item of items) {
-    if (item.kind === 'message') {
-      cursorOrderSeq = Math.max(cursorOrderSeq, item.message.orderSeq);
-      sourceEntryIds.push(item.message.entryId);
-    } else if (item.kind === 'call') sourceEntryIds.push(item.call.entryId);
-    else if (item.kind === 'result') sourceEntryIds.push(item.result.entryId);
-  }
-  // Calls and results come only after their message, so no message means nothing at all.
-  return cursorOrderSeq === -Infinity ? null : { cursorOrderSeq, sourceEntryIds };
-}
-
-export interface CompactionAnchorInit extends Coverage {
-  trigger: CompactionTrigger;
-  summary: string;
-  model: Pick<ModelInfo, 'id' | 'vendor'>;
-  usage?: Usage;
-}
-
-/** Only the fields that are set: the tape refuses `undefined` inside a payload. */
-function usageJson(u: Usage): JsonObject {
-  const out: JsonObject = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, estimated: u.estimated };
-  if (u.cachedInputTokens !== undefined) out.cachedInputTokens = u.cachedInputTokens;
-  return out;
-}
-
-export function compactionAnchorEntry(init: CompactionAnchorInit): NewEntry {
-  const name = `compaction/${init.trigger}`;
-  const state: JsonObject = {
-    summary: init.summary,
-    cursorOrderSeq: init.cursorOrderSeq,
-    sourceEntryIds: [...init.sourceEntryIds],
-    model: { id: init.model.id, vendor: init.model.vendor },
-  };
-  if (init.usage !== undefined) state.usage = usageJson(init.usage);
-  return { kind: 'anchor', name, payload: { name, state } };
-}
-
 /** Whether a prompt this large should be compacted first (the default share is 80% of the input budget). */
 export function shouldAutoCompact(estimatedPromptTokens: number, inputBudget: number, share = 0.8): boolean {
   if (!(share > 0 && share <= 1)) throw new RangeError(`the compaction share must be in (0, 1], got ${share}`);
   return inputBudget > 0 && estimatedPromptTokens >= inputBudget * share;
-}
-
-/** Lowercase words and digits joined by `-` or `_`: the part after `handoff/`. */
-export const handoffName = z
-  .string()
-  .max(64)
-  .regex(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/, 'use lowercase words and digits joined by "-" or "_", e.g. "fix-db"');
-
-/**
- * A handoff anchor. The caller's state is nested under `state`, never spread, so no key of it can
- * pass for bookkeeping such as `cursorOrderSeq` and move the cursor.
- */
-export function handoffAnchorEntry(name: string, summary: string, state?: JsonObject): NewEntry {
-  const checked = handoffName.safeParse(name);
-  if (!checked.success) throw new TapeValidationError(`handoff name ${JSON.stringify(name)}: ${checked.error.issues[0].message}`);
-  if (summary.trim() === '') throw new TapeValidationError('a handoff needs a non-empty summary');
-  const entryName = `handoff/${name}`;
-  const anchorState: JsonObject = { summary: summary.trim() };
-  if (state !== undefined) anchorState.state = state;
-  return { kind: 'anchor', name: entryName, payload: { name: entryName, state: anchorState } };
 }

@@ -1,9 +1,10 @@
 import { readerOf } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
+import { compactionAnchorEntry, coverageOf, type CompactionTrigger } from '../tape/compactionAnchor';
 import { buildContext, contextItems, cursorOf, resolveSelector } from '../tape/context';
 import type { Entry, JsonObject } from '../tape/entry';
 import { FoldCache } from '../tape/foldCache';
-import { compactionAnchorEntry, compactionRequest, coverageOf, parseCompactionAnswer, renderSummary, type CompactionTrigger } from './compaction';
+import { compactionRequest, parseCompactionAnswer, renderSummary } from './compaction';
 import type { ModelPort, Usage } from './model/modelPort';
 import { ProviderError } from './model/providerError';
 

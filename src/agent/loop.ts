@@ -1,11 +1,4 @@
 import { viewAssembledEntry, type ViewManifest } from '../tape/manifest';
-import type { ModelPort, ModelRequest, StopReason, ToolCall } from './model/modelPort';
-import { ProviderError } from './model/providerError';
-import { streamWithRetry, type AttemptRecord, type RetryPolicy } from './model/retry';
-import { DEFAULT_REVISION_THROTTLE, RevisionThrottle, type RevisionThrottleSettings } from './revisionThrottle';
-import { TapeWriter, type AppendTarget } from './tapeWriter';
-import type { ToolContext, Toolbox, ToolResult } from './tools/tool';
-import type { TurnEvent, TurnOutcome } from './turnEvent';
 import {
   attemptEntry,
   messageEntry,
@@ -17,7 +10,14 @@ import {
   turnStartEntry,
   type TurnOutcomeKind,
   type TurnRef,
-} from './turnEntries';
+} from '../tape/turnEntries';
+import type { ModelPort, ModelRequest, StopReason, ToolCall } from './model/modelPort';
+import { ProviderError } from './model/providerError';
+import { streamWithRetry, type AttemptRecord, type RetryPolicy } from './model/retry';
+import { DEFAULT_REVISION_THROTTLE, RevisionThrottle, type RevisionThrottleSettings } from './revisionThrottle';
+import { TapeWriter, type AppendTarget } from './tapeWriter';
+import type { ToolContext, Toolbox, ToolResult } from './tools/tool';
+import type { TurnEvent, TurnOutcome } from './turnEvent';
 
 /** Which request of which turn: what the assembler and the pre-request hook are asked about. */
 export interface RequestSlot {

@@ -1,6 +1,6 @@
 import type { SubagentOutcome } from '../tape/fork';
+import type { TurnOutcomeKind } from '../tape/turnEntries';
 import type { FailureClass } from './model/providerError';
-import type { TurnOutcomeKind } from './turnEntries';
 
 /**
  * What the host UI hears of a turn while it runs. Each event is a plain JSON object whose `type`

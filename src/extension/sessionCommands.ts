@@ -1,10 +1,10 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import { handoffAnchorEntry, handoffName } from '../agent/compaction';
 import { compact } from '../agent/compactor';
 import { exportSession, JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
 import type { TapeStore } from '../store/tapeStore';
+import { handoffAnchorEntry, handoffName } from '../tape/handoffAnchor';
 import { PARTICIPANT_ID } from './chat/participant';
 import { LmModelPort } from './model/lmModelPort';
 import type { TapeSessions } from './tapeSessions';

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as z from 'zod';
-import { compactionAnchorEntry } from '../agent/compaction';
+import { compactionAnchorEntry } from '../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { SUBAGENT_LINKED } from '../tape/fork';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';

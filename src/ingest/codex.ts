@@ -1,6 +1,6 @@
 import * as path from 'path';
 import * as z from 'zod';
-import { compactionAnchorEntry } from '../agent/compaction';
+import { compactionAnchorEntry } from '../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
 import { countSkip, createdAtOf, eventEntry, otherSession, sourceKey, uuidOfName, type Mapped, type TranscriptFormat, type TranscriptMapper } from './format';

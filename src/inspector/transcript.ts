@@ -2,8 +2,9 @@ import type { SessionReads } from './sessionReads';
 import { cursorOf, isAfterCursor, resolveSelector, type Cursor } from '../tape/context';
 import { isReconstructionAnchor, RETRACTED_EVENT, textOf, type Entry } from '../tape/entry';
 import { summaryOf } from '../tape/entrySummary';
-import { mergedFromOf, TURN_END, TURN_START } from '../tape/fork';
+import { mergedFromOf } from '../tape/fork';
 import { foldAll, type FoldOptions, type FoldRow, type ViewMessage } from '../tape/fold';
+import { TURN_END, TURN_START } from '../tape/turnEntries';
 import type { TranscriptItem } from '../protocol/inspector';
 import { anchorsOf } from './anchorsTimeline';
 

@@ -7,8 +7,6 @@ import {
   FORK_START_ENTRY_ID,
   ForkRefusedError,
   SUBAGENT_START,
-  TURN_END,
-  TURN_START,
   discardEntry,
   discardReceiptData,
   forkIdSchema,
@@ -23,6 +21,7 @@ import {
   type LinkReceipt,
   type MergeReceipt,
 } from '../tape/fork';
+import { TURN_END, TURN_START } from '../tape/turnEntries';
 import { readerOf } from './lineage';
 import { linkedChildren } from './subagentLinks';
 import type { TapeStore } from './tapeStore';

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonicalJson';
 import type { Entry, JsonObject, NewEntry } from './entry';
 import { namedProvenanceKey } from './provenanceKey';
+import { TURN_END, TURN_START } from './turnEntries';
 
 /**
  * Fork, merge, discard and subagent links (SPEC 2.8), as pure rules over entries. The store side
@@ -20,8 +21,6 @@ export const FORK_DISCARD = 'fork/discard';
 /** The anchor a subagent's session starts with: its task, not a copy of the parent's context. */
 export const SUBAGENT_START = 'subagent/start';
 export const SUBAGENT_LINKED = 'subagent/linked';
-export const TURN_START = 'turn/start';
-export const TURN_END = 'turn/end';
 
 /** The entry id of `fork/start` in a fork session (`session/start` is 1). */
 export const FORK_START_ENTRY_ID = 2;

@@ -6,7 +6,7 @@ import { provenanceKeyOf } from './provenanceKey';
  * truth: nothing but the source may add to it. Its `session/start` anchor says where it comes from
  * (`state.ingestedFrom`, the format's name); sessions ingested before that was written are told by
  * their provenance keys, which all start with the session id (src/ingest/format.ts sourceKey),
- * where the agent's own keys start with the entry's kind (src/agent/turnEntries.ts).
+ * where the agent's own keys start with the entry's kind (src/tape/turnEntries.ts).
  */
 
 /** The `session/start` an ingest opens a session with. */

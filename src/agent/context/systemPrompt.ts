@@ -1,10 +1,6 @@
-import { sha256Hex } from '../../tape/canonicalJson';
-import { SYSTEM_PROMPT, type NewEntry } from '../../tape/entry';
-
 /**
- * The system prompt is written to the tape (a `system/prompt` entry) rather than built per request:
- * the context builder then stays a pure function of the tape prefix, and a replay sends exactly the
- * prompt the model saw, whatever the workspace's AGENTS.md or the clock say today.
+ * The agent's system prompt, built from facts passed in; it goes on the tape as a `system/prompt`
+ * entry (src/tape/systemPromptEntry.ts).
  */
 
 export const BASE_INSTRUCTIONS = `You are a coding agent working in the user's workspace through tools.
@@ -41,16 +37,3 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   parts.push(`# Environment\n\n- OS: ${os}\n- Shell: ${shell}\n- Workspace root: ${workspaceRoot}\n- Date: ${date}`);
   return parts.join('\n\n');
 }
-
-const systemPromptHashOf = (text: string): string => sha256Hex(text);
-
-export function systemPromptEntry(text: string): NewEntry {
-  return { kind: 'system', name: SYSTEM_PROMPT, payload: { content: text, hash: systemPromptHashOf(text) } };
-}
-
-/**
- * Whether the prompt in force (the hash of the last `system/prompt` entry, null when there is none)
- * differs from `text`: the loop appends a new prompt only then, so an unchanged prompt costs one
- * entry per session, not one per turn.
- */
-export const needsSystemPrompt = (lastPromptHash: string | null, text: string): boolean => lastPromptHash !== systemPromptHashOf(text);

@@ -4,9 +4,9 @@ import type { TapeStore } from '../../store/tapeStore';
 import { resolveSelector } from '../../tape/context';
 import type { Entry, JsonObject, Kind } from '../../tape/entry';
 import { FoldCache } from '../../tape/foldCache';
+import { handoffAnchorEntry } from '../../tape/handoffAnchor';
 import { ProjectionRegistry, ProjectionRunner } from '../../tape/projections/projection';
 import { titleProjection } from '../../tape/projections/title';
-import { handoffAnchorEntry } from '../compaction';
 import type { TapeAnchor, TapeHit, TapeInfo, TapePort } from './tapePort';
 
 /**

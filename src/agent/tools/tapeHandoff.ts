@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { handoffName } from '../compaction';
+import { handoffName } from '../../tape/handoffAnchor';
 import { withTapePort } from './tapeAccess';
 import type { Tool } from './tool';
 

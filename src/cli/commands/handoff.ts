@@ -1,5 +1,5 @@
-import { handoffAnchorEntry } from '../../agent/compaction';
 import type { JsonObject } from '../../tape/entry';
+import { handoffAnchorEntry } from '../../tape/handoffAnchor';
 import { jsonTextTooDeep } from '../../tape/jsonDepth';
 import { TapeStore } from '../../store/tapeStore';
 import { parseArgs, required, str, UsageError } from '../args';

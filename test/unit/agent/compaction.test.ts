@@ -1,12 +1,14 @@
 import * as assert from 'assert';
-import { compactionAnchorEntry, compactionRequest, coverageOf, handoffAnchorEntry, parseCompactionAnswer, renderSummary, shouldAutoCompact } from '../../../src/agent/compaction';
+import { compactionRequest, parseCompactionAnswer, renderSummary, shouldAutoCompact } from '../../../src/agent/compaction';
 import { compact } from '../../../src/agent/compactor';
 import { ProviderError } from '../../../src/agent/model/providerError';
 import { ScriptedModel } from '../../../src/agent/model/scriptedModel';
 import type { TapeStore } from '../../../src/store/tapeStore';
+import { compactionAnchorEntry, coverageOf } from '../../../src/tape/compactionAnchor';
 import { contextFrom, contextItems } from '../../../src/tape/context';
 import { TapeValidationError } from '../../../src/tape/entry';
 import { FoldCache } from '../../../src/tape/foldCache';
+import { handoffAnchorEntry } from '../../../src/tape/handoffAnchor';
 import { assistant, demoStore, user } from './tape/fixture';
 
 const MODEL = { id: 'm1', vendor: 'test', contextWindow: 32_000, maxOutput: 8_000 };

@@ -1,8 +1,8 @@
 import * as assert from 'assert';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { attemptEntry, messageEntry, toolResultEntry, turnEndEntry } from '../../../src/agent/turnEntries';
 import type { Entry } from '../../../src/tape/entry';
 import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
+import { attemptEntry, messageEntry, toolResultEntry, turnEndEntry } from '../../../src/tape/turnEntries';
 
 const turn = { sessionId: 's/1', turnId: 't 1' };
 

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { handoffAnchorEntry } from '../../../src/agent/compaction';
+import { handoffAnchorEntry } from '../../../src/tape/handoffAnchor';
 import { inspectSummary } from '../../../src/extension/chat/inspectSummary';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { demoStore, result, call } from '../agent/tape/fixture';

@@ -1,6 +1,5 @@
 import * as assert from 'assert';
 import { backfillSession } from '../../../src/agent/backfill';
-import { attemptEntry, messageEntry, toolErrorEntry, turnStartEntry } from '../../../src/agent/turnEntries';
 import { sourceKey } from '../../../src/ingest/format';
 import type { TapeStore } from '../../../src/store/tapeStore';
 import type { Entry, NewEntry } from '../../../src/tape/entry';
@@ -9,6 +8,7 @@ import { ingestedKeyPrefix } from '../../../src/tape/ingestedSession';
 import { viewProvenanceKey } from '../../../src/tape/manifest';
 import { namedProvenanceKey, provenanceKeyOf } from '../../../src/tape/provenanceKey';
 import { interruptedResultEntry } from '../../../src/tape/toolPairs';
+import { attemptEntry, messageEntry, toolErrorEntry, turnStartEntry } from '../../../src/tape/turnEntries';
 
 // Keys on users' tapes must keep their bytes: each expected key is what the call site wrote before
 // the encoder was shared, for ids holding "/", a space, "%", ":", "?" and a non-ASCII letter.

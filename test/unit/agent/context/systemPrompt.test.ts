@@ -1,7 +1,8 @@
 import * as assert from 'assert';
 import { sha256Hex } from '../../../../src/tape/canonicalJson';
 import { validateNewEntry } from '../../../../src/tape/entry';
-import { BASE_INSTRUCTIONS, buildSystemPrompt, needsSystemPrompt, systemPromptEntry } from '../../../../src/agent/context/systemPrompt';
+import { needsSystemPrompt, systemPromptEntry } from '../../../../src/tape/systemPromptEntry';
+import { BASE_INSTRUCTIONS, buildSystemPrompt } from '../../../../src/agent/context/systemPrompt';
 
 const environment = { os: 'linux', shell: '/bin/bash', workspaceRoot: '/home/me/project', date: '2026-11-30' };
 

@@ -1,9 +1,7 @@
-import type { JsonObject, MessageStatus, NewEntry } from '../tape/entry';
-import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
-import { provenanceKeyOf } from '../tape/provenanceKey';
-import type { AttemptRecord } from './model/retry';
-import type { ProviderError } from './model/providerError';
-import type { ToolResult } from './tools/tool';
+import type { JsonObject, MessageStatus, NewEntry } from './entry';
+import type { Usage } from './modelRequest';
+import { ATTEMPT_EVENT } from './projections/tokenUsage';
+import { provenanceKeyOf } from './provenanceKey';
 
 /**
  * The entries one turn writes. Every one carries its turn's id in `meta.turnId` (messages also in
@@ -13,8 +11,8 @@ import type { ToolResult } from './tools/tool';
  * entries into its parent, where their keys must not meet the parent's.
  */
 
-const TURN_START = 'turn/start';
-const TURN_END = 'turn/end';
+export const TURN_START = 'turn/start';
+export const TURN_END = 'turn/end';
 
 export type TurnOutcomeKind = 'answer' | 'round_limit' | 'provider_error' | 'cancelled';
 
@@ -38,8 +36,20 @@ export const turnStartEntry = (turn: TurnRef, maxRounds: number): NewEntry => ev
 
 export const turnEndEntry = (turn: TurnRef, outcome: TurnOutcomeKind, rounds: number): NewEntry => eventEntry(turn, TURN_END, [], { outcome, rounds });
 
+/** One physical attempt of a request, as the agent's retries record it (its `AttemptRecord`). */
+export interface AttemptFacts {
+  attempt: number;
+  status: 'ok' | 'error';
+  failureClass?: string;
+  retryDecision: 'none' | 'retry' | 'give_up';
+  delayMs?: number;
+  durationMs: number;
+  usage?: Usage;
+  stopReason?: string;
+}
+
 /** `cachedTokens` is the name the tokenUsage projection sums. */
-export function attemptEntry(turn: TurnRef, requestSeq: number, record: AttemptRecord): NewEntry {
+export function attemptEntry(turn: TurnRef, requestSeq: number, record: AttemptFacts): NewEntry {
   const { usage, ...rest } = record;
   const data: JsonObject = { requestSeq, ...rest };
   if (usage !== undefined) {
@@ -80,7 +90,14 @@ export function toolCallEntry(turn: TurnRef, messageId: string, toolCallId: stri
   };
 }
 
-export function toolResultEntry(turn: TurnRef, messageId: string, toolCallId: string, name: string, result: ToolResult): NewEntry {
+/** A tool's result as its entry records it (the agent's `ToolResult`). */
+export interface ToolResultFacts {
+  readonly status: 'ok' | 'error';
+  readonly output: string;
+  readonly truncated?: boolean;
+}
+
+export function toolResultEntry(turn: TurnRef, messageId: string, toolCallId: string, name: string, result: ToolResultFacts): NewEntry {
   return {
     kind: 'tool_result',
     name,
@@ -109,8 +126,16 @@ export function toolErrorEntry(turn: TurnRef, messageId: string, toolCallId: str
   };
 }
 
+/** A provider failure as its entry records it (the agent's `ProviderError`). */
+export interface ProviderFailure {
+  readonly message: string;
+  readonly failureClass: string;
+  readonly transient: boolean;
+  readonly status?: number;
+}
+
 /** The provider failure that ended a request after its retries; one per turn, since it ends the turn. */
-export function providerErrorEntry(turn: TurnRef, requestSeq: number, error: ProviderError): NewEntry {
+export function providerErrorEntry(turn: TurnRef, requestSeq: number, error: ProviderFailure): NewEntry {
   const details: JsonObject = { turnId: turn.turnId, requestSeq, failureClass: error.failureClass, transient: error.transient };
   if (error.status !== undefined) details.status = error.status;
   return {
