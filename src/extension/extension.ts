@@ -14,6 +14,7 @@ import { registerFollowAgentSessions } from './agentSessions/followAgentSessions
 import { registerImportAgentSessions, type IngestFile } from './agentSessions/importAgentSessions';
 import { TapeSessions } from './tapeSessions';
 import { registerModelCommands } from './model/modelCommands';
+import { registerSampleTape } from './sampleTape';
 import { registerOwnProvider } from './model/ownProvider';
 import { registerLmTools } from './tools/lmTools';
 import { WorkspaceTape } from './workspaceTape';
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     ...inspector.disposables,
     provider,
     ...registerModelCommands(context, log, provider),
+    ...registerSampleTape(context),
     registerParticipant(deps),
     ...registerSessionCommands(deps),
     ...registerReplay(deps),

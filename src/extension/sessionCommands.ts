@@ -153,7 +153,7 @@ async function pickModel(sessions: TapeSessions): Promise<vscode.LanguageModelCh
   if (models.length === 0) {
     const setUp = 'Set Up a Model…';
     if ((await vscode.window.showWarningMessage('Agent Tape: no language model is available to write the summary.', setUp)) === setUp) {
-      await vscode.commands.executeCommand('agentTape.manageModels');
+      await vscode.commands.executeCommand('agentTape.setUpModel');
     }
     return undefined;
   }

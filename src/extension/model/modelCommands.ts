@@ -1,13 +1,15 @@
 import * as vscode from 'vscode';
 import type { OwnModelProvider } from './ownProvider';
+import { SET_UP_MODEL, setUpModel } from './modelSetUp';
 import { API_KEY_SECRET } from './providerSettings';
 
 const SET_API_KEY = 'agentTape.setApiKey';
 const MANAGE_MODELS = 'agentTape.manageModels';
 
 /**
- * "Tape: Set API Key…" and "Tape: Manage Models…" (the model picker's management command) of
- * our own model provider. Returns their registrations for the caller to dispose.
+ * "Tape: Set Up a Model…" (local servers found in one click), "Tape: Set API Key…" and "Tape:
+ * Manage Models…" (the model picker's management command) of our own model provider. Returns
+ * their registrations for the caller to dispose.
  */
 export function registerModelCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, provider: OwnModelProvider): vscode.Disposable[] {
   const storeKey = async (key: string): Promise<void> => {
@@ -23,6 +25,7 @@ export function registerModelCommands(context: vscode.ExtensionContext, log: vsc
   };
 
   return [
+    vscode.commands.registerCommand(SET_UP_MODEL, (arg?: unknown) => setUpModel(context, log, arg)),
     // `executeCommand('agentTape.setApiKey', key)` sets it without asking (`''` clears it), for automation and tests.
     vscode.commands.registerCommand(SET_API_KEY, async (given?: unknown): Promise<void> => {
       if (typeof given === 'string') return storeKey(given.trim());
@@ -44,8 +47,9 @@ export function registerModelCommands(context: vscode.ExtensionContext, log: vsc
         ? 'Set agentTape.provider.baseUrl to an OpenAI-compatible server to offer its models.'
         : `${models.length} model(s) offered${problems.length > 0 ? `, ${problems.length} setting(s) ignored (see the "Agent Tape" log)` : ''}; API key ${hasKey ? 'set' : 'not set'}.`;
       // Not awaited: the notification stays until dismissed, and the command is done once settings show.
-      void vscode.window.showInformationMessage(`Agent Tape models: ${state}`, 'Set API Key…').then((choice) => {
-        if (choice !== undefined) void vscode.commands.executeCommand(SET_API_KEY);
+      const setUp = 'Find Local Servers…';
+      void vscode.window.showInformationMessage(`Agent Tape models: ${state}`, 'Set API Key…', setUp).then((choice) => {
+        if (choice !== undefined) void vscode.commands.executeCommand(choice === setUp ? SET_UP_MODEL : SET_API_KEY);
       });
     }),
   ];

@@ -76,3 +76,17 @@ export function parseProviderSettings(rawBaseUrl: unknown, rawModels: unknown): 
   });
   return { baseUrl, models, problems };
 }
+
+/**
+ * The provider's settings once `model` of the server at `baseUrl` is picked: the models already
+ * listed stay when the server is the one configured (the pick is added if missing), otherwise
+ * the pick is the only model, since the others belong to the server being replaced.
+ */
+export function settingsWithPick(rawBaseUrl: unknown, rawModels: unknown, pick: { baseUrl: string; model: string }): { baseUrl: string; models: unknown[] } {
+  const current = parseProviderSettings(rawBaseUrl, rawModels);
+  const picked = checkBaseUrl(pick.baseUrl);
+  const sameServer = picked.ok && current.baseUrl === picked.url && Array.isArray(rawModels);
+  const models: unknown[] = sameServer ? [...(rawModels as unknown[])] : [];
+  if (!(sameServer && current.models.some((m) => m.id === pick.model))) models.push({ id: pick.model });
+  return { baseUrl: pick.baseUrl, models };
+}

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { parseProviderSettings } from '../../../src/extension/model/providerSettings';
+import { parseProviderSettings, settingsWithPick } from '../../../src/extension/model/providerSettings';
 
 describe('providerSettings', () => {
   it('applies the defaults: name = id, a 32768 window, a quarter of it at most 4096 for the answer, tool calling on', () => {
@@ -60,5 +60,31 @@ describe('providerSettings', () => {
 
   it('models that are not an array are one problem, not an exception', () => {
     assert.deepStrictEqual(parseProviderSettings('http://localhost:8080/v1', { id: 'x' }).problems, ['agentTape.provider.models: expected an array of { id, name?, contextWindow?, maxOutput?, toolCalling? }']);
+  });
+});
+
+describe('settingsWithPick (Tape: Set Up a Model…)', () => {
+  const pick = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5-coder:7b' };
+
+  it('with nothing configured, the picked server and model are the provider', () => {
+    assert.deepStrictEqual(settingsWithPick('', [], pick), { baseUrl: pick.baseUrl, models: [{ id: 'qwen2.5-coder:7b' }] });
+    assert.deepStrictEqual(settingsWithPick(undefined, undefined, pick), { baseUrl: pick.baseUrl, models: [{ id: 'qwen2.5-coder:7b' }] });
+  });
+
+  it('another server is replaced with its models', () => {
+    assert.deepStrictEqual(settingsWithPick('https://api.openai.com/v1', [{ id: 'gpt-4.1', contextWindow: 128000 }], pick), {
+      baseUrl: pick.baseUrl,
+      models: [{ id: 'qwen2.5-coder:7b' }],
+    });
+  });
+
+  it('the same server keeps the models listed, as written, and adds the pick once', () => {
+    const listed = [{ id: 'llama3.2:3b', contextWindow: 8192 }];
+    assert.deepStrictEqual(settingsWithPick('http://127.0.0.1:11434/v1/', listed, pick), {
+      baseUrl: pick.baseUrl,
+      models: [...listed, { id: 'qwen2.5-coder:7b' }],
+    });
+    const already = [{ id: 'qwen2.5-coder:7b', contextWindow: 16384 }];
+    assert.deepStrictEqual(settingsWithPick(pick.baseUrl, already, pick), { baseUrl: pick.baseUrl, models: already });
   });
 });
