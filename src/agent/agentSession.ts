@@ -17,7 +17,7 @@ import { TAPE_TOOLS } from './tools/tapeTools';
 import { runSubagentTool } from './tools/runSubagent';
 import { ToolRegistry, type Toolbox } from './tools/tool';
 import { WORKSPACE_TOOLS } from './tools/workspaceTools';
-import type { TurnEvent, TurnOutcome } from './turnEvent';
+import type { SessionEvent, TurnOutcome } from './turnEvent';
 import { NodeWorkspace } from './workspace/nodeWorkspace';
 import type { Permissions } from './workspace/permissions';
 import type { WorkspacePort } from './workspace/workspacePort';
@@ -51,9 +51,6 @@ export interface AgentSessionOptions {
 export function defaultTools(): ToolRegistry {
   return new ToolRegistry([...WORKSPACE_TOOLS, ...TAPE_TOOLS, runSubagentTool]);
 }
-
-/** Besides the loop's events: an automatic compaction failed and the turn goes on with budget trimming. */
-export type SessionEvent = TurnEvent | { type: 'error'; kind: 'compaction'; turnId: string; requestSeq: number; message: string };
 
 export interface TurnOptions {
   signal: AbortSignal;

@@ -17,6 +17,13 @@ export type TurnEvent =
   | { type: 'subagent'; turnId: string; requestSeq: number; toolCallId: string; childSessionId: string; line: string; outcome?: SubagentOutcome }
   | { type: 'turn_end'; turnId: string; sessionId: string; outcome: TurnOutcomeKind; rounds: number };
 
+/**
+ * What a host hears of a session's turn: the loop's events and, from the session around it, an
+ * automatic compaction that failed (the turn goes on with budget trimming). Here beside the turn's
+ * events, not in the session, so what the session builds (the subagent runner) can name it.
+ */
+export type SessionEvent = TurnEvent | { type: 'error'; kind: 'compaction'; turnId: string; requestSeq: number; message: string };
+
 export interface TurnOutcome {
   sessionId: string;
   turnId: string;

@@ -1,5 +1,5 @@
 import type { SubagentOutcome } from '../../tape/fork';
-import type { ToolCallRef } from '../tools/tool';
+import type { ToolCallRef } from '../tools/toolCallRef';
 
 /** The tool that starts a subagent; a subagent is never given it, so subagents do not nest. */
 export const RUN_SUBAGENT = 'run_subagent';

@@ -2,10 +2,9 @@ import { linkSubagent, startSubagent } from '../../store/subagentLinks';
 import type { TapeStore } from '../../store/tapeStore';
 import type { SubagentOutcome } from '../../tape/fork';
 import { oneLine } from '../../tape/oneLine';
-import type { SessionEvent } from '../agentSession';
 import { describeInput } from '../tools/describeInput';
 import type { Toolbox } from '../tools/tool';
-import type { TurnEvent, TurnOutcome } from '../turnEvent';
+import type { SessionEvent, TurnEvent, TurnOutcome } from '../turnEvent';
 import { RUN_SUBAGENT, type SubagentPort, type SubagentRequest, type SubagentResult } from './subagentPort';
 import { ToolSubset } from './toolSubset';
 

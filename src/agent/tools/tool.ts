@@ -5,6 +5,7 @@ import type { SubagentPort } from '../subagent/subagentPort';
 import type { TapePort } from '../tape/tapePort';
 import type { Permissions } from '../workspace/permissions';
 import type { WorkspacePort } from '../workspace/workspacePort';
+import type { ToolCallRef } from './toolCallRef';
 
 /** Every tool output is stored on the tape whole up to this many UTF-8 bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 64 * 1024;
@@ -16,13 +17,6 @@ export interface ToolResult {
   readonly status: 'ok' | 'error';
   readonly output: string;
   readonly truncated?: boolean;
-}
-
-/** Which call of which request of which turn a tool runs for. */
-export interface ToolCallRef {
-  readonly turnId: string;
-  readonly requestSeq: number;
-  readonly toolCallId: string;
 }
 
 export interface ToolContext {

@@ -1,8 +1,9 @@
 import { statSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { AgentSession, DEFAULT_MAX_ROUNDS, type SessionEvent } from '../../agent/agentSession';
+import { AgentSession, DEFAULT_MAX_ROUNDS } from '../../agent/agentSession';
 import { readAgentsMd } from '../../agent/context/agentsMd';
+import type { SessionEvent } from '../../agent/turnEvent';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
 import { TapeStore } from '../../store/tapeStore';
 import { oneLine } from '../../tape/oneLine';

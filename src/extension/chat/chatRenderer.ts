@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { SessionEvent } from '../../agent/agentSession';
 import { describeInput } from '../../agent/tools/describeInput';
+import type { SessionEvent } from '../../agent/turnEvent';
 import type { SubagentOutcome } from '../../tape/fork';
 import { oneLine } from '../../tape/oneLine';
 import { codeSpan } from '../tools/markdownCode';
