@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startServer, workbenchUrl, type RunningServer } from '../support/vscodeServer';
 
 export const root = path.resolve(__dirname, '../../..');
@@ -18,8 +18,11 @@ export function scratchWorkspace(): string {
   return dir;
 }
 
-/** A workbench window (a browser page) on `ws`, with Agent Tape as the development extension. */
-export async function openWindow(browser: Browser, server: RunningServer, ws: string): Promise<Page> {
+/**
+ * A workbench window (a browser page) on `ws`, with Agent Tape as the development extension. In a
+ * context given, windows share the browser storage where the web workbench keeps extension state.
+ */
+export async function openWindow(browser: Browser | BrowserContext, server: RunningServer, ws: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.goto(workbenchUrl(server, { folder: ws, extensionDevelopmentPath: root }));
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
