@@ -2,6 +2,7 @@ import * as assert from 'assert';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { baseUrlOf, probeLocalServers, type LocalServer } from '../../../../src/agent/model/localServers';
+import { closedPort } from '../../../support/fakeOpenAiServer';
 
 /** A real HTTP server on 127.0.0.1 that answers every request with `handler`; resolves to its port. */
 async function serve(handler: http.RequestListener): Promise<{ port: number; server: http.Server; paths: string[] }> {
@@ -20,13 +21,6 @@ const json =
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-
-/** A port nothing listens on: one the OS gave a server that is closed again. */
-async function closedPort(): Promise<number> {
-  const { port, server } = await serve(() => undefined);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('local model servers (probeLocalServers)', function () {
   this.timeout(10_000);
