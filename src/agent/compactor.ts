@@ -3,6 +3,7 @@ import type { TapeStore } from '../store/tapeStore';
 import { compactionAnchorEntry, coverageOf, type CompactionTrigger } from '../tape/compactionAnchor';
 import { buildContext, contextItems, cursorOf, resolveSelector } from '../tape/context';
 import type { Entry, JsonObject } from '../tape/entry';
+import { errorMessage } from '../tape/errorMessage';
 import { FoldCache } from '../tape/foldCache';
 import { compactionRequest, parseCompactionAnswer, renderSummary } from './compaction';
 import type { ModelPort, Usage } from './model/modelPort';
@@ -69,7 +70,7 @@ export async function compact(store: TapeStore, sessionId: string, model: ModelP
 }
 
 async function providerFailure(store: TapeStore, sessionId: string, trigger: CompactionTrigger, e: unknown): Promise<CompactOutcome> {
-  const message = `compaction (${trigger}) failed: ${e instanceof Error ? e.message : String(e)}`;
+  const message = `compaction (${trigger}) failed: ${errorMessage(e)}`;
   const details: JsonObject = { operation: 'compaction', trigger };
   if (e instanceof ProviderError) {
     details.failureClass = e.failureClass;

@@ -1,3 +1,4 @@
+import { errorMessage } from '../tape/errorMessage';
 import { ForkRefusedError } from '../tape/fork';
 import { TapeFileError, TapeLockedError, TapeQueryError } from '../store/errors';
 import { ContextSelectionError } from '../tape/context';
@@ -139,7 +140,7 @@ export async function run(argv: string[], sink: Sink = processSink): Promise<num
     // The reader of our output has gone: nothing to tell it, and exit 1 says the output is cut short.
     if (e instanceof OutputClosedError) return 1;
     const bad = BAD_INPUT.some((c) => e instanceof c);
-    io.err(`agent-tape: ${e instanceof Error ? e.message : String(e)}\n${e instanceof UsageError ? "run 'agent-tape --help' for usage\n" : ''}`);
+    io.err(`agent-tape: ${errorMessage(e)}\n${e instanceof UsageError ? "run 'agent-tape --help' for usage\n" : ''}`);
     return bad ? 2 : 1;
   }
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { sqliteVersion } from '../store/sqljs';
+import { errorMessage } from '../tape/errorMessage';
 import { showAboutPanel } from './aboutPanel';
 
 export interface VersionInfo {
@@ -16,7 +17,7 @@ export function registerCommands(context: vscode.ExtensionContext, log: vscode.L
         void vscode.window.showInformationMessage(`Agent Tape ${info.extension} · SQLite ${info.sqlite} (sql.js)`);
         return info;
       } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
+        const message = errorMessage(e);
         log.error(`Show Version failed: ${message}`);
         void vscode.window.showErrorMessage(`Agent Tape: ${message}`);
         return undefined;

@@ -4,11 +4,12 @@ import * as z from 'zod/mini';
 import { compact } from '../agent/compactor';
 import { exportSession, JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
 import type { TapeStore } from '../store/tapeStore';
+import { errorMessage } from '../tape/errorMessage';
 import { handoffAnchorEntry, handoffName } from '../tape/handoffAnchor';
 import { PARTICIPANT_ID } from './chat/participant';
 import { LmModelPort } from './model/lmModelPort';
 import type { TapeSessions } from './tapeSessions';
-import { describe, type WorkspaceTape } from './workspaceTape';
+import type { WorkspaceTape } from './workspaceTape';
 
 interface Deps {
   log: vscode.LogOutputChannel;
@@ -135,8 +136,8 @@ export function reportingCommands(log: vscode.LogOutputChannel) {
       try {
         return await fn(...args);
       } catch (e) {
-        log.error(`${id} failed: ${describe(e)}`);
-        void vscode.window.showErrorMessage(`Agent Tape: ${describe(e)}`);
+        log.error(`${id} failed: ${errorMessage(e)}`);
+        void vscode.window.showErrorMessage(`Agent Tape: ${errorMessage(e)}`);
         return undefined;
       }
     });

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { WorkspaceStore, type WorkspaceStoreState } from '../store/workspaceStore';
+import { errorMessage } from '../tape/errorMessage';
 import { workspaceTapeDir } from './tapeLocation';
 
 /**
@@ -35,7 +36,7 @@ export class WorkspaceTape implements vscode.Disposable {
 
   /** The open workspace store; rejects with the reason when the tape cannot be opened. */
   open(): Promise<WorkspaceStore> {
-    this.opening ??= WorkspaceStore.open(this.directory, {}, (what, e) => this.log.error(`workspace tape: ${what}: ${describe(e)}`)).then(
+    this.opening ??= WorkspaceStore.open(this.directory, {}, (what, e) => this.log.error(`workspace tape: ${what}: ${errorMessage(e)}`)).then(
       (ws) => {
         this.log.info(`workspace tape ${ws.file} opened ${ws.state.mode === 'writable' ? 'writable' : `read-only: ${ws.state.reason}`}`);
         this.show(ws.state);
@@ -49,7 +50,7 @@ export class WorkspaceTape implements vscode.Disposable {
       },
       (e: unknown) => {
         this.opening = undefined;
-        this.log.error(`could not open the workspace tape in ${this.directory}: ${describe(e)}`);
+        this.log.error(`could not open the workspace tape in ${this.directory}: ${errorMessage(e)}`);
         throw e;
       },
     );
@@ -84,4 +85,3 @@ export class WorkspaceTape implements vscode.Disposable {
   }
 }
 
-export const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -1,3 +1,4 @@
+import { errorMessage } from '../tape/errorMessage';
 import type { SessionReads } from './sessionReads';
 import type { JsonObject } from '../tape/entry';
 import { diffManifests, manifestOfEntry, VIEW_ASSEMBLED, type ViewManifest } from '../tape/manifest';
@@ -67,7 +68,7 @@ export function requestItems(store: SessionReads, sessionId: string): RequestLis
     try {
       m = manifestOfEntry(store.requireEntry(sessionId, id));
     } catch (e) {
-      list.skipped.push({ entryId: id, reason: e instanceof Error ? e.message : String(e) });
+      list.skipped.push({ entryId: id, reason: errorMessage(e) });
       continue;
     }
     const t = attempts.get(requestKey(m.turnId, m.requestSeq));

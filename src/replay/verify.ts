@@ -4,6 +4,7 @@ import type { ContextMessage, PromptMessage } from '../tape/context';
 import { assembleFromCache, type RequestFacts } from '../tape/contextAssembly';
 import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../tape/contextPolicy';
 import type { Entry } from '../tape/entry';
+import { errorMessage } from '../tape/errorMessage';
 import { mergedFromOf } from '../tape/fork';
 import { entryIndex, type FoldRow } from '../tape/fold';
 import { FoldCache, type FoldSource } from '../tape/foldCache';
@@ -136,7 +137,7 @@ export function verifySession(store: TapeStore, sessionId: string, rebuilders: r
     try {
       manifest = manifestOfEntry(entry);
     } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e);
+      const reason = errorMessage(e);
       integrity.push({ check: 'manifest_invalid', entryId: entry.entryId, message: reason });
       return { entryId: entry.entryId, turnId: null, requestSeq: null, latestEntryId: null, status: 'cannot_rebuild', unknown: 'manifest', reason };
     }

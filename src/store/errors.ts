@@ -1,3 +1,5 @@
+import { errorMessage } from '../tape/errorMessage';
+
 /**
  * Errors the store raises for problems a user can act on. Each names the file (and line, for
  * JSONL) so a message printed by the CLI or shown by the extension says where to look.
@@ -45,7 +47,7 @@ export class TapeQueryError extends Error {
 /** The store cannot keep its promise that acknowledged appends are on disk (e.g. ENOSPC); reopen it. */
 export class TapeStoreFailedError extends Error {
   constructor(file: string, cause: unknown) {
-    super(`${file}: the journal could not be written (${cause instanceof Error ? cause.message : String(cause)}); the store refuses further appends, reopen it`);
+    super(`${file}: the journal could not be written (${errorMessage(cause)}); the store refuses further appends, reopen it`);
     this.name = 'TapeStoreFailedError';
   }
 }

@@ -1,4 +1,5 @@
 import { validateEntry, TapeValidationError } from '../tape/entry';
+import { errorMessage } from '../tape/errorMessage';
 import { jsonTextTooDeep } from '../tape/jsonDepth';
 import { safeJsonText } from '../tape/safeJsonText';
 import { TapeFileError } from './errors';
@@ -87,7 +88,7 @@ export class JsonlChecker {
     try {
       value = JSON.parse(line);
     } catch (e) {
-      throw new TapeFileError(file, `not a JSON line (${e instanceof Error ? e.message : String(e)})`, lineNo);
+      throw new TapeFileError(file, `not a JSON line (${errorMessage(e)})`, lineNo);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TapeFileError(file, 'not a JSON object', lineNo);
     let entry;

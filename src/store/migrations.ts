@@ -1,4 +1,5 @@
 import type { Database } from 'sql.js';
+import { errorMessage } from '../tape/errorMessage';
 import { TapeFileError } from './errors';
 import { indexRowsAfter } from './search';
 import { deleteMeta, readMeta, SCHEMA_VERSION, TOOL_CALL_INDEX, writeMeta } from './schema';
@@ -46,7 +47,7 @@ export function migrate(db: Database, file: string): number {
     db.run('COMMIT');
   } catch (e) {
     db.run('ROLLBACK');
-    throw new TapeFileError(file, `could not be migrated from schema ${from} to ${SCHEMA_VERSION}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new TapeFileError(file, `could not be migrated from schema ${from} to ${SCHEMA_VERSION}: ${errorMessage(e)}`);
   }
   return from;
 }

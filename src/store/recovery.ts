@@ -1,4 +1,5 @@
 import type { Database, SqlJsStatic } from 'sql.js';
+import { errorMessage } from '../tape/errorMessage';
 import { TapeFileError } from './errors';
 import { fileSize, inodeOf } from './fsutil';
 import { layoutOf, readJournal, type JournalLayout, type JournalRecord } from './journal';
@@ -101,6 +102,6 @@ export function replay(db: Database, records: readonly JournalRecord[], journalF
   try {
     insertRows(db, records.flatMap((r) => decodeRows(r.body)));
   } catch (e) {
-    throw new TapeFileError(journalFile, `cannot be replayed onto its snapshot: ${e instanceof Error ? e.message : String(e)}`);
+    throw new TapeFileError(journalFile, `cannot be replayed onto its snapshot: ${errorMessage(e)}`);
   }
 }

@@ -1,4 +1,5 @@
 import type { Database, SqlJsStatic } from 'sql.js';
+import { errorMessage } from '../tape/errorMessage';
 import { TapeFileError } from './errors';
 import { createTapeDb } from './schema';
 
@@ -47,7 +48,7 @@ export class StoredSchema {
     try {
       return new StoredSchema(schemaOf(db));
     } catch (e) {
-      throw new TapeFileError(file, `is corrupt or not a tape: its schema cannot be read (${e instanceof Error ? e.message : String(e)})`);
+      throw new TapeFileError(file, `is corrupt or not a tape: its schema cannot be read (${errorMessage(e)})`);
     }
   }
 

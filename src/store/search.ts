@@ -1,5 +1,6 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
+import { errorMessage } from '../tape/errorMessage';
 import { spaceOut, unspace } from './cjk';
 import { entryText } from './entryText';
 import { TapeQueryError } from './errors';
@@ -273,7 +274,7 @@ export class SearchIndex {
         entry.free();
       }
     } catch (e) {
-      throw new TapeQueryError(`${JSON.stringify(query)}: ${e instanceof Error ? e.message : String(e)}`);
+      throw new TapeQueryError(`${JSON.stringify(query)}: ${errorMessage(e)}`);
     }
     return rows.map(([sessionId, entryId, kind, name, payload, score]) => ({
       sessionId: sessionId as string,

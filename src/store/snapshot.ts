@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import type { Database, SqlJsStatic } from 'sql.js';
+import { errorMessage } from '../tape/errorMessage';
 import { TapeFileError } from './errors';
 import { migrate, schemaVersionOf } from './migrations';
 import { openRegular } from './safeRead';
@@ -57,7 +58,7 @@ export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size
   } catch (e) {
     db?.close();
     if (e instanceof TapeFileError) throw e;
-    throw new TapeFileError(file, `is corrupt or not a tape: ${e instanceof Error ? e.message : String(e)}`);
+    throw new TapeFileError(file, `is corrupt or not a tape: ${errorMessage(e)}`);
   }
 }
 

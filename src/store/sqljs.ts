@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
+import { errorMessage } from '../tape/errorMessage';
 
 let loading: Promise<SqlJsStatic> | undefined;
 
@@ -17,7 +18,7 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
     .then(() => initSqlJs({ wasmBinary: wasmBinary() }))
     .catch((e: unknown) => {
       loading = undefined; // let a later call retry instead of caching the failure
-      throw new Error(`could not load SQLite (sql.js WASM): ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`could not load SQLite (sql.js WASM): ${errorMessage(e)}`);
     });
   return loading;
 }

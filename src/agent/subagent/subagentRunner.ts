@@ -1,5 +1,6 @@
 import { linkSubagent, startSubagent } from '../../store/subagentLinks';
 import type { TapeStore } from '../../store/tapeStore';
+import { errorMessage } from '../../tape/errorMessage';
 import type { SubagentOutcome } from '../../tape/fork';
 import { oneLine } from '../../tape/oneLine';
 import { describeInput } from '../tools/describeInput';
@@ -67,7 +68,7 @@ export class SubagentRunner implements SubagentPort {
       ending = endingOf(turn);
     } catch (error) {
       thrown = { error };
-      ending = { outcome: signal.aborted ? 'cancelled' : 'failed', answer: '', reason: error instanceof Error ? error.message : String(error) };
+      ending = { outcome: signal.aborted ? 'cancelled' : 'failed', answer: '', reason: errorMessage(error) };
     }
     try {
       await linkSubagent(store, parentSessionId, childSessionId, ending.outcome, oneLine(ending.reason ?? ending.answer, SUMMARY_MAX));

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { errorMessage } from '../../tape/errorMessage';
 import { utf8Prefix } from '../../tape/utf8Prefix';
 import type { ToolDefinition } from '../model/modelPort';
 import type { SubagentPort } from '../subagent/subagentPort';
@@ -98,7 +99,7 @@ export async function invokeTool(registry: ToolRegistry, name: string, rawInput:
   try {
     result = await tool.run(parsed.data, ctx);
   } catch (error) {
-    result = { status: 'error', output: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
+    result = { status: 'error', output: `${name} failed: ${errorMessage(error)}` };
   }
   return capResult(result);
 }

@@ -4,7 +4,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { claudeCodeProjectDir, workspaceTranscriptOf } from '../../ingest/sessionDiscovery';
 import { transcriptFilesUnder } from '../../ingest/transcriptFiles';
-import { describe, type WorkspaceTape } from '../workspaceTape';
+import { errorMessage } from '../../tape/errorMessage';
+import type { WorkspaceTape } from '../workspaceTape';
 import type { IngestFile } from './importAgentSessions';
 
 const SETTING = 'agentTape.followAgentSessions';
@@ -59,7 +60,7 @@ function follow(deps: Deps, workspace: string): vscode.Disposable {
           const { appended } = await deps.ingest(ws.store, transcript);
           if (appended > 0) deps.log.debug(`followed ${path.basename(transcript)}: ${appended} new entries`);
         } catch (e) {
-          deps.log.warn(`following ${transcript} failed: ${describe(e)}`);
+          deps.log.warn(`following ${transcript} failed: ${errorMessage(e)}`);
         }
       });
     }, DEBOUNCE_MS));

@@ -3,7 +3,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { discoverSessions, type DiscoveredSession } from '../../ingest/sessionDiscovery';
 import type { WorkspaceStore } from '../../store/workspaceStore';
-import { describe, type WorkspaceTape } from '../workspaceTape';
+import { errorMessage } from '../../tape/errorMessage';
+import type { WorkspaceTape } from '../workspaceTape';
 
 /** What an ingest of one transcript file into the workspace tape reports. */
 export interface IngestOutcome {
@@ -51,8 +52,8 @@ export function registerImportAgentSessions(deps: Deps): vscode.Disposable {
       if (sessions[0] !== undefined) await vscode.commands.executeCommand('agentTape.openInspector', sessions[0]);
       return { sessions, appended };
     } catch (e) {
-      deps.log.error(`Import Agent Sessions failed: ${describe(e)}`);
-      void vscode.window.showErrorMessage(`Agent Tape: ${describe(e)}`);
+      deps.log.error(`Import Agent Sessions failed: ${errorMessage(e)}`);
+      void vscode.window.showErrorMessage(`Agent Tape: ${errorMessage(e)}`);
       return undefined;
     }
   });

@@ -8,6 +8,7 @@ import type { FailureClass } from '../../agent/model/providerError';
 import { forkSession } from '../../store/forks';
 import type { TapeStore } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
+import { errorMessage } from '../../tape/errorMessage';
 import { handoffAnchorEntry } from '../../tape/handoffAnchor';
 import { LmModelPort } from '../model/lmModelPort';
 import { readAgentSettings } from '../settings';
@@ -16,7 +17,7 @@ import { abortSignalOf } from '../cancellation';
 import { ChatToolbox } from '../tools/chatToolbox';
 import { codeSpan } from '../tools/markdownCode';
 import { VsCodeWorkspace } from '../tools/vscodeWorkspace';
-import { describe, type WorkspaceTape } from '../workspaceTape';
+import type { WorkspaceTape } from '../workspaceTape';
 import { ChatRenderer, notice } from './chatRenderer';
 import { inspectSummary } from './inspectSummary';
 import { userMessageOf } from './userMessage';
@@ -71,7 +72,7 @@ async function handle(
   try {
     ws = await deps.tape.open();
   } catch (e) {
-    return { metadata, errorDetails: { message: `The workspace tape could not be opened: ${codeSpan(describe(e))}` } };
+    return { metadata, errorDetails: { message: `The workspace tape could not be opened: ${codeSpan(errorMessage(e))}` } };
   }
   const store = ws.store;
   if (request.command === 'inspect') {
@@ -109,7 +110,7 @@ async function handle(
     return await runTurn(deps, { request, store, sessionId, root, model, stream, signal: abort.signal });
   } catch (e) {
     log.error(`@tape request in ${sessionId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    return { metadata, errorDetails: { message: codeSpan(describe(e)) } };
+    return { metadata, errorDetails: { message: codeSpan(errorMessage(e)) } };
   } finally {
     abort.dispose();
   }

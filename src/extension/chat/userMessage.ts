@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { MAX_FILE_READ_BYTES } from '../../agent/tools/tool';
 import { looksBinary } from '../../agent/workspace/binary';
 import { readRegularPrefix } from '../../store/safeRead';
+import { errorMessage } from '../../tape/errorMessage';
 import { codeBlock } from '../tools/markdownCode';
 
 /** An attached file goes into the message up to this many characters; the model can read the rest. */
@@ -41,7 +42,7 @@ async function attachmentOf(value: unknown, root: vscode.Uri): Promise<string | 
       if (range) text = text.split('\n').slice(range.start.line, range.end.line + 1).join('\n');
     }
   } catch (e) {
-    return `Attached: ${name} (could not be read: ${e instanceof Error ? e.message : String(e)})`;
+    return `Attached: ${name} (could not be read: ${errorMessage(e)})`;
   }
   const cut = text.length > MAX_ATTACHED_CHARS;
   return `Attached: ${name}${cut ? ` (first ${MAX_ATTACHED_CHARS} characters of ${text.length}; read_file reads the rest)` : ''}\n${codeBlock(cut ? text.slice(0, MAX_ATTACHED_CHARS) : text)}`;

@@ -2,8 +2,9 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import type { InspectorSource } from '../../inspector/inspectorController';
 import type { WorkspaceStore } from '../../store/workspaceStore';
+import { errorMessage } from '../../tape/errorMessage';
 import type { TapeSessions } from '../tapeSessions';
-import { describe, type WorkspaceTape } from '../workspaceTape';
+import type { WorkspaceTape } from '../workspaceTape';
 import { hostInspector, loadInspectorPage, type HostedInspector } from './inspectorWebview';
 import { followReplayCursor } from './replayFollow';
 
@@ -72,7 +73,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
       ws = await this.deps.tape.open();
     } catch (e) {
       panel.dispose();
-      void vscode.window.showErrorMessage(`Agent Tape: the inspector could not reopen the workspace tape: ${describe(e)}`);
+      void vscode.window.showErrorMessage(`Agent Tape: the inspector could not reopen the workspace tape: ${errorMessage(e)}`);
       return;
     }
     this.attach(panel, ws, saved.data?.sessionId ?? this.deps.sessions.current(ws.store));

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { InspectorController, type InspectorSource } from '../../inspector/inspectorController';
 import { inspectorToHost, type HostToInspector } from '../../protocol/inspector';
+import { errorMessage } from '../../tape/errorMessage';
 import { makeNonce, renderWebviewHtml } from '../webviewHtml';
-import { describe } from '../workspaceTape';
 import { runInspectorCommand } from './inspectorCommands';
 
 export interface InspectorWebviewDeps {
@@ -69,15 +69,15 @@ export function hostInspector(
       copy: (text) => void vscode.env.clipboard.writeText(text),
       command: (name, args) => {
         runInspectorCommand(name, args, { tapeFile: options.tapeFile }).catch((e: unknown) => {
-          log.error(`inspector command ${name} failed: ${describe(e)}`);
-          void vscode.window.showErrorMessage(`Agent Tape: ${describe(e)}`);
+          log.error(`inspector command ${name} failed: ${errorMessage(e)}`);
+          void vscode.window.showErrorMessage(`Agent Tape: ${errorMessage(e)}`);
         });
       },
     },
     options.sessionId === undefined ? {} : { sessionId: options.sessionId },
   );
   const received = webview.onDidReceiveMessage((raw: unknown) =>
-    controller.handle(raw).catch((e: unknown) => log.error(`inspector: handling a message from the page failed: ${describe(e)}`)),
+    controller.handle(raw).catch((e: unknown) => log.error(`inspector: handling a message from the page failed: ${errorMessage(e)}`)),
   );
   return {
     controller,

@@ -4,8 +4,9 @@ import { readerOf } from '../../store/lineage';
 import type { SessionSummary, TapeStore } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { SessionTitles } from '../../inspector/sessionTitles';
+import { errorMessage } from '../../tape/errorMessage';
 import { codeSpan } from '../tools/markdownCode';
-import { describe, type WorkspaceTape } from '../workspaceTape';
+import type { WorkspaceTape } from '../workspaceTape';
 
 /**
  * The "Tape Sessions" tree (package.json `views`). Not `agentTape.`-prefixed: VS Code derives
@@ -94,7 +95,7 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     try {
       ws = await this.tape.open();
     } catch (e) {
-      this.setMessage(`The workspace tape could not be opened: ${describe(e)}`);
+      this.setMessage(`The workspace tape could not be opened: ${errorMessage(e)}`);
       return [];
     }
     this.follow(ws);

@@ -7,7 +7,7 @@ import { TapeFileTooLargeError } from '../../store/errors';
 import { watchFile } from '../../store/fileWatch';
 import { formatOf, openTapeFile } from '../../store/tapeFile';
 import type { TapeStore } from '../../store/tapeStore';
-import { describe } from '../workspaceTape';
+import { errorMessage } from '../../tape/errorMessage';
 import { hostInspector, loadInspectorPage, postToInspector, showInspectorFailure, type InspectorWebviewDeps } from './inspectorWebview';
 import { followReplayCursor } from './replayFollow';
 
@@ -25,7 +25,7 @@ const IMPORT = 'Import Tape File';
 
 /** A problem with the file, worded so that it names the file (the store's own errors already do). */
 function problemWith(file: string, e: unknown): string {
-  const message = describe(e);
+  const message = errorMessage(e);
   return message.includes(file) ? message : `${file}: ${message}`;
 }
 
@@ -56,7 +56,7 @@ class TapeFileDocument implements vscode.CustomDocument {
     const file = uri.fsPath;
     if (store === undefined) return;
     if (formatOf(file) === 'sqlite') {
-      this.watch = store.follow((e) => log.error(`following ${file} failed: ${describe(e)}`));
+      this.watch = store.follow((e) => log.error(`following ${file} failed: ${errorMessage(e)}`));
       return;
     }
     // fileWatch also polls; only a real change of the file reads it again.

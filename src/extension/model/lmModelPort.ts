@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ModelEvent, ModelInfo, ModelMessage, ModelPort, ModelRequest, ToolCall } from '../../agent/model/modelPort';
 import { ProviderError, classifyStatus, type FailureClass } from '../../agent/model/providerError';
 import { TokenEstimator } from '../../agent/model/tokenEstimator';
+import { errorMessage } from '../../tape/errorMessage';
 import { cancellationOf } from '../cancellation';
 import { toLmMessages, toLmTools } from './lmMessages';
 import { OWN_VENDOR } from './providerSettings';
@@ -76,7 +77,7 @@ export class LmModelPort implements ModelPort {
 
   private failureOf(e: unknown): ProviderError {
     if (e instanceof ProviderError) return e;
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     if (e instanceof vscode.LanguageModelError) {
       const failure = LM_ERROR_CODES[e.code];
       if (failure !== undefined) return new ProviderError(failure, { detail: message });

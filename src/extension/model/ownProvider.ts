@@ -3,6 +3,7 @@ import type { ToolCall } from '../../agent/model/modelPort';
 import { OpenAiCompatibleModel } from '../../agent/model/openAiCompatible';
 import { ProviderError } from '../../agent/model/providerError';
 import { TokenEstimator } from '../../agent/model/tokenEstimator';
+import { errorMessage } from '../../tape/errorMessage';
 import { ALLOWED_BASE_URLS_KEY, allowedBaseUrls, keyConsentPrompt, keyNeedsConsent, keyWithheldDetail } from './keyConsent';
 import { fromLmRequestMessages, fromLmTools } from './lmMessages';
 import { API_KEY_SECRET, OWN_VENDOR, parseProviderSettings, type ConfiguredModel, type ProviderSettings } from './providerSettings';
@@ -99,7 +100,7 @@ export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscod
         else if (event.type === 'tool_call') progress.report(toolCallPart(event.call));
       }
     } catch (e) {
-      const error = e instanceof ProviderError ? e : new ProviderError('server', { detail: e instanceof Error ? e.message : String(e) });
+      const error = e instanceof ProviderError ? e : new ProviderError('server', { detail: errorMessage(e) });
       this.log.warn(`model ${info.id}: ${error.message}`);
       throw error;
     } finally {

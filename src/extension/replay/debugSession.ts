@@ -10,6 +10,7 @@ import { parseReplayDocumentPath, replayDocumentPath, REPLAY_EXTENSION } from '.
 import { chooseSession } from '../../replay/replaySession';
 import type { ReplayTape } from '../../replay/replayTape';
 import type { ContextMessage } from '../../tape/context';
+import { errorMessage } from '../../tape/errorMessage';
 import type { ViewMessage } from '../../tape/fold';
 import { oneLine } from '../../tape/oneLine';
 import { VariableTree } from './replayVariables';
@@ -54,7 +55,6 @@ interface Replay {
 }
 
 /** The message of an error, for the person who launched the replay. */
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
  * The step replay's debug adapter: it translates the Debug Adapter Protocol to a ReplayCursor and
@@ -111,8 +111,8 @@ export class ReplayDebugSession extends LoggingDebugSession {
     } catch (e) {
       await tape?.release().catch(() => undefined);
       this.replay = undefined;
-      this.console(`Cannot replay: ${messageOf(e)}\n`);
-      this.sendErrorResponse(response, { id: 1001, format: `Cannot replay: ${messageOf(e)}`, showUser: true });
+      this.console(`Cannot replay: ${errorMessage(e)}\n`);
+      this.sendErrorResponse(response, { id: 1001, format: `Cannot replay: ${errorMessage(e)}`, showUser: true });
     }
   }
 
@@ -131,7 +131,7 @@ export class ReplayDebugSession extends LoggingDebugSession {
       answer();
       this.sendResponse(response);
     } catch (e) {
-      this.sendErrorResponse(response, { id: 1002, format: messageOf(e), showUser: true });
+      this.sendErrorResponse(response, { id: 1002, format: errorMessage(e), showUser: true });
     }
   }
 

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { defaultTools } from '../../agent/agentSession';
 import type { ToolDefinition } from '../../agent/model/modelPort';
 import { capResult, invokeTool, type ToolContext, type Toolbox, type ToolResult } from '../../agent/tools/tool';
+import { errorMessage } from '../../tape/errorMessage';
 import { cancellationOf, isCancellationError } from '../cancellation';
 import { CONFIRMED_TOOLS } from './toolContributions';
 import { toolResults } from './toolResultHandoff';
@@ -90,7 +91,7 @@ export class ChatToolbox implements Toolbox {
       if (signal?.aborted) return { status: 'error', output: `${name} was cancelled with the turn; nothing was changed` };
       if (isCancellationError(error)) return declined(name, input);
       this.options.log.warn(`tool ${name} failed in VS Code: ${String(error)}`);
-      return capResult({ status: 'error', output: `${name} failed: ${error instanceof Error ? error.message : String(error)}` });
+      return capResult({ status: 'error', output: `${name} failed: ${errorMessage(error)}` });
     } finally {
       cancellation.dispose();
     }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { defaultTools } from '../../agent/agentSession';
 import type { TapePort } from '../../agent/tape/tapePort';
 import { invokeTool, type ToolResult } from '../../agent/tools/tool';
+import { errorMessage } from '../../tape/errorMessage';
 import { abortSignalOf } from '../cancellation';
 import { readAgentSettings } from '../settings';
 import { handoffConfirmation } from './handoffConfirmation';
@@ -56,7 +57,7 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
       const tape = name === 'tape_handoff' ? takeHandoffTape(callKey(name, input)) : deps.tape();
       return await invokeTool(registry, name, input, { workspace: ws, permissions: { edits: askedFirst, commands: true }, signal: abort.signal, tape });
     } catch (error) {
-      return { status: 'error', output: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
+      return { status: 'error', output: `${name} failed: ${errorMessage(error)}` };
     } finally {
       abort.dispose();
     }
