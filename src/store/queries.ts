@@ -2,7 +2,7 @@ import type { Database, SqlValue, Statement } from 'sql.js';
 import { SESSION_START, type Entry, type JsonObject, type Kind } from '../tape/entry';
 import { TapeFileError } from './errors';
 import type { FoldRow } from '../tape/fold';
-import { INTERRUPTED_KEY_PREFIX } from '../tape/toolPairs';
+import { INTERRUPTED_KEY_PREFIX } from '../tape/interruptedKey';
 
 export interface EntryFilter {
   kind?: Kind;

@@ -1,7 +1,7 @@
 import type { SqlValue } from 'sql.js';
 import type { Entry, Kind } from '../tape/entry';
 import { foldRowOf, type FoldRow } from '../tape/fold';
-import { isInterruptedResultKey } from '../tape/toolPairs';
+import { isInterruptedResultKey } from '../tape/interruptedKey';
 
 /**
  * One entries row as positional values, in the order of `INSERT_ROW`'s parameters. Payload and

@@ -1,5 +1,5 @@
 import { RETRACTED_EVENT, SYSTEM_PROMPT, type Entry, type Kind } from './entry';
-import { isInterruptedResultKey } from './toolPairs';
+import { isInterruptedResultKey } from './interruptedKey';
 
 /**
  * The effective view (SPEC 2.3): what the conversation currently is, computed from the tape.

@@ -1,5 +1,6 @@
 import type { NewEntry } from './entry';
 import type { EffectiveView, ViewToolCall } from './fold';
+import { INTERRUPTED } from './interruptedKey';
 import { namedProvenanceKey } from './provenanceKey';
 
 /**
@@ -10,12 +11,6 @@ import { namedProvenanceKey } from './provenanceKey';
 
 /** What the model reads in place of a result that was never recorded. */
 export const INTERRUPTED_OUTPUT = 'interrupted: no result was recorded';
-
-/** The provenance keys of crash repair's results start with this; the fold tells them by it. */
-const INTERRUPTED = 'interrupted';
-export const INTERRUPTED_KEY_PREFIX = `${INTERRUPTED}/`;
-
-export const isInterruptedResultKey = (key: string | null): boolean => key !== null && key.startsWith(INTERRUPTED_KEY_PREFIX);
 
 /** One key per (messageId, toolCallId): the fold keys tool facts the same way. */
 export const pairKey = (messageId: string, toolCallId: string): string => `${messageId}\u0000${toolCallId}`;
