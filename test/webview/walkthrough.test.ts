@@ -1,10 +1,12 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
 import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+import { probeLocalServers } from '../../src/agent/model/localServers';
 import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
-import { openWindow, root, runCommand, shots } from './workbenchDriver';
+import { openTapeFromExplorer, openWindow, root, runCommand, shots } from './workbenchDriver';
 
 const FIRST_RUN = path.join(root, 'scripts', 'first-run-walkthrough');
 
@@ -28,7 +30,7 @@ describe('the first-run walkthrough in the VS Code web workbench', () => {
     profile = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-first-run-profile-'));
     server = await startServer({ extensionFolders: [FIRST_RUN], dataDir: profile });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    context = await browser.newContext();
+    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     page = await openWindow(context, server, ws);
   });
   afterEach(async function () {
@@ -43,12 +45,28 @@ describe('the first-run walkthrough in the VS Code web workbench', () => {
 
   const walkthrough = () => page.locator('.gettingStartedContainer');
   const step = (title: string) => walkthrough().locator('.getting-started-step', { hasText: title });
+  /**
+   * Brings the walkthrough to the front: its editor tab (VS Code names it "Welcome"), or, once that
+   * was closed, "Welcome: Open Walkthrough…" as a user would.
+   */
+  async function showWalkthrough(): Promise<void> {
+    if (await walkthrough().isVisible()) return;
+    const tab = page.locator('.tabs-container .tab', { hasText: 'Welcome' }).first();
+    if ((await tab.count()) > 0) await tab.click();
+    else {
+      await runCommand(page, 'Welcome: Open Walkthrough');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Agent Tape' }).first().click();
+    }
+    await walkthrough().waitFor({ timeout: 30_000 });
+  }
   /** The button a step's command link on a line of its own becomes; the step is expanded first. */
   async function clickStepButton(title: string, button: string): Promise<void> {
+    await showWalkthrough();
     const s = step(title);
     await s.waitFor({ timeout: 30_000 });
-    if ((await s.getAttribute('aria-expanded')) !== 'true') await s.locator('.step-title').click();
-    await s.getByRole('button', { name: button }).click();
+    const b = s.getByRole('button', { name: button });
+    if (!(await b.isVisible())) await s.locator('.step-title').click();
+    await b.click();
   }
   const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
 
@@ -65,11 +83,7 @@ describe('the first-run walkthrough in the VS Code web workbench', () => {
     await inspector().locator('.transcript-item', { hasText: 'grep -n' }).first().waitFor();
     await page.screenshot({ path: path.join(shots, 'workbench-walkthrough-sample.png') });
     // Back on the walkthrough, the step is checked off (its completion event is the command).
-    await page
-      .locator('.tab', { hasText: 'Welcome' })
-      .or(page.locator('.tab', { hasText: 'Walkthrough' }))
-      .first()
-      .click();
+    await showWalkthrough();
     await step('Open the sample tape in the inspector').locator('.codicon-getting-started-step-checked').waitFor({ timeout: 30_000 });
   });
 
@@ -92,6 +106,50 @@ describe('the first-run walkthrough in the VS Code web workbench', () => {
     await page.screenshot({ path: path.join(shots, 'workbench-walkthrough-replay.png') });
     await page.keyboard.press('Shift+F5');
     await stepOver.waitFor({ state: 'hidden', timeout: 30_000 });
+  });
+
+  it('the sample also opens from the Explorer, in the tape editor', async () => {
+    await page.keyboard.press('Control+Shift+E');
+    const folder = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'samples' }).first();
+    await folder.waitFor({ timeout: 30_000 });
+    if ((await folder.getAttribute('aria-expanded')) !== 'true') await folder.click();
+    await openTapeFromExplorer(page, 'coding-session.tape.sqlite');
+    await inspector().locator('.transcript-item', { hasText: 'Make a blank name greet the world' }).first().waitFor({ timeout: 60_000 });
+  });
+
+  it('step 3: "Set Up a Model…" lists the models of a server on a usual port, and with none there explains the other ways', async () => {
+    await clickStepButton('Set up a model', 'Set Up a Model…');
+    const picker = page.locator('.quick-input-widget');
+    await picker.locator('.quick-input-list .monaco-list-row', { hasText: 'Use GitHub Copilot' }).waitFor({ timeout: 30_000 });
+    await picker.locator('.quick-input-list .monaco-list-row', { hasText: 'Another server or a URL' }).waitFor();
+    const nothing = ((await picker.locator('input').getAttribute('placeholder')) ?? '').startsWith('No model server answered');
+    await page.keyboard.press('Escape');
+    // The workbench's extension host runs on this machine: what it found is what a probe from here finds.
+    assert.strictEqual(nothing, !(await probeLocalServers()).some((r) => r.status === 'found' && r.models.length > 0));
+
+    // A fake Ollama on its usual port, where this machine lets the test have it.
+    const ollama = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'walkthrough-model:7b' }] }));
+    });
+    const bound = await new Promise<boolean>((resolve) => {
+      ollama.once('error', () => resolve(false));
+      ollama.listen(11434, '127.0.0.1', () => resolve(true));
+    });
+    // Taken (a real Ollama runs here): what it lists was offered above already.
+    if (!bound) return;
+    try {
+      await runCommand(page, 'Tape: Set Up a Model…');
+      await picker.locator('.quick-input-list .monaco-list-row', { hasText: 'Ollama at http://127.0.0.1:11434/v1' }).waitFor({ timeout: 30_000 });
+      await picker.locator('.quick-input-list .monaco-list-row', { hasText: 'walkthrough-model:7b' }).click();
+      // The own provider offers it at once: the Chat view's model picker shows it.
+      await page.locator('.interactive-input-part', { hasText: 'walkthrough-model:7b' }).first().waitFor({ timeout: 30_000 });
+      await step('Set up a model').locator('.codicon-getting-started-step-checked').waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: path.join(shots, 'workbench-walkthrough-model.png') });
+    } finally {
+      ollama.closeAllConnections();
+      await new Promise((resolve) => ollama.close(resolve));
+    }
   });
 
   it('does not open again on the next start of the same profile', async () => {
