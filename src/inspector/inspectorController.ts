@@ -1,5 +1,6 @@
 import { readerOf, type TapeReader } from '../store/lineage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
+import { errorMessage } from '../tape/errorMessage';
 import { inspectorRequests, inspectorToHost, type HostToInspector, type InspectorNotice, type InspectorRequests } from '../protocol/inspector';
 import { RequestDispatcher, type RequestHandlers } from '../protocol/requestDispatcher';
 import { issuesText } from '../protocol/requestMap';
@@ -49,8 +50,6 @@ class Readers {
     this.titles = new SessionTitles(this.reader);
   }
 }
-
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
  * The host side of one Tape Inspector: answers the webview's typed requests from the store (each
@@ -263,7 +262,7 @@ export class InspectorController {
     try {
       fn();
     } catch (e) {
-      this.post({ type: 'error', message: messageOf(e) });
+      this.post({ type: 'error', message: errorMessage(e) });
     }
   }
 

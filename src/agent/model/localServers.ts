@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { errorMessage } from '../../tape/errorMessage';
 
 /** An OpenAI-compatible server that usually listens on a fixed loopback port. */
 export interface LocalServer {
@@ -95,5 +96,5 @@ function causeOf(e: unknown): string {
   const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e;
   const code = (cause as { code?: unknown } | null)?.code;
   if (typeof code === 'string') return code === 'ECONNREFUSED' ? 'nothing listens there' : code;
-  return cause instanceof Error ? cause.message : String(cause);
+  return errorMessage(cause);
 }
