@@ -1,4 +1,5 @@
 import type { ToolResult } from '../../agent/tools/tool';
+import { canonicalJson } from '../../tape/canonicalJson';
 
 /**
  * Carries a call's structured result from our registered tool's invoke back to the chat toolbox
@@ -50,13 +51,11 @@ function shared(key: symbol): ToolResultHandoff {
 }
 
 /**
- * A call's identity: the name and the input as JSON with sorted keys. The input reaches our invoke
- * through VS Code's JSON messages, so key order and `undefined` fields must not matter.
+ * A call's identity: the name and the input's canonical JSON. The input reaches our invoke through
+ * VS Code's JSON messages, so key order and `undefined` fields must not matter: it is keyed as
+ * that trip leaves it, where JSON.stringify has dropped the `undefined` fields canonicalJson
+ * refuses. The key is only compared in memory, never stored or hashed.
  */
 export function callKey(name: string, input: unknown): string {
-  return `${name}\n${JSON.stringify(input, (_key, value: unknown) => (isPlainObject(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value))}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return `${name}\n${canonicalJson(JSON.parse(JSON.stringify(input ?? null)))}`;
 }

@@ -9,6 +9,8 @@ describe('ToolResultHandoff', () => {
       callKey('apply_edit', { nested: { a: [2, { c: 0, d: 1 }], b: 1 }, newText: 'x', oldText: undefined, path: 'a' }));
     assert.notStrictEqual(callKey('apply_edit', { path: 'a' }), callKey('read_file', { path: 'a' }));
     assert.notStrictEqual(callKey('apply_edit', { path: 'a' }), callKey('apply_edit', { path: 'b' }));
+    assert.notStrictEqual(callKey('apply_edit', { path: 'a', lines: [1, 2] }), callKey('apply_edit', { path: 'a', lines: [2, 1] }));
+    assert.notStrictEqual(callKey('apply_edit', { path: 'a', oldText: null }), callKey('apply_edit', { path: 'a' }));
   });
 
   it('gives each waiting call the result reported for its own input', () => {
