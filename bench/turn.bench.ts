@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { AgentSession } from '../src/agent/agentSession';
+import { OpenTape } from '../src/agent/session/openTape';
 import { runTurn } from '../src/agent/loop';
 import type { ModelEvent, ModelPort, ModelRequest } from '../src/agent/model/modelPort';
 import { ScriptedModel, type ScriptedStep } from '../src/agent/model/scriptedModel';
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
   const signal = new AbortController().signal;
 
   const withTape = async (delayMs: number): Promise<number> => {
-    const session = new AgentSession({ store, sessionId: SESSION, model: pacedModel(delayMs), workspace, permissions, environment });
+    const session = new AgentSession({ tape: new OpenTape(store), sessionId: SESSION, model: pacedModel(delayMs), workspace, permissions, environment });
     const t0 = performance.now();
     const outcome = await session.runTurn('Summarise notes.md', { signal });
     if (outcome.outcome !== 'answer') throw new Error(`the tape turn ended with ${outcome.outcome}`);

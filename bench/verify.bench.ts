@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { AgentSession } from '../src/agent/agentSession';
+import { OpenTape } from '../src/agent/session/openTape';
 import type { ModelEvent, ModelPort, ModelRequest } from '../src/agent/model/modelPort';
 import { TokenEstimator } from '../src/agent/model/tokenEstimator';
 import { CURRENT_REBUILDER, verifySession, type Rebuilder } from '../src/replay/verify';
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < FILES; i++) fs.writeFileSync(path.join(ws, `f${i}.md`), proseOf(100 + i, 3_000));
   const store = await TapeStore.inMemory();
   const session = new AgentSession({
-    store,
+    tape: new OpenTape(store),
     sessionId: SESSION,
     model: benchModel(),
     workspace: ws,

@@ -1,18 +1,18 @@
 import { randomUUID } from 'crypto';
-import { readerOf, type TapeReader } from '../store/lineage';
-import type { TapeStore } from '../store/tapeStore';
+import type { TapeReader } from '../store/lineage';
 import { assembleFromCache } from '../tape/contextAssembly';
 import { reserveFor } from '../tape/contextPolicy';
-import { FoldCache } from '../tape/foldCache';
+import type { FoldCache } from '../tape/foldCache';
 import { needsSystemPrompt, systemPromptEntry } from '../tape/systemPromptEntry';
 import { shouldAutoCompact } from './compaction';
-import { compact, type CompactOutcome } from './compactor';
+import { compact } from './compactor';
 import { buildSystemPrompt, type EnvironmentFacts } from './context/systemPrompt';
 import { runTurn, type AssembledRequest, type CompactionNotice, type RequestSlot } from './loop';
 import type { ModelPort, ToolDefinition } from './model/modelPort';
 import type { RetryPolicy } from './model/retry';
+import type { TapeParts } from './session/tapeParts';
 import { DEFAULT_SUBAGENT_MAX_ROUNDS, SubagentRunner } from './subagent/subagentRunner';
-import { StoreTape } from './tape/storeTape';
+import { SessionTapePort } from './tapeToolPort/sessionTapePort';
 import { TAPE_TOOLS } from './tools/tapeTools';
 import { runSubagentTool } from './tools/runSubagent';
 import { ToolRegistry, type Toolbox } from './tools/tool';
@@ -25,7 +25,8 @@ import type { WorkspacePort } from './workspace/workspacePort';
 export const DEFAULT_MAX_ROUNDS = 20;
 
 export interface AgentSessionOptions {
-  store: TapeStore;
+  /** The open tape's store, reader and fold cache, so a session object per request refolds only what is new. */
+  tape: TapeParts;
   sessionId: string;
   model: ModelPort;
   /** A directory (confined by a NodeWorkspace) or the host's own port. */
@@ -36,8 +37,6 @@ export interface AgentSessionOptions {
   agentsMd?: string | null;
   /** The core's workspace and tape tools when omitted. */
   tools?: Toolbox;
-  /** The host's fold cache of `readerOf(store)`, so a session object per request refolds only what is new. */
-  folds?: FoldCache;
   maxRounds?: number;
   /** Requests per turn of each subagent the session starts (default DEFAULT_SUBAGENT_MAX_ROUNDS). */
   subagentMaxRounds?: number;
@@ -67,7 +66,7 @@ export class AgentSession {
   // Taken again at each turn: a host's toolbox can change between turns (trust granted, settings).
   private toolSpecs: ToolDefinition[] = [];
   private readonly workspace: WorkspacePort;
-  private readonly tape: StoreTape;
+  private readonly tapePort: SessionTapePort;
   private readonly now: () => number;
   private probe: { slot: RequestSlot; head: number; assembled: AssembledRequest } | undefined;
 
@@ -75,18 +74,18 @@ export class AgentSession {
   private readonly reader: TapeReader;
 
   constructor(private readonly options: AgentSessionOptions) {
-    this.reader = readerOf(options.store);
-    this.folds = options.folds ?? new FoldCache(this.reader);
+    this.reader = options.tape.reader;
+    this.folds = options.tape.folds;
     this.tools = options.tools ?? defaultTools();
 
     // One for the session: its projection runner keeps the title between turns.
-    this.tape = new StoreTape(options.store, options.sessionId, this.folds);
+    this.tapePort = new SessionTapePort(options.tape, options.sessionId);
     this.workspace = typeof options.workspace === 'string' ? new NodeWorkspace(options.workspace) : options.workspace;
     this.now = options.now ?? Date.now;
   }
 
   async runTurn(text: string, { signal, onEvent }: TurnOptions): Promise<TurnOutcome> {
-    const { store, sessionId, model } = this.options;
+    const { tape, sessionId, model } = this.options;
     await this.writeSystemPrompt();
     this.toolSpecs = this.tools.specs();
     // A failed auto-compaction is not tried again in the same turn: the provider just failed, and
@@ -95,7 +94,7 @@ export class AgentSession {
     const beforeRequest = async (slot: RequestSlot): Promise<CompactionNotice | undefined> => {
       const { turnId, requestSeq } = slot;
       if (compactionFailed || !this.overThreshold(slot)) return undefined;
-      const outcome = await compact(store, sessionId, model, { trigger: 'auto', signal, folds: this.folds, keepFromOrderSeq: this.inputOrderSeq() });
+      const outcome = await compact(tape, sessionId, model, { trigger: 'auto', signal, keepFromOrderSeq: this.inputOrderSeq() });
       if ('anchor' in outcome) return { anchorName: outcome.anchor.name };
       // A cancel is the turn's to report.
       if (!signal.aborted) {
@@ -106,14 +105,14 @@ export class AgentSession {
     };
     return runTurn(
       {
-        tape: store,
+        tape: tape.store,
         sessionId,
         newTurnId: randomUUID,
         // The view is ordered by orderSeq: its last message has the greatest.
         lastOrderSeq: () => Math.max(0, this.folds.view(sessionId, { includePending: true }).messages.at(-1)?.orderSeq ?? 0),
         model,
         tools: this.tools,
-        toolContext: { workspace: this.workspace, permissions: this.options.permissions, tape: this.tape, subagents: this.subagents(onEvent) },
+        toolContext: { workspace: this.workspace, permissions: this.options.permissions, tape: this.tapePort, subagents: this.subagents(onEvent) },
         assemble: (slot) => this.assemble(slot),
         beforeRequest,
         maxRounds: this.options.maxRounds ?? DEFAULT_MAX_ROUNDS,
@@ -129,27 +128,22 @@ export class AgentSession {
   /** Children of this session's turn: same store, model, workspace, permissions and fold cache; their tools are some of this session's. */
   private subagents(onEvent: ((event: SessionEvent) => void) | undefined): SubagentRunner {
     return new SubagentRunner({
-      store: this.options.store,
+      store: this.options.tape.store,
       parentSessionId: this.options.sessionId,
       parentTools: this.tools,
       maxRounds: this.options.subagentMaxRounds ?? DEFAULT_SUBAGENT_MAX_ROUNDS,
       onEvent,
       runChild: ({ sessionId, tools, maxRounds, prompt, signal, onEvent: onChildEvent }) =>
-        new AgentSession({ ...this.options, sessionId, tools, maxRounds, folds: this.folds }).runTurn(prompt, { signal, onEvent: onChildEvent }),
+        new AgentSession({ ...this.options, sessionId, tools, maxRounds }).runTurn(prompt, { signal, onEvent: onChildEvent }),
     });
   }
 
-  /** A manual compaction of the session's context in force. */
-  async compactNow(signal: AbortSignal): Promise<CompactOutcome> {
-    return compact(this.options.store, this.options.sessionId, this.options.model, { trigger: 'manual', signal, folds: this.folds });
-  }
-
   private async writeSystemPrompt(): Promise<void> {
-    const { store, sessionId, environment, agentsMd } = this.options;
+    const { tape, sessionId, environment, agentsMd } = this.options;
     const prompt = buildSystemPrompt({ environment, agentsMd });
     const inForce = this.folds.view(sessionId, { includePending: false }).systemPromptEntryId;
-    const hash = inForce === null ? null : this.reader.requireEntry(this.options.sessionId, inForce).payload.hash;
-    if (needsSystemPrompt(typeof hash === 'string' ? hash : null, prompt)) await store.append(sessionId, systemPromptEntry(prompt));
+    const hash = inForce === null ? null : this.reader.requireEntry(sessionId, inForce).payload.hash;
+    if (needsSystemPrompt(typeof hash === 'string' ? hash : null, prompt)) await tape.store.append(sessionId, systemPromptEntry(prompt));
   }
 
   /** The request for `slot`: the one the compaction check assembled, when nothing was appended since. */

@@ -1,19 +1,16 @@
-import { readerOf } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import { compactionAnchorEntry, coverageOf, type CompactionTrigger } from '../tape/compactionAnchor';
 import { buildContext, contextItems, cursorOf, resolveSelector } from '../tape/context';
 import type { Entry, JsonObject } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
-import { FoldCache } from '../tape/foldCache';
 import { compactionRequest, parseCompactionAnswer, renderSummary } from './compaction';
 import type { ModelPort, Usage } from './model/modelPort';
 import { ProviderError } from './model/providerError';
+import type { TapeParts } from './session/tapeParts';
 
 export interface CompactOptions {
   trigger: CompactionTrigger;
   signal: AbortSignal;
-  /** The caller's fold cache, so compacting a long session folds only what is new. */
-  folds?: FoldCache;
   /**
    * Messages from this orderSeq on stay after the cursor, unsummarised: a compaction before a
    * request of a turn in progress must leave that turn's input for the request to answer.
@@ -27,11 +24,12 @@ export type CompactOutcome = { anchor: Entry } | { error: string };
  * Summarises the context in force and appends a `compaction/<trigger>` anchor after it; the next
  * request starts from the anchor and nothing is deleted. A failed summary request is recorded as
  * an `error/provider` entry and returned, so the caller can go on with budget trimming instead.
+ * The anchor comes back at its position in the session's view (in a fork, numbered on from the parent).
  */
-export async function compact(store: TapeStore, sessionId: string, model: ModelPort, options: CompactOptions): Promise<CompactOutcome> {
-  const reader = readerOf(store);
+export async function compact(tape: TapeParts, sessionId: string, model: ModelPort, options: CompactOptions): Promise<CompactOutcome> {
+  const { store, reader } = tape;
   const getEntry = (id: number): Entry => reader.requireEntry(sessionId, id);
-  const view = (options.folds ?? new FoldCache(reader)).view(sessionId, { includePending: false });
+  const view = tape.folds.view(sessionId, { includePending: false });
   const { anchorEntryId } = resolveSelector(view.anchors, { kind: 'last' });
   const items = contextItems(view, anchorEntryId === null ? null : cursorOf(getEntry(anchorEntryId)));
   const keep = options.keepFromOrderSeq;
@@ -66,7 +64,8 @@ export async function compact(store: TapeStore, sessionId: string, model: ModelP
   if (parsed === null) return providerFailure(store, sessionId, options.trigger, new ProviderError('bad_response', { detail: 'the summary was empty' }));
 
   const entry = compactionAnchorEntry({ trigger: options.trigger, summary: renderSummary(parsed), ...coverage, model: model.info, usage });
-  return { anchor: (await store.append(sessionId, entry)).entry };
+  const { entry: stored } = await store.append(sessionId, entry);
+  return { anchor: reader.requireEntry(sessionId, reader.positionOf(sessionId, stored.entryId)) };
 }
 
 async function providerFailure(store: TapeStore, sessionId: string, trigger: CompactionTrigger, e: unknown): Promise<CompactOutcome> {

@@ -7,12 +7,11 @@ import type { SessionsTree } from './inspector/sessionsView';
 import { registerSessionCommands } from './sessionCommands';
 import { registerVerifyReplay } from './replay/verifyCommand';
 import { registerReplay } from './replay/registerReplay';
-import { StoreTape } from '../agent/tape/storeTape';
 import type { TapeStore } from '../store/tapeStore';
 import { FollowedTranscripts } from '../ingest/follow';
 import { registerFollowAgentSessions } from './agentSessions/followAgentSessions';
 import { registerImportAgentSessions, type IngestFile } from './agentSessions/importAgentSessions';
-import { TapeSessions } from './tapeSessions';
+import { ActiveSession } from './activeSession';
 import { registerModelCommands } from './model/modelCommands';
 import { registerSampleTape } from './sampleTape';
 import { registerOwnProvider } from './model/ownProvider';
@@ -44,7 +43,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
   registerCommands(context, log);
   const tape = new WorkspaceTape(context, log);
   workspaceTape = tape;
-  const deps = { context, log, tape, sessions: new TapeSessions() };
+  const deps = { context, log, tape, sessions: new ActiveSession() };
   const provider = registerOwnProvider(context, log);
   const inspector = registerInspector(deps);
   const agents = { log, tape, ingest: ingestAgentTranscript };
@@ -66,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
       tape: () => {
         const ws = tape.opened;
         const sessionId = ws && deps.sessions.current(ws.store);
-        return ws && sessionId !== undefined ? new StoreTape(ws.store, sessionId) : undefined;
+        return ws && sessionId !== undefined ? tape.tapeOf(ws).session(sessionId).tapePort() : undefined;
       },
       log,
     }),

@@ -1,19 +1,18 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { SessionTitles } from '../inspector/sessionTitles';
-import { discardFork, forkSession, forkStatus, mergeFork, parentOf, type ForkReceipt } from '../store/forks';
-import { readerOf } from '../store/lineage';
-import type { TapeStore } from '../store/tapeStore';
+import type { OpenTape } from '../agent/session/openTape';
+import { forkStatus, parentOf, type ForkReceipt } from '../store/forks';
 import type { DiscardReceipt, MergeReceipt } from '../tape/fork';
 import type { SessionsTree } from './inspector/sessionsView';
 import { reportingCommands } from './sessionCommands';
-import type { TapeSessions } from './tapeSessions';
+import type { ActiveSession } from './activeSession';
 import type { WorkspaceTape } from './workspaceTape';
 
 interface Deps {
   log: vscode.LogOutputChannel;
   tape: WorkspaceTape;
-  sessions: TapeSessions;
+  sessions: ActiveSession;
   tree: SessionsTree;
 }
 
@@ -31,8 +30,8 @@ const DISCARD = 'Discard Fork';
 const OPEN = 'Open in Inspector';
 
 /** A session as people know it: its title, else its id. */
-const nameOf = (store: TapeStore, sessionId: string): string => {
-  const title = new SessionTitles(readerOf(store)).title(sessionId);
+const nameOf = (tape: OpenTape, sessionId: string): string => {
+  const title = new SessionTitles(tape.reader).title(sessionId);
   return title === null ? sessionId : `"${title}" (${sessionId})`;
 };
 
@@ -45,31 +44,32 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
   const { log, tape, tree } = deps;
   const run = reportingCommands(log);
 
-  /** The open store, when this window may write it; else says why not. */
-  const writableStore = async (): Promise<TapeStore | undefined> => {
+  /** The open tape, when this window may write it; else says why not. */
+  const writableTape = async (): Promise<OpenTape | undefined> => {
     const ws = await tape.open();
     if (ws.state.mode === 'readOnly') {
       void vscode.window.showWarningMessage(`Agent Tape: the tape is read-only in this window (${ws.state.reason}).`);
       return undefined;
     }
-    return ws.store;
+    return tape.tapeOf(ws);
   };
 
   /** The fork a merge or discard acts on: the one given, else the current session if it is an open fork, else the user's pick. */
-  const pickFork = async (store: TapeStore, arg: unknown, title: string): Promise<string | undefined> => {
+  const pickFork = async (open: OpenTape, arg: unknown, title: string): Promise<string | undefined> => {
+    const { store } = open;
     const given = sessionIdOf(arg);
     if (given !== undefined) return given;
     const isOpenFork = (id: string): boolean => parentOf(store, id)?.relation === 'fork' && forkStatus(store, id) === 'open';
     const current = deps.sessions.current(store);
     if (current !== undefined && isOpenFork(current)) return current;
-    const open = store.sessions().filter((s) => isOpenFork(s.sessionId)).sort((a, b) => b.lastCreatedAt - a.lastCreatedAt);
-    if (open.length === 0) {
+    const forks = store.sessions().filter((s) => isOpenFork(s.sessionId)).sort((a, b) => b.lastCreatedAt - a.lastCreatedAt);
+    if (forks.length === 0) {
       void vscode.window.showInformationMessage('Agent Tape: there is no open fork on this workspace\'s tape. Fork a session first (Tape: Fork Session).');
       return undefined;
     }
-    const titles = new SessionTitles(readerOf(store));
+    const titles = new SessionTitles(open.reader);
     const picked = await vscode.window.showQuickPick(
-      open.map((s) => ({ label: titles.title(s.sessionId) ?? 'Untitled session', description: s.sessionId, sessionId: s.sessionId })),
+      forks.map((s) => ({ label: titles.title(s.sessionId) ?? 'Untitled session', description: s.sessionId, sessionId: s.sessionId })),
       { title, placeHolder: 'Open forks, newest first' },
     );
     return picked?.sessionId;
@@ -78,28 +78,28 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
   return [
     run('agentTape.forkSession', async (session?: unknown, entryId?: unknown): Promise<ForkReceipt | undefined> => {
       const at = entryArg.parse(entryId ?? undefined);
-      const store = await writableStore();
-      if (!store) return undefined;
-      const parent = sessionIdOf(session) ?? deps.sessions.current(store);
+      const open = await writableTape();
+      if (!open) return undefined;
+      const parent = sessionIdOf(session) ?? deps.sessions.current(open.store);
       if (parent === undefined) {
         void vscode.window.showInformationMessage('Agent Tape: there is no chat session on this workspace\'s tape yet. Ask @tape something first.');
         return undefined;
       }
-      const receipt = await forkSession(store, parent, at === undefined ? {} : { at });
+      const receipt = await open.session(parent).fork(at === undefined ? {} : { at });
       log.info(`forked ${parent} at entry ${receipt.parentHeadEntryId} as ${receipt.forkSessionId}`);
       tree.refresh();
       void vscode.window
-        .showInformationMessage(`Agent Tape: forked ${nameOf(store, parent)} at entry #${receipt.parentHeadEntryId} as fork "${receipt.forkId}". The parent is unchanged; merge or discard the fork when it is done.`, OPEN)
+        .showInformationMessage(`Agent Tape: forked ${nameOf(open, parent)} at entry #${receipt.parentHeadEntryId} as fork "${receipt.forkId}". The parent is unchanged; merge or discard the fork when it is done.`, OPEN)
         .then((choice) => (choice === OPEN ? vscode.commands.executeCommand('agentTape.openInspector', receipt.forkSessionId) : undefined));
       return receipt;
     }),
 
     run('agentTape.mergeFork', async (fork?: unknown): Promise<(MergeReceipt & { alreadyMerged: boolean }) | undefined> => {
-      const store = await writableStore();
-      if (!store) return undefined;
-      const id = await pickFork(store, fork, 'Tape: Merge Fork');
+      const open = await writableTape();
+      if (!open) return undefined;
+      const id = await pickFork(open, fork, 'Tape: Merge Fork');
       if (id === undefined) return undefined;
-      const receipt = await mergeFork(store, id);
+      const receipt = await open.session(id).merge();
       tree.refresh();
       if (receipt.alreadyMerged) {
         void vscode.window.showInformationMessage(`Agent Tape: fork "${receipt.forkId}" was already merged (receipt at entry #${receipt.receiptEntryId} of its parent); nothing was appended.`);
@@ -117,15 +117,15 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
 
     run('agentTape.discardFork', async (fork?: unknown, reason?: unknown): Promise<DiscardReceipt | undefined> => {
       const why = z.optional(z.string()).parse(reason ?? undefined);
-      const store = await writableStore();
-      if (!store) return undefined;
-      const id = await pickFork(store, fork, 'Tape: Discard Fork');
+      const open = await writableTape();
+      if (!open) return undefined;
+      const id = await pickFork(open, fork, 'Tape: Discard Fork');
       if (id === undefined) return undefined;
-      const parent = parentOf(store, id);
+      const parent = parentOf(open.store, id);
       if (parent?.relation !== 'fork') throw new Error(`${JSON.stringify(id)} is not a fork`);
-      const forkId = readerOf(store).forkOf(id)?.forkId ?? id;
+      const forkId = open.reader.forkOf(id)?.forkId ?? id;
       const choice = await vscode.window.showWarningMessage(
-        `Discard the fork "${forkId}" of ${nameOf(store, parent.sessionId)}?`,
+        `Discard the fork "${forkId}" of ${nameOf(open, parent.sessionId)}?`,
         {
           modal: true,
           detail: 'Its entries stay on the tape, but it can never be merged, and its fork id is never used again. The parent gets a fork/discard receipt.',
@@ -133,7 +133,7 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
         DISCARD,
       );
       if (choice !== DISCARD) return undefined;
-      const receipt = await discardFork(store, id, why);
+      const receipt = await open.session(id).discard(why);
       log.info(`discarded ${id}: receipt at entry ${receipt.receiptEntryId} of ${parent.sessionId}`);
       tree.refresh();
       void vscode.window.showInformationMessage(`Agent Tape: discarded fork "${receipt.forkId}" (receipt at entry #${receipt.receiptEntryId} of its parent).`);

@@ -1,26 +1,24 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import { compact } from '../agent/compactor';
-import { exportSession, JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
-import type { TapeStore } from '../store/tapeStore';
+import type { SessionHandle } from '../agent/session/sessionHandle';
+import { JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
 import { errorMessage } from '../tape/errorMessage';
-import { handoffAnchorEntry, handoffName } from '../tape/handoffAnchor';
+import { handoffName } from '../tape/handoffAnchor';
 import { PARTICIPANT_ID } from './chat/participant';
 import { LmModelPort } from './model/lmModelPort';
-import type { TapeSessions } from './tapeSessions';
+import type { ActiveSession } from './activeSession';
 import type { WorkspaceTape } from './workspaceTape';
 
 interface Deps {
   log: vscode.LogOutputChannel;
   tape: WorkspaceTape;
-  sessions: TapeSessions;
+  sessions: ActiveSession;
 }
 
 /** What a session command acts on; undefined (after telling the user why) when there is nothing. */
 interface Target {
-  store: TapeStore;
-  sessionId: string;
+  session: SessionHandle;
   writable: boolean;
 }
 
@@ -46,8 +44,9 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
       void vscode.window.showWarningMessage(`Agent Tape: the tape is read-only in this window (${ws.state.reason}).`);
       return undefined;
     }
-    if (ws.store.headEntryId(sessionId) === 0) throw new Error(`the tape has no session ${JSON.stringify(sessionId)}`);
-    return { store: ws.store, sessionId, writable };
+    const session = deps.tape.tapeOf(ws).session(sessionId);
+    if (session.head() === 0) throw new Error(`the tape has no session ${JSON.stringify(sessionId)}`);
+    return { session, writable };
   };
 
   return [
@@ -57,11 +56,11 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
       const chat = await pickModel(deps.sessions);
       if (!chat) return undefined;
       const outcome = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Compacting ${t.sessionId} with ${chat.name}…`, cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: `Compacting ${t.session.sessionId} with ${chat.name}…`, cancellable: true },
         (_progress, token) => {
           const abort = new AbortController();
           token.onCancellationRequested(() => abort.abort());
-          return compact(t.store, t.sessionId, new LmModelPort(chat), { trigger: 'manual', signal: abort.signal, folds: deps.sessions.foldsOf(t.store) });
+          return t.session.compact(new LmModelPort(chat), abort.signal);
         },
       );
       if ('error' in outcome) throw new Error(outcome.error);
@@ -89,7 +88,7 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
           validateInput: (v) => (v.trim() === '' ? 'The notes are the checkpoint the next request starts from; write at least a line.' : undefined),
         }));
       if (notes === undefined) return undefined;
-      const anchor = (await t.store.append(t.sessionId, handoffAnchorEntry(name, notes), { durable: true })).entry;
+      const anchor = await t.session.handoff(name, notes);
       void vscode.window.showInformationMessage(`Agent Tape: appended ${anchor.name} (entry #${anchor.entryId}); the next request starts from it.`);
       return { entryId: anchor.entryId, name: anchor.name };
     }),
@@ -110,7 +109,7 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
         (await vscode.window.showSaveDialog({
           title: 'Tape: Export Session',
           saveLabel: 'Export',
-          defaultUri: folder && vscode.Uri.joinPath(folder, `${t.sessionId}${JSONL_SUFFIX}`),
+          defaultUri: folder && vscode.Uri.joinPath(folder, `${t.session.sessionId}${JSONL_SUFFIX}`),
           filters: { 'Tape (JSON Lines)': ['tape.jsonl'], 'Tape (SQLite)': ['tape.sqlite'] },
         }));
       if (uri === undefined) return undefined;
@@ -118,10 +117,10 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
       const file = uri.fsPath;
       if (!file.endsWith(JSONL_SUFFIX) && !file.endsWith(SQLITE_SUFFIX)) throw new Error(`a tape file name ends in ${JSONL_SUFFIX} or ${SQLITE_SUFFIX}: ${path.basename(file)}`);
       // The save dialog already asked about replacing an existing file.
-      const { entries } = await exportSession(t.store, t.sessionId, file, { replace: true });
-      log.info(`exported ${entries} entries of ${t.sessionId} to ${file}`);
+      const { entries } = await t.session.export(file, { replace: true });
+      log.info(`exported ${entries} entries of ${t.session.sessionId} to ${file}`);
       void vscode.window.showInformationMessage(`Agent Tape: exported ${entries} entries to ${path.basename(file)}.`);
-      return { file, entries, sessionId: t.sessionId };
+      return { file, entries, sessionId: t.session.sessionId };
     }),
   ];
 }
@@ -147,7 +146,7 @@ export function reportingCommands(log: vscode.LogOutputChannel) {
 const sessionIdArg = z.optional(z.string().check(z.minLength(1)));
 
 /** The model a command runs with: the one `@tape` used last, else the user's pick. */
-async function pickModel(sessions: TapeSessions): Promise<vscode.LanguageModelChat | undefined> {
+async function pickModel(sessions: ActiveSession): Promise<vscode.LanguageModelChat | undefined> {
   const models = await vscode.lm.selectChatModels();
   const last = sessions.model(models);
   if (last) return last;

@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { OpenTape } from '../agent/session/openTape';
+import type { TapeStore } from '../store/tapeStore';
 import { WorkspaceStore, type WorkspaceStoreState } from '../store/workspaceStore';
 import { errorMessage } from '../tape/errorMessage';
 import { workspaceTapeDir } from './tapeLocation';
@@ -15,6 +17,8 @@ export class WorkspaceTape implements vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<WorkspaceStoreState>();
   readonly onDidChangeState = this.stateEmitter.event;
   private readonly status: vscode.StatusBarItem;
+  // The store is replaced when a read-only window takes the tape over: one OpenTape (and fold cache) per store.
+  private readonly tapes = new WeakMap<TapeStore, OpenTape>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -32,6 +36,17 @@ export class WorkspaceTape implements vscode.Disposable {
   /** The store once open() has succeeded, for callers that must not wait (a tool VS Code invokes). */
   get opened(): WorkspaceStore | undefined {
     return this.ready;
+  }
+
+  /** The door to the sessions of the workspace store's current TapeStore. */
+  tapeOf(ws: WorkspaceStore): OpenTape {
+    const store = ws.store;
+    let tape = this.tapes.get(store);
+    if (tape === undefined) {
+      tape = new OpenTape(store);
+      this.tapes.set(store, tape);
+    }
+    return tape;
   }
 
   /** The open workspace store; rejects with the reason when the tape cannot be opened. */

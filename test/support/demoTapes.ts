@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { AgentSession } from '../../src/agent/agentSession';
+import { OpenTape } from '../../src/agent/session/openTape';
 import { ScriptedModel, type ScriptedStep } from '../../src/agent/model/scriptedModel';
 import { ingestFile } from '../../src/ingest/ingest';
 import { discardFork, forkSession, mergeFork } from '../../src/store/forks';
@@ -64,7 +65,7 @@ export async function writeDemoTape(outDir: string, demoDir = DEMO_DIR): Promise
     const signal = new AbortController().signal;
     const session = (sessionId: string, responses: ScriptedStep[][], compactionShare?: number) =>
       new AgentSession({
-        store,
+        tape: new OpenTape(store),
         sessionId,
         model: new ScriptedModel(responses, { id: 'demo-model', vendor: 'scripted', contextWindow: 32_768, maxOutput: 4_096 }),
         workspace: ws,

@@ -1,4 +1,4 @@
-import type { TapePort } from '../tape/tapePort';
+import type { TapePort } from '../tapeToolPort/tapePort';
 import type { ToolContext, ToolResult } from './tool';
 
 /** Runs a tape tool against the context's tape, or answers with an error result when the host gave none. */

@@ -3,7 +3,7 @@ import { errorMessage } from '../../tape/errorMessage';
 import { utf8Prefix } from '../../tape/utf8Prefix';
 import type { ToolDefinition } from '../model/modelPort';
 import type { SubagentPort } from '../subagent/subagentPort';
-import type { TapePort } from '../tape/tapePort';
+import type { TapePort } from '../tapeToolPort/tapePort';
 import type { Permissions } from '../workspace/permissions';
 import type { WorkspacePort } from '../workspace/workspacePort';
 import type { ToolCallRef } from './toolCallRef';

@@ -1,4 +1,4 @@
-import { compact } from '../../agent/compactor';
+import { OpenTape } from '../../agent/session/openTape';
 import { TapeStore } from '../../store/tapeStore';
 import { parseArgs, required } from '../args';
 import type { Io } from '../output';
@@ -19,7 +19,8 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
   const store = await TapeStore.open(file, { create: false });
   try {
     requireSession(store, sessionId);
-    const outcome = await withInterrupt((signal) => compact(store, sessionId, model, { trigger: 'manual', signal }));
+    const session = new OpenTape(store).session(sessionId);
+    const outcome = await withInterrupt((signal) => session.compact(model, signal));
     if ('error' in outcome) {
       io.err(`agent-tape: ${outcome.error}\n`);
       return outcome.error === 'compaction cancelled' ? EXIT_INTERRUPTED : 1;

@@ -1,6 +1,4 @@
-import { readerOf } from '../../store/lineage';
 import { contextFrom, type ContextMessage, type ContextSelector } from '../../tape/context';
-import { FoldCache } from '../../tape/foldCache';
 import { parseArgs, required, str } from '../args';
 import { json, type Io } from '../output';
 import { requireSession } from './session';
@@ -22,10 +20,10 @@ function label(m: ContextMessage): string {
 export function contextCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['session', 'anchor'], switches: ['json'], positional: ['tape'] });
   const sessionId = required(p, 'session');
-  return withTape(p.positional[0], (store) => {
-    requireSession(store, sessionId);
-    const reader = readerOf(store);
-    const ctx = contextFrom(new FoldCache(reader), sessionId, selectorOf(str(p, 'anchor')), (id) => reader.requireEntry(sessionId, id));
+  return withTape(p.positional[0], (tape) => {
+    requireSession(tape.store, sessionId);
+    const session = tape.session(sessionId);
+    const ctx = contextFrom(session.folds, sessionId, selectorOf(str(p, 'anchor')), (id) => session.reader.requireEntry(sessionId, id));
     if (p.flags.has('json')) {
       json(io, { sessionId, anchorEntryId: ctx.anchorEntryId, messages: ctx.messages });
       return 0;

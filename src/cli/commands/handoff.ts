@@ -1,5 +1,5 @@
+import { OpenTape } from '../../agent/session/openTape';
 import type { JsonObject } from '../../tape/entry';
-import { handoffAnchorEntry } from '../../tape/handoffAnchor';
 import { jsonTextTooDeep } from '../../tape/jsonDepth';
 import { TapeStore } from '../../store/tapeStore';
 import { parseArgs, required, str, UsageError } from '../args';
@@ -27,14 +27,14 @@ export async function handoffCommand(args: string[], io: Io): Promise<number> {
   const sessionId = required(p, 'session');
   const name = required(p, 'name');
   const summary = required(p, 'summary');
-  // Everything is checked before the tape is opened, so bad input never touches the file.
-  const entry = handoffAnchorEntry(name, summary, stateOf(str(p, 'state')));
+  // The state is checked before the tape is opened; the name and summary by the append, which writes nothing for bad ones.
+  const state = stateOf(str(p, 'state'));
   requireSqliteTape('handoff', file);
 
   const store = await TapeStore.open(file, { create: false });
   try {
     requireSession(store, sessionId);
-    const { entry: anchor } = await store.append(sessionId, entry, { durable: true });
+    const anchor = await new OpenTape(store).session(sessionId).handoff(name, summary, state);
     io.out(`${anchor.entryId}\n`);
     return 0;
   } finally {

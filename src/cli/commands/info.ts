@@ -8,7 +8,7 @@ import { withTape } from './withTape';
 export function infoCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { switches: ['json'], positional: ['tape'] });
   const [file] = p.positional;
-  return withTape(file, (store) => {
+  return withTape(file, ({ store }) => {
     const format = formatOf(file);
     const info = {
       file,

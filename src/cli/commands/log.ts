@@ -17,7 +17,7 @@ export function kindOf(v: string | undefined): Kind | undefined {
 export function logCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['session', 'kind', 'name', 'from', 'to'], switches: ['json'], positional: ['tape'] });
   const filter = { kind: kindOf(str(p, 'kind')), name: str(p, 'name'), fromEntryId: int(p, 'from'), toEntryId: int(p, 'to') };
-  return withTape(p.positional[0], (store) => {
+  return withTape(p.positional[0], ({ store }) => {
     for (const e of store.rawEntries(str(p, 'session') ?? null, filter)) {
       if (p.flags.has('json')) io.data(jsonlLine(e));
       else io.out(`${e.sessionId} #${e.entryId} ${e.kind} ${e.name} ${oneLine(e.payload, PAYLOAD_LINE_MAX)}\n`);

@@ -1,7 +1,8 @@
 import { statSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { AgentSession, DEFAULT_MAX_ROUNDS } from '../../agent/agentSession';
+import { DEFAULT_MAX_ROUNDS } from '../../agent/agentSession';
+import { OpenTape } from '../../agent/session/openTape';
 import { readAgentsMd } from '../../agent/context/agentsMd';
 import type { SessionEvent } from '../../agent/turnEvent';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
@@ -100,9 +101,8 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
 
   const store = await TapeStore.open(file);
   try {
-    const session = new AgentSession({
-      store,
-      sessionId,
+    const session = new OpenTape(store).session(sessionId);
+    const setup = {
       model,
       workspace: new NodeWorkspace(workspace, { commandEnv }),
       permissions: { edits: p.flags.has('allow-edits'), commands: p.flags.has('allow-commands') },
@@ -114,9 +114,9 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       },
       agentsMd,
       maxRounds,
-    });
+    };
     const onEvent = p.flags.has('json') ? (event: SessionEvent) => io.data(`${JSON.stringify(event)}\n`) : humanPrinter(io);
-    const outcome = await withInterrupt((signal) => session.runTurn(prompt, { signal, onEvent }));
+    const outcome = await withInterrupt((signal) => session.runTurn(prompt, setup, { signal, onEvent }));
     return EXIT_OF[outcome.outcome];
   } finally {
     await store.close();

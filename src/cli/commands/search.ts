@@ -1,4 +1,3 @@
-import { readerOf } from '../../store/lineage';
 import { int, parseArgs, str } from '../args';
 import { json, type Io } from '../output';
 import { kindOf } from './log';
@@ -10,9 +9,9 @@ export function searchCommand(args: string[], io: Io): Promise<number> {
   const kind = kindOf(str(p, 'kind'));
   const sessionId = str(p, 'session');
   const options = { kinds: kind ? [kind] : undefined, limit: int(p, 'limit') };
-  return withTape(file, (store) => {
+  return withTape(file, (tape) => {
     // Within a session, a fork's search reads its parent through up to the fork point.
-    const hits = sessionId === undefined ? store.search(query, options) : readerOf(store).search(query, { ...options, sessionId });
+    const hits = sessionId === undefined ? tape.store.search(query, options) : tape.session(sessionId).reader.search(query, { ...options, sessionId });
     if (p.flags.has('json')) return json(io, hits), 0;
     for (const h of hits) io.out(`${h.sessionId} #${h.entryId} ${h.kind} ${h.name} (${h.score}): ${h.snippet}\n`);
     if (!hits.length) io.out('no matches\n');

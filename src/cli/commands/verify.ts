@@ -8,7 +8,7 @@ import { withTape } from './withTape';
 export function verifyCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['session'], switches: ['json'], positional: ['tape'] });
   const sessionId = str(p, 'session');
-  return withTape(p.positional[0], (store) => {
+  return withTape(p.positional[0], ({ store }) => {
     if (sessionId !== undefined) requireSession(store, sessionId);
     const report = verifyTape(store, { sessionId });
     if (p.flags.has('json')) json(io, report);

@@ -1,5 +1,3 @@
-import { readerOf } from '../../store/lineage';
-import { foldAll } from '../../tape/fold';
 import { parseArgs, required } from '../args';
 import { json, type Io } from '../output';
 import { contentOf, requireSession } from './session';
@@ -8,12 +6,12 @@ import { withTape } from './withTape';
 export function viewCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['session'], switches: ['pending', 'json'], positional: ['tape'] });
   const sessionId = required(p, 'session');
-  return withTape(p.positional[0], (store) => {
-    requireSession(store, sessionId);
+  return withTape(p.positional[0], (tape) => {
+    requireSession(tape.store, sessionId);
     // A fork's view reads its parent through up to the fork point.
-    const reader = readerOf(store);
-    const view = foldAll(reader.foldRows(sessionId, 0), { includePending: p.flags.has('pending') });
-    const messages = view.messages.map((m) => ({ ...m, content: contentOf(reader, sessionId, m.entryId) }));
+    const session = tape.session(sessionId);
+    const view = session.view({ includePending: p.flags.has('pending') });
+    const messages = view.messages.map((m) => ({ ...m, content: contentOf(session.reader, sessionId, m.entryId) }));
     if (p.flags.has('json')) {
       json(io, { sessionId, headEntryId: view.headEntryId, messages, toolCalls: view.toolCalls, toolResults: view.toolResults, anchors: view.anchors });
       return 0;

@@ -1,5 +1,4 @@
-import { StoreTape } from '../../agent/tape/storeTape';
-import type { TapeStore } from '../../store/tapeStore';
+import type { SessionHandle } from '../../agent/session/sessionHandle';
 import { VIEW_ASSEMBLED } from '../../tape/manifest';
 import { ProjectionRegistry, ProjectionRunner } from '../../tape/projections/projection';
 import { tokenUsageProjection } from '../../tape/projections/tokenUsage';
@@ -12,8 +11,9 @@ const number = (n: number): string => n.toLocaleString('en-US');
  * What `/inspect` answers: the session's tape at a glance (entries by kind, anchors and the one in
  * force, requests, tokens, tools), as markdown whose tape-provided text sits in code spans.
  */
-export function inspectSummary(store: TapeStore, sessionId: string): string {
-  const tape = new StoreTape(store, sessionId);
+export function inspectSummary(session: SessionHandle): string {
+  const { store, sessionId } = session;
+  const tape = session.tapePort();
   const info = tape.info();
   if (info.headEntryId === 0) return `The tape has no entries for this chat yet (session ${code(sessionId)}). Ask \`@tape\` something first.`;
   const runner = new ProjectionRunner(store, new ProjectionRegistry());

@@ -1,18 +1,14 @@
 import * as os from 'os';
 import * as vscode from 'vscode';
-import { AgentSession } from '../../agent/agentSession';
 import { backfillSession } from '../../agent/backfill';
-import { compact } from '../../agent/compactor';
+import type { SessionHandle, TurnSetup } from '../../agent/session/sessionHandle';
 import { readAgentsMd } from '../../agent/context/agentsMd';
 import type { FailureClass } from '../../agent/model/providerError';
-import { forkSession } from '../../store/forks';
-import type { TapeStore } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { errorMessage } from '../../tape/errorMessage';
-import { handoffAnchorEntry } from '../../tape/handoffAnchor';
 import { LmModelPort } from '../model/lmModelPort';
 import { readAgentSettings } from '../settings';
-import type { TapeSessions } from '../tapeSessions';
+import type { ActiveSession } from '../activeSession';
 import { abortSignalOf } from '../cancellation';
 import { ChatToolbox } from '../tools/chatToolbox';
 import { codeSpan } from '../tools/markdownCode';
@@ -32,7 +28,7 @@ export interface ParticipantDeps {
   context: vscode.ExtensionContext;
   log: vscode.LogOutputChannel;
   tape: WorkspaceTape;
-  sessions: TapeSessions;
+  sessions: ActiveSession;
 }
 
 interface TapeChatResult extends vscode.ChatResult {
@@ -74,10 +70,10 @@ async function handle(
   } catch (e) {
     return { metadata, errorDetails: { message: `The workspace tape could not be opened: ${codeSpan(errorMessage(e))}` } };
   }
-  const store = ws.store;
+  const session = deps.tape.tapeOf(ws).session(sessionId);
   if (request.command === 'inspect') {
-    stream.markdown(inspectSummary(store, sessionId));
-    if (store.headEntryId(sessionId) > 0) {
+    stream.markdown(inspectSummary(session));
+    if (session.head() > 0) {
       // The summary stays the reply (it is what the chat history keeps); the inspector shows the rest.
       await vscode.commands.executeCommand('agentTape.openInspector', sessionId);
       stream.button({ command: 'agentTape.openInspector', arguments: [sessionId], title: 'Open Inspector' });
@@ -89,7 +85,7 @@ async function handle(
     return { metadata, errorDetails: { message: 'The workspace tape is read-only in this window.' } };
   }
   deps.sessions.used(sessionId, request.model);
-  const rebuilt = await backfillSession(store, sessionId, historyTurnsOf(context.history, sessionId), 'vscode-chat-history');
+  const rebuilt = await backfillSession(session.store, sessionId, historyTurnsOf(context.history, sessionId), 'vscode-chat-history');
   if (rebuilt > 0) {
     log.info(`session ${sessionId} was not on the tape; rebuilt ${rebuilt} exchanges from the chat history`);
     notice(stream, 'history', `This chat's session was not on the tape (storage cleared, or another machine); rebuilt ${rebuilt} exchange${rebuilt === 1 ? '' : 's'} from the chat history.`);
@@ -97,17 +93,17 @@ async function handle(
 
   const abort = abortSignalOf(token);
   try {
-    if (request.command === 'handoff') return await handoff(store, sessionId, request.prompt, stream, metadata);
-    if (request.command === 'fork') return await forkThread(deps, store, sessionId, request.model, stream);
+    if (request.command === 'handoff') return await handoff(session, request.prompt, stream, metadata);
+    if (request.command === 'fork') return await forkThread(deps, session, request.model, stream);
     const model = new LmModelPort(request.model);
     if (request.command === 'compact') {
       stream.progress('Summarising the session…');
-      const outcome = await compact(store, sessionId, model, { trigger: 'manual', signal: abort.signal, folds: deps.sessions.foldsOf(store) });
+      const outcome = await session.compact(model, abort.signal);
       if ('error' in outcome) return { metadata, errorDetails: { message: `Compaction failed: ${codeSpan(outcome.error)}` } };
       notice(stream, 'fold', `Compacted: the next request starts from the summary anchor ${codeSpan(outcome.anchor.name)} (entry #${outcome.anchor.entryId}); nothing was deleted.`);
       return { metadata };
     }
-    return await runTurn(deps, { request, store, sessionId, root, model, stream, signal: abort.signal });
+    return await runTurn(deps, { request, session, root, model, stream, signal: abort.signal });
   } catch (e) {
     log.error(`@tape request in ${sessionId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     return { metadata, errorDetails: { message: codeSpan(errorMessage(e)) } };
@@ -118,8 +114,7 @@ async function handle(
 
 interface TurnRequest {
   request: vscode.ChatRequest;
-  store: TapeStore;
-  sessionId: string;
+  session: SessionHandle;
   root: vscode.Uri;
   model: LmModelPort;
   stream: vscode.ChatResponseStream;
@@ -135,15 +130,12 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
     isTrusted: vscode.workspace.isTrusted,
     log: deps.log,
   });
-  const session = new AgentSession({
-    store: t.store,
-    sessionId: t.sessionId,
+  const setup: TurnSetup = {
     model: t.model,
     workspace,
     // Edits and commands are confirmed in the chat by the toolbox (VS Code's own confirmation).
     permissions: { edits: false, commands: false },
     tools,
-    folds: deps.sessions.foldsOf(t.store),
     environment: {
       os: `${os.type()} ${os.release()}`,
       shell: vscode.env.shell || (process.platform === 'win32' ? 'cmd.exe' : '/bin/sh'),
@@ -155,10 +147,10 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
     maxRounds: settings.maxRounds,
     subagentMaxRounds: settings.subagentMaxRounds,
     compactionShare: settings.autoCompactShare,
-  });
+  };
   const renderer = new ChatRenderer(t.stream, { root: t.root, shownByEditor: (name) => tools.shownByEditor(name) });
-  const outcome = await session.runTurn(await userMessageOf(t.request, t.root), { signal: t.signal, onEvent: renderer.onEvent });
-  const metadata: TapeChatMetadata = { sessionId: t.sessionId, outcome: outcome.outcome };
+  const outcome = await t.session.runTurn(await userMessageOf(t.request, t.root), setup, { signal: t.signal, onEvent: renderer.onEvent });
+  const metadata: TapeChatMetadata = { sessionId: t.session.sessionId, outcome: outcome.outcome };
   switch (outcome.outcome) {
     case 'answer':
       return { metadata };
@@ -180,12 +172,11 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
   }
 }
 
-async function handoff(store: TapeStore, sessionId: string, prompt: string, stream: vscode.ChatResponseStream, metadata: TapeChatMetadata): Promise<TapeChatResult> {
+async function handoff(session: SessionHandle, prompt: string, stream: vscode.ChatResponseStream, metadata: TapeChatMetadata): Promise<TapeChatResult> {
   const [, name = '', notes = ''] = /^\s*(\S*)\s*([\s\S]*)$/.exec(prompt) ?? [];
   if (name === '') return { metadata, errorDetails: { message: 'Usage: /handoff <name> [notes], e.g. /handoff phase-2 the parser is done; next, the CLI' } };
   // The notes are the checkpoint the next request starts from: without any, say that much.
-  const entry = handoffAnchorEntry(name, notes.trim() || `Handoff "${name}" (the user left no notes).`);
-  const anchor = (await store.append(sessionId, entry, { durable: true })).entry;
+  const anchor = await session.handoff(name, notes.trim() || `Handoff "${name}" (the user left no notes).`);
   notice(stream, 'milestone', `Handoff ${codeSpan(anchor.name)} (entry #${anchor.entryId}): the next request starts from its notes, without the history before it.`);
   return { metadata };
 }
@@ -194,9 +185,10 @@ async function handoff(store: TapeStore, sessionId: string, prompt: string, stre
  * `/fork`: the thread's session forks at its head and the thread goes on in the fork: its id is the
  * session this answer leaves in the metadata, which the next request of the thread reads.
  */
-async function forkThread(deps: ParticipantDeps, store: TapeStore, sessionId: string, model: vscode.LanguageModelChat, stream: vscode.ChatResponseStream): Promise<TapeChatResult> {
-  if (store.headEntryId(sessionId) === 0) return { metadata: { sessionId }, errorDetails: { message: 'There is nothing to fork yet: this chat has no session on the tape. Ask something first.' } };
-  const fork = await forkSession(store, sessionId);
+async function forkThread(deps: ParticipantDeps, session: SessionHandle, model: vscode.LanguageModelChat, stream: vscode.ChatResponseStream): Promise<TapeChatResult> {
+  const { sessionId } = session;
+  if (session.head() === 0) return { metadata: { sessionId }, errorDetails: { message: 'There is nothing to fork yet: this chat has no session on the tape. Ask something first.' } };
+  const fork = await session.fork();
   deps.sessions.used(fork.forkSessionId, model);
   notice(stream, 'repo-forked', `Forked this session at entry #${fork.parentHeadEntryId} as fork ${codeSpan(fork.forkId)} (session ${codeSpan(fork.forkSessionId)}). This chat now continues in the fork: the next request reads the session up to the fork point, then the fork's own entries. The original session stays as it was; merge the fork into it or discard it when you are done.`);
   stream.button({ command: 'agentTape.mergeFork', arguments: [fork.forkSessionId], title: 'Merge Fork' });

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { InspectorSource } from '../../inspector/inspectorController';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { errorMessage } from '../../tape/errorMessage';
-import type { TapeSessions } from '../tapeSessions';
+import type { ActiveSession } from '../activeSession';
 import type { WorkspaceTape } from '../workspaceTape';
 import { hostInspector, loadInspectorPage, type HostedInspector } from './inspectorWebview';
 import { followReplayCursor } from './replayFollow';
@@ -25,7 +25,7 @@ interface Deps {
   context: vscode.ExtensionContext;
   log: vscode.LogOutputChannel;
   tape: WorkspaceTape;
-  sessions: TapeSessions;
+  sessions: ActiveSession;
 }
 
 interface OpenPanel {

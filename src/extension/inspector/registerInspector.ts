@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { TapeSessions } from '../tapeSessions';
+import type { ActiveSession } from '../activeSession';
 import type { WorkspaceTape } from '../workspaceTape';
 import { INSPECTOR_PANEL, InspectorPanels } from './inspectorPanel';
 import { registerSessionActions } from './sessionActions';
@@ -10,7 +10,7 @@ interface Deps {
   context: vscode.ExtensionContext;
   log: vscode.LogOutputChannel;
   tape: WorkspaceTape;
-  sessions: TapeSessions;
+  sessions: ActiveSession;
 }
 
 /**

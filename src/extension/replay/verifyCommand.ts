@@ -5,14 +5,14 @@ import { describeDifference, verifyTape, type RequestReport, type VerifyReport }
 import { openTapeFile } from '../../store/tapeFile';
 import type { TapeStore } from '../../store/tapeStore';
 import { reportingCommands } from '../sessionCommands';
-import type { TapeSessions } from '../tapeSessions';
+import type { ActiveSession } from '../activeSession';
 import { codeSpan } from '../tools/markdownCode';
 import type { WorkspaceTape } from '../workspaceTape';
 
 interface Deps {
   log: vscode.LogOutputChannel;
   tape: WorkspaceTape;
-  sessions: TapeSessions;
+  sessions: ActiveSession;
 }
 
 /** Reports are virtual documents: read-only, and gone with the window. */

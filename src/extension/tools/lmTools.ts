@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { defaultTools } from '../../agent/agentSession';
-import type { TapePort } from '../../agent/tape/tapePort';
+import type { TapePort } from '../../agent/tapeToolPort/tapePort';
 import { invokeTool, type ToolResult } from '../../agent/tools/tool';
 import { errorMessage } from '../../tape/errorMessage';
 import { abortSignalOf } from '../cancellation';

@@ -1,6 +1,7 @@
 import * as assert from 'assert';
 import { compactionRequest, parseCompactionAnswer, renderSummary, shouldAutoCompact } from '../../../src/agent/compaction';
 import { compact } from '../../../src/agent/compactor';
+import { OpenTape } from '../../../src/agent/session/openTape';
 import { ProviderError } from '../../../src/agent/model/providerError';
 import { ScriptedModel } from '../../../src/agent/model/scriptedModel';
 import type { TapeStore } from '../../../src/store/tapeStore';
@@ -9,7 +10,7 @@ import { contextFrom, contextItems } from '../../../src/tape/context';
 import { TapeValidationError } from '../../../src/tape/entry';
 import { FoldCache } from '../../../src/tape/foldCache';
 import { handoffAnchorEntry } from '../../../src/tape/handoffAnchor';
-import { assistant, demoStore, user } from './tape/fixture';
+import { assistant, demoStore, user } from './tapeToolPort/fixture';
 
 const MODEL = { id: 'm1', vendor: 'test', contextWindow: 32_000, maxOutput: 8_000 };
 const JSON_ANSWER = '{"goal":"Fix the DB timeout","decisions":["raise timeoutMs to 5000"],"filesTouched":["src/db.ts"],"openWork":["run the tests"]}';
@@ -133,7 +134,7 @@ describe('compact (compactor)', () => {
 
   it('asks the model, appends one compaction anchor, and the next context starts from it', async () => {
     const model = new ScriptedModel([[{ text: '```json\n' }, { text: JSON_ANSWER }, { text: '\n```' }, { usage: { inputTokens: 120, outputTokens: 30 } }]], MODEL);
-    const out = await compact(store, 's1', model, { trigger: 'manual', signal });
+    const out = await compact(new OpenTape(store), 's1', model, { trigger: 'manual', signal });
     assert.ok('anchor' in out, JSON.stringify(out));
     assert.strictEqual(out.anchor.entryId, 8);
     assert.strictEqual(out.anchor.name, 'compaction/manual');
@@ -157,10 +158,10 @@ describe('compact (compactor)', () => {
   });
 
   it('a second compaction summarises the first checkpoint and what came after it', async () => {
-    await compact(store, 's1', new ScriptedModel([[{ text: 'first summary' }]], MODEL), { trigger: 'auto', signal });
+    await compact(new OpenTape(store), 's1', new ScriptedModel([[{ text: 'first summary' }]], MODEL), { trigger: 'auto', signal });
     await store.appendMany('s1', [user('u2', 4, 'next'), assistant('a3', 5, 'done')]);
     const model = new ScriptedModel([[{ text: 'second summary' }]], MODEL);
-    const out = await compact(store, 's1', model, { trigger: 'auto', signal });
+    const out = await compact(new OpenTape(store), 's1', model, { trigger: 'auto', signal });
     assert.ok('anchor' in out);
     assert.deepStrictEqual([out.anchor.name, out.anchor.payload.state], ['compaction/auto', { summary: 'second summary', cursorOrderSeq: 5, sourceEntryIds: [9, 10], model: { id: 'm1', vendor: 'test' } }]);
     assert.match(model.requests[0].messages[1].content, /\[Checkpoint compaction\/auto at entry 8[^\n]*\n\nfirst summary\n\n\[user\]\nnext\n\n\[assistant\]\ndone/);
@@ -168,7 +169,7 @@ describe('compact (compactor)', () => {
 
   it('a failing model appends an error/provider entry and no anchor', async () => {
     const model = new ScriptedModel([[{ text: '{"goal":' }, { error: new ProviderError('server', { status: 503, detail: 'overloaded' }) }]], MODEL);
-    const out = await compact(store, 's1', model, { trigger: 'auto', signal });
+    const out = await compact(new OpenTape(store), 's1', model, { trigger: 'auto', signal });
     assert.ok('error' in out);
     assert.match(out.error, /^compaction \(auto\) failed: The model server failed \(HTTP 503\): overloaded$/);
     const added = store.entries('s1', { fromEntryId: 8 });
@@ -180,19 +181,19 @@ describe('compact (compactor)', () => {
   });
 
   it('an empty answer is a provider failure; a cancel and an empty history write nothing', async () => {
-    const empty = await compact(store, 's1', new ScriptedModel([[{ text: ' ' }]], MODEL), { trigger: 'manual', signal });
+    const empty = await compact(new OpenTape(store), 's1', new ScriptedModel([[{ text: ' ' }]], MODEL), { trigger: 'manual', signal });
     assert.ok('error' in empty);
     assert.match(empty.error, /the summary was empty/);
     assert.strictEqual(store.getEntry('s1', 8)?.name, 'error/provider');
 
     const controller = new AbortController();
     controller.abort();
-    const cancelled = await compact(store, 's1', new ScriptedModel([[{ text: 'x' }]], MODEL), { trigger: 'manual', signal: controller.signal });
+    const cancelled = await compact(new OpenTape(store), 's1', new ScriptedModel([[{ text: 'x' }]], MODEL), { trigger: 'manual', signal: controller.signal });
     assert.deepStrictEqual(cancelled, { error: 'compaction cancelled' });
     assert.strictEqual(store.headEntryId('s1'), 8);
 
     const model = new ScriptedModel([], MODEL);
-    assert.deepStrictEqual(await compact(store, 'fresh', model, { trigger: 'manual', signal }), { error: 'nothing to compact: no message after the anchor in force' });
+    assert.deepStrictEqual(await compact(new OpenTape(store), 'fresh', model, { trigger: 'manual', signal }), { error: 'nothing to compact: no message after the anchor in force' });
     assert.strictEqual(model.requests.length, 0);
     assert.strictEqual(store.headEntryId('fresh'), 0);
   });

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { AgentSession } from '../../../src/agent/agentSession';
+import { OpenTape } from '../../../src/agent/session/openTape';
 import { ScriptedModel } from '../../../src/agent/model/scriptedModel';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { Entry } from '../../../src/tape/entry';
@@ -85,20 +85,11 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
     assert.deepStrictEqual(all.filter((e) => e.name === 'view/assembled').map((e) => manifestOfEntry(e).anchorEntryId), [null, null, null]);
   });
 
-  it('AgentSession.compactNow compacts the session for a host', async () => {
+  it("a session handle's compact compacts the session for a host", async () => {
     await seed();
     const store = await TapeStore.open(tape);
     try {
-      const ws = fs.mkdtempSync(path.join(dir, 'ws-'));
-      const session = new AgentSession({
-        store,
-        sessionId: SESSION,
-        model: new ScriptedModel([[{ text: SUMMARY }]]),
-        workspace: ws,
-        permissions: { edits: false, commands: false },
-        environment: { os: 'test', shell: '/bin/sh', workspaceRoot: ws, date: '2026-11-30' },
-      });
-      const outcome = await session.compactNow(new AbortController().signal);
+      const outcome = await new OpenTape(store).session(SESSION).compact(new ScriptedModel([[{ text: SUMMARY }]]), new AbortController().signal);
       assert.ok('anchor' in outcome);
       assert.strictEqual(outcome.anchor.name, 'compaction/manual');
       assert.match(String((outcome.anchor.payload.state as Record<string, unknown>).summary), /Goal: Fix the build/);

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { AgentSession } from '../../../src/agent/agentSession';
+import { OpenTape } from '../../../src/agent/session/openTape';
 import { ScriptedModel } from '../../../src/agent/model/scriptedModel';
 import { exportJsonl } from '../../../src/store/tapeFile';
 import { TapeStore } from '../../../src/store/tapeStore';
@@ -43,7 +44,7 @@ export async function writeFixture(dst: string): Promise<void> {
       ],
     ]);
     const session = new AgentSession({
-      store,
+      tape: new OpenTape(store),
       sessionId: FIXTURE_SESSION,
       model,
       workspace: ws,

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { AgentSession } from '../../../src/agent/agentSession';
+import { OpenTape } from '../../../src/agent/session/openTape';
 import { ProviderError } from '../../../src/agent/model/providerError';
 import { ScriptedModel, type ScriptedStep } from '../../../src/agent/model/scriptedModel';
 import { describeRequest, verifyTape, type RequestReport, type Rebuilder, CURRENT_REBUILDER } from '../../../src/replay/verify';
@@ -31,7 +32,7 @@ async function record(dir: string): Promise<RawEntry[]> {
   let clock = 1_780_000_000_000;
   const session = (responses: ScriptedStep[][], contextWindow = 32_000) =>
     new AgentSession({
-      store,
+      tape: new OpenTape(store),
       sessionId: SESSION,
       model: new ScriptedModel(responses, { id: 'scripted', vendor: 'test', contextWindow, maxOutput: 1_000 }),
       workspace: ws,
@@ -48,7 +49,7 @@ async function record(dir: string): Promise<RawEntry[]> {
     // A window too small for that turn: the compaction fails, so the request drops history to fit.
     const trimmed = await session([[{ error: new ProviderError('bad_response') }], [{ text: 'Short answer.' }]], 6_000).runTurn('Answer briefly', { signal });
     assert.strictEqual(trimmed.outcome, 'answer');
-    const compacted = await session([[{ text: SUMMARY }]]).compactNow(signal);
+    const compacted = await new OpenTape(store).session(SESSION).compact(new ScriptedModel([[{ text: SUMMARY }]], { id: 'scripted', vendor: 'test', contextWindow: 32_000, maxOutput: 1_000 }), signal);
     assert.ok('anchor' in compacted);
     await session([[{ toolCall: { id: 'c3', name: 'list_dir', arguments: { path: '.' } } }], [{ text: 'Two files.' }]]).runTurn('List the files', { signal });
     return store.rawEntries(SESSION);
@@ -251,7 +252,7 @@ describe('verification replay (SPEC 2.7)', function () {
       const { forkSessionId } = await forkSession(store, SESSION, { forkId: 'alt' });
       const ws = path.join(dir, 'ws');
       await new AgentSession({
-        store,
+        tape: new OpenTape(store),
         sessionId: forkSessionId,
         model: new ScriptedModel([[{ toolCall: { id: 'f1', name: 'read_file', arguments: { path: 'notes.md' } } }], [{ text: 'Still esbuild.' }]]),
         workspace: ws,

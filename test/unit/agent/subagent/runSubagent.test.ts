@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { AgentSession, defaultTools } from '../../../../src/agent/agentSession';
+import { OpenTape } from '../../../../src/agent/session/openTape';
 import { SubagentRunner } from '../../../../src/agent/subagent/subagentRunner';
 import { ProviderError } from '../../../../src/agent/model/providerError';
 import { ScriptedModel, type ScriptedStep } from '../../../../src/agent/model/scriptedModel';
@@ -46,7 +47,7 @@ describe('run_subagent', () => {
   async function run(responses: ScriptedStep[][], opts: { subagentMaxRounds?: number; abortWhen?: (e: SessionEvent) => boolean } = {}): Promise<Run> {
     const model = new ScriptedModel(responses);
     const session = new AgentSession({
-      store,
+      tape: new OpenTape(store),
       sessionId: PARENT,
       model,
       workspace: ws.root,

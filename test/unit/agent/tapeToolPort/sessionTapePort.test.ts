@@ -1,15 +1,15 @@
 import * as assert from 'assert';
-import { StoreTape } from '../../../../src/agent/tape/storeTape';
+import { OpenTape } from '../../../../src/agent/session/openTape';
 import type { TapeStore } from '../../../../src/store/tapeStore';
 import { demoStore } from './fixture';
 
-describe('StoreTape (the tape port over a TapeStore)', () => {
+describe('SessionTapePort (the tape tools\' port over a session handle)', () => {
   let store: TapeStore;
   beforeEach(async () => (store = await demoStore()));
   afterEach(() => store.close());
 
   it('window: entries in id order, each once, clamped to the session', () => {
-    const tape = new StoreTape(store, 's1');
+    const tape = new OpenTape(store).session('s1').tapePort();
     assert.deepStrictEqual(tape.window([6, 2, 3], 0, 0).map((e) => e.entryId), [2, 3, 6]);
     assert.deepStrictEqual(tape.window([3, 4], 1, 1).map((e) => e.entryId), [2, 3, 4, 5]);
     assert.deepStrictEqual(tape.window([7], 0, 5).map((e) => e.entryId), [7]);
@@ -18,13 +18,13 @@ describe('StoreTape (the tape port over a TapeStore)', () => {
   });
 
   it('search and info see only the session it was made for', () => {
-    const s2 = new StoreTape(store, 's2');
+    const s2 = new OpenTape(store).session('s2').tapePort();
     assert.deepStrictEqual(s2.search('database', { limit: 10 }).map((h) => h.entryId).sort(), [2, 3]);
     assert.deepStrictEqual(s2.info(), { sessionId: 's2', headEntryId: 3, entriesByKind: { anchor: 1, message: 2 }, anchorCount: 1, title: 'Another database question' });
   });
 
   it('info and anchors follow appends made after the port was created', async () => {
-    const tape = new StoreTape(store, 's1');
+    const tape = new OpenTape(store).session('s1').tapePort();
     assert.deepStrictEqual(tape.anchors(), [{ entryId: 1, name: 'session/start', inForce: false }]);
     const anchor = await tape.handoff('h1', 'summary');
     assert.strictEqual(anchor.entryId, 8);

@@ -1,26 +1,11 @@
 import type * as vscode from 'vscode';
-import { readerOf } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
-import { FoldCache } from '../tape/foldCache';
 import { CHAT_SESSION_PREFIX } from './chat/threadSession';
 
-/**
- * Which tape session the window's commands act on, and one fold cache per open store, so the
- * per-request agent sessions of a chat refold only what is new.
- */
-export class TapeSessions {
+/** Which tape session the window's commands act on, and the model `@tape` used last. */
+export class ActiveSession {
   private last: string | undefined;
   private lastModel: vscode.LanguageModelChat | undefined;
-  private readonly folds = new WeakMap<TapeStore, FoldCache>();
-
-  foldsOf(store: TapeStore): FoldCache {
-    let cache = this.folds.get(store);
-    if (cache === undefined) {
-      cache = new FoldCache(readerOf(store));
-      this.folds.set(store, cache);
-    }
-    return cache;
-  }
 
   /** A `@tape` request used this session with this model. */
   used(sessionId: string, model: vscode.LanguageModelChat): void {

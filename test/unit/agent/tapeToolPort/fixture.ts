@@ -1,4 +1,4 @@
-import { StoreTape } from '../../../../src/agent/tape/storeTape';
+import { OpenTape } from '../../../../src/agent/session/openTape';
 import { TAPE_TOOLS } from '../../../../src/agent/tools/tapeTools';
 import { invokeTool, ToolRegistry, type ToolContext, type ToolResult } from '../../../../src/agent/tools/tool';
 import { NodeWorkspace } from '../../../../src/agent/workspace/nodeWorkspace';
@@ -55,7 +55,7 @@ export function callTool(store: TapeStore | null, name: string, input: unknown, 
   const ctx: ToolContext = {
     workspace: new NodeWorkspace(process.cwd()),
     permissions: { edits: false, commands: false },
-    ...(store === null ? {} : { tape: new StoreTape(store, sessionId) }),
+    ...(store === null ? {} : { tape: new OpenTape(store).session(sessionId).tapePort() }),
   };
   return invokeTool(registry, name, input, ctx);
 }

@@ -1,37 +1,37 @@
-import { readerOf, type TapeReader } from '../../store/lineage';
+import type { TapeReader } from '../../store/lineage';
 import { readableLinks, readLinked, searchScoped, type SearchScope } from '../../store/subagentLinks';
 import type { TapeStore } from '../../store/tapeStore';
 import { resolveSelector } from '../../tape/context';
 import type { Entry, JsonObject, Kind } from '../../tape/entry';
-import { FoldCache } from '../../tape/foldCache';
-import { handoffAnchorEntry } from '../../tape/handoffAnchor';
+import type { FoldCache } from '../../tape/foldCache';
 import { ProjectionRegistry, ProjectionRunner } from '../../tape/projections/projection';
 import { titleProjection } from '../../tape/projections/title';
-import type { TapeAnchor, TapeHit, TapeInfo, TapePort } from './tapePort';
+import type { SearchHit } from '../../store/search';
+import { appendHandoff } from '../session/handoff';
+import type { TapeParts } from '../session/tapeParts';
+import type { TapeAnchor, TapeInfo, TapePort } from './tapePort';
 
 /**
- * The tape port over a TapeStore; its fold and title caches make repeated calls pay only for new
- * entries. It reads through the lineage reader, so a fork sees its parent up to the fork point.
+ * The tape tools' port over one session of an open tape; the tape's fold cache and this port's
+ * title projection make repeated calls pay only for new entries. It reads through the lineage
+ * reader, so a fork sees its parent up to the fork point.
  */
-export class StoreTape implements TapePort {
+export class SessionTapePort implements TapePort {
+  private readonly store: TapeStore;
   private readonly reader: TapeReader;
   private readonly folds: FoldCache;
   private readonly projections: ProjectionRunner;
 
   constructor(
-    private readonly store: TapeStore,
+    private readonly tape: TapeParts,
     readonly sessionId: string,
-    folds?: FoldCache,
   ) {
-    this.reader = readerOf(store);
-    this.folds = folds ?? new FoldCache(this.reader);
+    ({ store: this.store, reader: this.reader, folds: this.folds } = tape);
     this.projections = new ProjectionRunner(this.reader, new ProjectionRegistry());
   }
 
-  search(query: string, options: { kinds?: readonly Kind[]; limit: number; scope?: SearchScope }): TapeHit[] {
-    return searchScoped(this.store, this.sessionId, query, { scope: options.scope ?? 'current', kinds: options.kinds, limit: options.limit }).map(
-      ({ sessionId, entryId, kind, name, score, snippet }) => ({ sessionId, entryId, kind, name, score, snippet }),
-    );
+  search(query: string, options: { kinds?: readonly Kind[]; limit: number; scope?: SearchScope }): SearchHit[] {
+    return searchScoped(this.store, this.sessionId, query, { scope: options.scope ?? 'current', kinds: options.kinds, limit: options.limit });
   }
 
   window(entryIds: readonly number[], before: number, after: number, childSessionId?: string): Entry[] {
@@ -76,9 +76,7 @@ export class StoreTape implements TapePort {
     return anchors.map((a) => ({ entryId: a.entryId, name: a.name, inForce: a.entryId === anchorEntryId }));
   }
 
-  async handoff(name: string, summary: string, state?: JsonObject): Promise<Entry> {
-    await this.store.append(this.sessionId, handoffAnchorEntry(name, summary, state));
-    // Read back through the reader: in a fork, the anchor's id is its position in the fork's view.
-    return this.reader.requireEntry(this.sessionId, this.reader.headEntryId(this.sessionId));
+  handoff(name: string, summary: string, state?: JsonObject): Promise<Entry> {
+    return appendHandoff(this.tape, this.sessionId, name, summary, state);
   }
 }

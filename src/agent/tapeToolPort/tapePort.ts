@@ -1,21 +1,6 @@
+import type { SearchHit } from '../../store/search';
 import type { SearchScope } from '../../store/subagentLinks';
 import type { Entry, JsonObject, Kind } from '../../tape/entry';
-
-/**
- * What the tape tools may do, scoped to the one session the agent works in: the model can look back
- * at its own history and leave a handoff, never read another session or write anything else.
- */
-export interface TapeHit {
-  /** The session it is in: this one, or a linked child when the search's scope includes them. */
-  sessionId: string;
-  entryId: number;
-  kind: Kind;
-  name: string;
-  /** BM25; higher is better. */
-  score: number;
-  /** Hits marked «like this». */
-  snippet: string;
-}
 
 export interface TapeInfo {
   sessionId: string;
@@ -32,13 +17,18 @@ export interface TapeAnchor {
   inForce: boolean;
 }
 
+/**
+ * What the tape tools may do, scoped to the one session the agent works in: the model can look back
+ * at its own history and leave a handoff, never read another session or write anything else.
+ */
 export interface TapePort {
   readonly sessionId: string;
   /**
    * Ranked full-text hits, best first (FTS4 query syntax; bad syntax throws), of this session, of
-   * its linked subagents up to their frozen heads, or both (default: this session).
+   * its linked subagents up to their frozen heads, or both (default: this session); a hit's
+   * `sessionId` says which.
    */
-  search(query: string, options: { kinds?: readonly Kind[]; limit: number; scope?: SearchScope }): TapeHit[];
+  search(query: string, options: { kinds?: readonly Kind[]; limit: number; scope?: SearchScope }): SearchHit[];
   /**
    * The entries with ids within `before`/`after` of any of `entryIds`, in entry order, each once:
    * of this session, or of `childSessionId`, a linked subagent, up to its frozen head (a child
@@ -49,6 +39,6 @@ export interface TapePort {
   links(): { readable: { childSessionId: string; frozenHead: number }[]; refused: { childSessionId: string; reason: string }[] };
   info(): TapeInfo;
   anchors(): TapeAnchor[];
-  /** Appends a `handoff/<name>` anchor and returns it as stored. */
+  /** Appends a `handoff/<name>` anchor durably and returns it at its position in the session's view. */
   handoff(name: string, summary: string, state?: JsonObject): Promise<Entry>;
 }

@@ -1,0 +1,104 @@
+import { discardFork, forkSession, mergeFork, type ForkReceipt } from '../../store/forks';
+import type { TapeReader } from '../../store/lineage';
+import type { EntryFilter } from '../../store/queries';
+import { exportSession } from '../../store/tapeFile';
+import type { TapeStore } from '../../store/tapeStore';
+import type { Entry, JsonObject } from '../../tape/entry';
+import type { EffectiveView, FoldOptions } from '../../tape/fold';
+import type { FoldCache } from '../../tape/foldCache';
+import type { DiscardReceipt, MergeReceipt } from '../../tape/fork';
+import { AgentSession, type AgentSessionOptions, type TurnOptions } from '../agentSession';
+import { compact, type CompactOutcome } from '../compactor';
+import type { ModelPort } from '../model/modelPort';
+import { SessionTapePort } from '../tapeToolPort/sessionTapePort';
+import type { TurnOutcome } from '../turnEvent';
+import { appendHandoff } from './handoff';
+import type { TapeParts } from './tapeParts';
+
+/** What a host chooses for a turn; the tape, the session and the fold cache are the handle's. */
+export type TurnSetup = Omit<AgentSessionOptions, 'tape' | 'sessionId'>;
+
+/**
+ * One session of an open tape, the one door hosts go through for it: the chat participant, the
+ * palette commands, the inspector's and the replay's glue, and the CLI. Every entry id it takes or
+ * returns is a position of the session's view through the lineage reader: a fork's entries are
+ * numbered on from its parent's, as its fold, context and manifests number them.
+ */
+export class SessionHandle {
+  constructor(
+    private readonly tape: TapeParts,
+    readonly sessionId: string,
+  ) {}
+
+  get store(): TapeStore {
+    return this.tape.store;
+  }
+
+  get reader(): TapeReader {
+    return this.tape.reader;
+  }
+
+  get folds(): FoldCache {
+    return this.tape.folds;
+  }
+
+  /** The last position of the session's view; 0 when the tape has no such session. */
+  head(): number {
+    return this.reader.headEntryId(this.sessionId);
+  }
+
+  entry(position: number): Entry | undefined {
+    return this.reader.getEntry(this.sessionId, position);
+  }
+
+  entries(filter?: EntryFilter): Entry[] {
+    return this.reader.entries(this.sessionId, filter);
+  }
+
+  view(options: FoldOptions): EffectiveView {
+    return this.folds.view(this.sessionId, options);
+  }
+
+  /** The tape tools' port on this session, for tools a host runs outside a turn of its own. */
+  tapePort(): SessionTapePort {
+    return new SessionTapePort(this.tape, this.sessionId);
+  }
+
+  /** One turn of an agent session over the shared fold cache. */
+  runTurn(text: string, setup: TurnSetup, turn: TurnOptions): Promise<TurnOutcome> {
+    return new AgentSession({ ...setup, tape: this.tape, sessionId: this.sessionId }).runTurn(text, turn);
+  }
+
+  /** A manual compaction of the context in force. */
+  compact(model: ModelPort, signal: AbortSignal): Promise<CompactOutcome> {
+    return compact(this.tape, this.sessionId, model, { trigger: 'manual', signal });
+  }
+
+  handoff(name: string, summary: string, state?: JsonObject): Promise<Entry> {
+    return appendHandoff(this.tape, this.sessionId, name, summary, state);
+  }
+
+  /** A fork of this session at a position of its view (its head by default). */
+  fork(options: { at?: number; forkId?: string } = {}): Promise<ForkReceipt> {
+    return forkSession(this.store, this.sessionId, options);
+  }
+
+  /** Merges this session, a fork, into its parent. */
+  merge(): Promise<MergeReceipt & { alreadyMerged: boolean }> {
+    return mergeFork(this.store, this.sessionId);
+  }
+
+  /** Discards this session, a fork: its parent gets the receipt. */
+  discard(reason?: string): Promise<DiscardReceipt> {
+    return discardFork(this.store, this.sessionId, reason);
+  }
+
+  delete(): Promise<{ entries: number }> {
+    return this.store.deleteSession(this.sessionId);
+  }
+
+  /** The session's stored rows, byte for byte, to a `.tape.jsonl` or `.tape.sqlite` file. */
+  export(file: string, options: { replace?: boolean } = {}): Promise<{ entries: number }> {
+    return exportSession(this.store, this.sessionId, file, options);
+  }
+}
