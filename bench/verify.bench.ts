@@ -65,8 +65,9 @@ async function main(): Promise<void> {
   fs.mkdirSync(ws);
   for (let i = 0; i < FILES; i++) fs.writeFileSync(path.join(ws, `f${i}.md`), proseOf(100 + i, 3_000));
   const store = await TapeStore.inMemory();
+  const tape = new OpenTape(store);
   const session = new AgentSession({
-    tape: new OpenTape(store),
+    tape,
     sessionId: SESSION,
     model: benchModel(),
     workspace: ws,
@@ -78,11 +79,11 @@ async function main(): Promise<void> {
   for (let t = 0; t < TURNS; t++) await session.runTurn(`Turn ${t}: ${proseOf(t, 300)}`, { signal });
   const recordMs = performance.now() - t0;
 
-  let report = verifySession(store, SESSION);
+  let report = verifySession(tape, SESSION);
   if (!report.ok || report.requests.length !== TURNS * REQUESTS_PER_TURN) throw new Error(`the recorded session does not verify: ${JSON.stringify(report.requests.find((r) => r.status !== 'match'))}`);
-  const verifyMs = median(Array.from({ length: ROUNDS }, () => time(() => (report = verifySession(store, SESSION)))));
+  const verifyMs = median(Array.from({ length: ROUNDS }, () => time(() => (report = verifySession(tape, SESSION)))));
   const baselineRebuilders = [naive(store)];
-  const naiveMs = median(Array.from({ length: 3 }, () => time(() => verifySession(store, SESSION, baselineRebuilders))));
+  const naiveMs = median(Array.from({ length: 3 }, () => time(() => verifySession(tape, SESSION, baselineRebuilders))));
   const entries = store.headEntryId(SESSION);
   const compactions = store.entries(SESSION, { kind: 'anchor' }).filter((e) => e.name.startsWith('compaction/')).length;
   const items = report.requests.length;

@@ -8,9 +8,9 @@ import { withTape } from './withTape';
 export function verifyCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['session'], switches: ['json'], positional: ['tape'] });
   const sessionId = str(p, 'session');
-  return withTape(p.positional[0], ({ store }) => {
-    if (sessionId !== undefined) requireSession(store, sessionId);
-    const report = verifyTape(store, { sessionId });
+  return withTape(p.positional[0], (tape) => {
+    if (sessionId !== undefined) requireSession(tape.store, sessionId);
+    const report = verifyTape(tape, { sessionId });
     if (p.flags.has('json')) json(io, report);
     else printReport(io, report);
     return report.ok ? 0 : 1;

@@ -1,6 +1,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
+import { OpenTape } from '../../agent/session/openTape';
 import { describeDifference, verifyTape, type RequestReport, type VerifyReport } from '../../replay/verify';
 import { openTapeFile } from '../../store/tapeFile';
 import type { TapeStore } from '../../store/tapeStore';
@@ -53,17 +54,17 @@ export function registerVerifyReplay(deps: Deps): vscode.Disposable[] {
         const sessionId = sessionGiven === undefined ? undefined : sessionArg.parse(sessionGiven);
         const store = await openTapeFile(given.fsPath, { readOnly: true });
         try {
-          const report = verifyTape(store, { sessionId });
+          const report = verifyTape(new OpenTape(store), { sessionId });
           await show(path.basename(given.fsPath), report);
           return report;
         } finally {
           await store.close();
         }
       }
-      const { store } = await deps.tape.open();
-      const sessionId = given === undefined ? await pickSession(store, deps.sessions.current(store)) : sessionArg.parse(given);
+      const tape = deps.tape.tapeOf(await deps.tape.open());
+      const sessionId = given === undefined ? await pickSession(tape.store, deps.sessions.current(tape.store)) : sessionArg.parse(given);
       if (sessionId === undefined) return undefined;
-      const report = verifyTape(store, { sessionId });
+      const report = verifyTape(tape, { sessionId });
       deps.log.info(`verify replay of ${sessionId}: ${report.ok ? 'ok' : 'FAILED'} (${JSON.stringify(report.summary)})`);
       await show(sessionId, report);
       return report;

@@ -77,7 +77,7 @@ function withManifest(raws: readonly RawEntry[], entryId: number, edit: (m: View
 async function verified(raws: readonly RawEntry[], rebuilders?: readonly Rebuilder[]) {
   const store = await tapeOf(raws);
   try {
-    return verifyTape(store, { rebuilders });
+    return verifyTape(new OpenTape(store), { rebuilders });
   } finally {
     await store.close();
   }
@@ -229,7 +229,7 @@ describe('verification replay (SPEC 2.7)', function () {
     const gap = raws.map((r, i) => ({ ...r, entryId: i < 3 ? r.entryId : r.entryId + 1 }));
     const store = await TapeStore.inMemory(gap.map((r) => rowTupleOf({ ...r, payload: JSON.parse(r.payload), meta: JSON.parse(r.meta) }, r.payload, r.meta)));
     try {
-      const integrity = verifyTape(store).sessions[0].integrity;
+      const integrity = verifyTape(new OpenTape(store)).sessions[0].integrity;
       assert.deepStrictEqual(integrity.filter((p) => p.check === 'dense_ids').map((p) => p.entryId), [5]);
     } finally {
       await store.close();
@@ -259,13 +259,13 @@ describe('verification replay (SPEC 2.7)', function () {
         permissions: { edits: false, commands: false },
         environment: { os: 'test', shell: '/bin/sh', workspaceRoot: '/workspace', date: '2026-11-30' },
       }).runTurn('Read the notes again', { signal: new AbortController().signal });
-      const fork = verifyTape(store, { sessionId: forkSessionId });
+      const fork = verifyTape(new OpenTape(store), { sessionId: forkSessionId });
       assert.deepStrictEqual(requestsOf(fork).map((r) => r.status), ['match', 'match']);
       // Its requests hold the parent's checkpoint, read through: the fork's view starts in the parent.
       const forkManifests = store.entries(forkSessionId, { kind: 'event', name: VIEW_ASSEMBLED }).map((e) => e.payload.data as ViewManifest);
       assert.ok(forkManifests.every((m) => m.anchorEntryId !== null && m.anchorEntryId <= raws.length));
       await mergeFork(store, forkSessionId);
-      const parent = verifyTape(store, { sessionId: SESSION });
+      const parent = verifyTape(new OpenTape(store), { sessionId: SESSION });
       assert.deepStrictEqual(requestsOf(parent).map((r) => r.status), [...manifests.map(() => 'match'), 'merged', 'merged']);
       assert.strictEqual(parent.ok, true);
     } finally {
@@ -277,12 +277,12 @@ describe('verification replay (SPEC 2.7)', function () {
     const store = await TapeStore.inMemory();
     try {
       await store.appendMany('ingested', [message('u1', 'hello'), message('a1', 'hi', { role: 'assistant', orderSeq: 2 })]);
-      const report = verifyTape(store);
+      const report = verifyTape(new OpenTape(store));
       assert.strictEqual(report.ok, true);
       assert.strictEqual(report.summary.requests, 0);
       assert.match(report.note ?? '', /nothing to verify/);
       assert.match(report.sessions[0].note ?? '', /nothing to verify/);
-      assert.throws(() => verifyTape(store, { sessionId: 'nope' }), /no session "nope"/);
+      assert.throws(() => verifyTape(new OpenTape(store), { sessionId: 'nope' }), /no session "nope"/);
     } finally {
       await store.close();
     }
