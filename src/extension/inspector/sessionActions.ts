@@ -64,7 +64,7 @@ export function registerSessionActions(deps: Deps): vscode.Disposable[] {
       );
       if (choice !== DELETE) return undefined;
       panels.closeSession(sessionId);
-      const deleted = await ws.store.deleteSession(sessionId);
+      const deleted = await tape.tapeOf(ws).session(sessionId).delete();
       log.info(`deleted session ${sessionId} (${deleted.entries} entries) from the workspace tape`);
       tree.refresh();
       void vscode.window.showInformationMessage(`Agent Tape: deleted the session "${title ?? sessionId}" (${deleted.entries} entries).`);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
+import type { OpenTape } from '../../agent/session/openTape';
 import { childrenBySession, type ChildSession } from '../../store/forks';
-import { readerOf } from '../../store/lineage';
-import type { SessionSummary, TapeStore } from '../../store/tapeStore';
+import type { SessionSummary } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { SessionTitles } from '../../inspector/sessionTitles';
 import { errorMessage } from '../../tape/errorMessage';
@@ -54,8 +54,8 @@ function shortName(node: SessionNode): string {
 export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
-  /** Titles as the inspector's session picker shows them, cached per store (a taken-over tape is a new one). */
-  private readonly titles = new WeakMap<TapeStore, SessionTitles>();
+  /** Titles as the inspector's session picker shows them, cached per open tape (a taken-over tape is a new one). */
+  private readonly titles = new WeakMap<OpenTape, SessionTitles>();
   private watched: WorkspaceStore | undefined;
   private watch: { dispose(): void } | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -101,7 +101,7 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     this.follow(ws);
     const writable = ws.state.mode === 'writable';
     if (this.view) this.view.description = writable ? undefined : 'read-only';
-    const nodes = this.nest(ws.store, writable);
+    const nodes = this.nest(this.tape.tapeOf(ws), writable);
     this.setMessage(nodes.length === 0 ? 'No sessions on this workspace\'s tape yet. Ask @tape something in the chat, or import a tape file.' : undefined);
     return nodes;
   }
@@ -121,8 +121,9 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
    * them). Each session's parent is looked up once; only sessions with children list them, with
    * their states. A child whose parent is not on the tape is shown as a root.
    */
-  private nest(store: TapeStore, writable: boolean): SessionNode[] {
-    const titles = this.titlesOf(store);
+  private nest(tape: OpenTape, writable: boolean): SessionNode[] {
+    const { store } = tape;
+    const titles = this.titlesOf(tape);
     const sessions = new Map(store.sessions().map((s) => [s.sessionId, s]));
     const family = childrenBySession(store);
     // A child whose parent is not on the tape is shown as a root.
@@ -142,11 +143,11 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
       .map((s) => node(s, 'root', null, new Set()));
   }
 
-  private titlesOf(store: TapeStore): SessionTitles {
-    let titles = this.titles.get(store);
+  private titlesOf(tape: OpenTape): SessionTitles {
+    let titles = this.titles.get(tape);
     if (titles === undefined) {
-      titles = new SessionTitles(readerOf(store));
-      this.titles.set(store, titles);
+      titles = new SessionTitles(tape.reader);
+      this.titles.set(tape, titles);
     }
     return titles;
   }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
+import { OpenTape } from '../../agent/session/openTape';
 import { REPLAY_SCHEME, replayDocumentPath } from '../../replay/replayDocument';
 import { openReplayTape } from '../../replay/replayTape';
 import { INSPECTOR_PANEL } from '../inspector/inspectorPanel';
@@ -46,7 +47,7 @@ export function registerReplay(deps: { tape: WorkspaceTape; log: vscode.LogOutpu
     // workspace store cannot pull the tape from under a replay, and a replay can never write.
     openTape: async (file) => {
       const tape = await openReplayTape(file ?? (await deps.tape.open()).file);
-      const served = documents.serve(tape.file, tape.store);
+      const served = documents.serve(tape.file, new OpenTape(tape.store));
       deps.log.info(`replay: opened ${tape.file} read-only`);
       return {
         ...tape,
