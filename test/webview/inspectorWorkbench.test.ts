@@ -115,11 +115,19 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
     await input.waitFor();
     // The dialog fills in the folder after it shows; typing before that is overwritten.
     await page.waitForFunction((sel) => ((document.querySelector(sel) as HTMLInputElement | null)?.value ?? '') !== '', '.quick-input-widget input[aria-label*="Import Tape File"]');
-    await page.keyboard.press('Control+A');
-    await page.keyboard.type(path.join(ws, 'sample.tape.jsonl'));
-    // At once: left alone, this dialog goes on to list the typed path's parent, and Enter no longer takes it.
-    await page.keyboard.press('Enter');
-    await input.waitFor({ state: 'hidden' });
+    // The path goes in whole, as a paste would: typed key by key on a loaded machine, the dialog
+    // lists each partial path's folder as it goes and can take a half-typed one (seen twice in CI).
+    // It may also still be listing the path's folder when Enter comes, and not take it: then the
+    // path is given again.
+    const file = path.join(ws, 'sample.tape.jsonl');
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Control+A');
+      await input.fill(file);
+      await page.keyboard.press('Enter');
+      const closed = await input.waitFor({ state: 'hidden', timeout: 10_000 }).then(() => true, () => false);
+      if (closed) break;
+      if (attempt === 3) assert.fail(`the file dialog did not take ${file} (it shows ${JSON.stringify(await input.inputValue())})`);
+    }
 
     await runCommand(page, 'Tape: Open Inspector');
     await transcriptItem(FIRST_QUESTION).waitFor({ timeout: 60_000 });
