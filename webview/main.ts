@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { aboutRequests, hostToWebview, type AboutInfo } from '../src/protocol/messages';
 import { Messenger } from './messenger';
 import { host } from './vscodeApi';
@@ -30,7 +31,7 @@ const messenger = new Messenger(aboutRequests, (m) => host.postMessage(m));
 window.addEventListener('message', (event: MessageEvent) => {
   const parsed = hostToWebview.safeParse(event.data);
   if (parsed.success) messenger.receive(parsed.data);
-  else showError(`Unexpected message from the extension: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  else showError(`Unexpected message from the extension: ${z.prettifyError(parsed.error)}`);
 });
 app.append(el('p', 'Loading…'));
 messenger.request('about', {}).then(render, (e: unknown) => showError(e instanceof Error ? e.message : String(e)));

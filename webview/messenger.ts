@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { issuesText, type Method, type ParamsOf, type ReplyMessage, type ReplyOf, type RequestMap, type RequestMessage } from '../src/protocol/requestMap';
+import { type Method, type ParamsOf, type ReplyMessage, type ReplyOf, type RequestMap, type RequestMessage } from '../src/protocol/requestMap';
 
 /** Long enough for a ranked search over a large tape on a busy host; short enough that a lost reply surfaces. */
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -48,7 +48,7 @@ export class Messenger<M extends RequestMap> {
     if (!reply.ok) return p.reject(new Error(reply.error));
     const parsed = z.safeParse(this.map[p.method].reply, reply.result);
     if (parsed.success) p.resolve(parsed.data);
-    else p.reject(new Error(`unexpected reply to ${p.method} from the extension: ${issuesText(parsed.error)}`));
+    else p.reject(new Error(`unexpected reply to ${p.method} from the extension: ${z.prettifyError(parsed.error)}`));
   }
 
   private take(id: number): Pending | undefined {

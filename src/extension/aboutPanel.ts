@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import * as z from 'zod';
 import { aboutRequests, webviewToHost, type HostToWebview } from '../protocol/messages';
 import { RequestDispatcher } from '../protocol/requestDispatcher';
 import { sqliteVersion } from '../store/sqljs';
@@ -34,7 +35,7 @@ export function showAboutPanel(context: vscode.ExtensionContext, log: vscode.Log
   webview.onDidReceiveMessage(async (raw: unknown) => {
     const parsed = webviewToHost.safeParse(raw);
     if (!parsed.success) {
-      log.warn(`ignored a malformed webview message: ${parsed.error.issues[0]?.message}`);
+      log.warn(`ignored a malformed webview message: ${z.prettifyError(parsed.error)}`);
       return;
     }
     const msg = parsed.data;

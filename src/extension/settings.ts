@@ -35,7 +35,7 @@ export function readAgentSettings(log: vscode.LogOutputChannel): AgentSettings {
     if (raw === undefined) return DEFAULTS[key];
     const parsed = schema[key].safeParse(raw);
     if (parsed.success) return parsed.data as AgentSettings[K];
-    log.warn(`setting agentTape.${key} ignored (${parsed.error.issues[0]?.message ?? 'invalid'}); using ${JSON.stringify(DEFAULTS[key])}`);
+    log.warn(`setting agentTape.${key} ignored (${z.prettifyError(parsed.error)}); using ${JSON.stringify(DEFAULTS[key])}`);
     return DEFAULTS[key];
   };
   return { maxRounds: pick('maxRounds'), subagentMaxRounds: pick('subagentMaxRounds'), autoCompactShare: pick('autoCompactShare'), extraTools: pick('extraTools'), commandEnvAllowlist: pick('commandEnvAllowlist') };

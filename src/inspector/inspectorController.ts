@@ -1,9 +1,9 @@
+import * as z from 'zod';
 import { readerOf, type TapeReader } from '../store/lineage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
 import { errorMessage } from '../tape/errorMessage';
 import { inspectorRequests, inspectorToHost, type HostToInspector, type InspectorNotice, type InspectorRequests } from '../protocol/inspector';
 import { RequestDispatcher, type RequestHandlers } from '../protocol/requestDispatcher';
-import { issuesText } from '../protocol/requestMap';
 import { anchorItems } from './anchorsTimeline';
 import { EntryQuery } from './entryQuery';
 import { entryRowOf, storedJsonOf } from './entryRows';
@@ -94,7 +94,7 @@ export class InspectorController {
   async handle(raw: unknown): Promise<void> {
     const parsed = inspectorToHost.safeParse(raw);
     if (!parsed.success) {
-      this.post({ type: 'error', message: `malformed message from the inspector: ${issuesText(parsed.error)}` });
+      this.post({ type: 'error', message: `malformed message from the inspector: ${z.prettifyError(parsed.error)}` });
       return;
     }
     const m = parsed.data;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { issuesText, type Method, type ParamsOf, type ReplyMessage, type ReplyOf, type RequestMap, type RequestMessage } from './requestMap';
+import { type Method, type ParamsOf, type ReplyMessage, type ReplyOf, type RequestMap, type RequestMessage } from './requestMap';
 
 /** One handler per method of the map: it gets the checked params and returns (or resolves to) the reply. */
 export type RequestHandlers<M extends RequestMap> = { [K in Method<M>]: (params: ParamsOf<M, K>) => ReplyOf<M, K> | Promise<ReplyOf<M, K>> };
@@ -24,7 +24,7 @@ export class RequestDispatcher<M extends RequestMap> {
     // Own keys only: a method named `constructor` or `toString` is unknown, not Object's.
     if (!Object.hasOwn(this.map, method)) return fail(`unknown request ${JSON.stringify(method)}`);
     const parsed = z.safeParse(this.map[method].params, request.params);
-    if (!parsed.success) return fail(`malformed ${method} request: ${issuesText(parsed.error)}`);
+    if (!parsed.success) return fail(`malformed ${method} request: ${z.prettifyError(parsed.error)}`);
     let result: unknown;
     try {
       result = await this.handlers[method as Method<M>](parsed.data as ParamsOf<M, Method<M>>);

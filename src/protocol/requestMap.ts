@@ -24,6 +24,3 @@ export const replyMessage = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('reply'), id, ok: z.literal(false), error: z.string() }),
 ]);
 export type ReplyMessage = z.infer<typeof replyMessage>;
-
-/** Every problem zod found, each at its path, on one line (for a log, a banner or an error reply). */
-export const issuesText = (error: z.core.$ZodError): string => error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');

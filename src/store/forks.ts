@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ZodType } from 'zod';
+import * as z from 'zod';
 import type { Entry } from '../tape/entry';
 import {
   FORK_DISCARD,
@@ -78,7 +78,7 @@ function turnBounds(store: TapeStore, sessionId: string, turnId: string): string
 
 /** The merge and discard receipts on a parent, by fork session id (the first of each counts). */
 function forkReceipts(store: TapeStore, parentSessionId: string): { merges: Map<string, MergeReceipt>; discards: Map<string, DiscardReceipt> } {
-  const collect = <T extends { forkSessionId: string }>(name: string, schema: ZodType<T>): Map<string, T & { receiptEntryId: number }> => {
+  const collect = <T extends { forkSessionId: string }>(name: string, schema: z.ZodType<T>): Map<string, T & { receiptEntryId: number }> => {
     const byFork = new Map<string, T & { receiptEntryId: number }>();
     for (const e of store.entries(parentSessionId, { kind: 'event', name })) {
       const r = receiptOf(e, name, schema);
@@ -107,7 +107,7 @@ export async function forkSession(store: TapeStore, parentSessionId: string, opt
   const at = opts.at ?? head;
   if (!Number.isInteger(at) || at < 1 || at > head) throw new ForkRefusedError(`cannot fork ${quote(parentSessionId)} at entry ${at}: its entries are 1 to ${head}`);
   const checked = forkIdSchema.safeParse(opts.forkId ?? randomUUID().slice(0, 8));
-  if (!checked.success) throw new ForkRefusedError(`fork id ${quote(opts.forkId)}: ${checked.error.issues[0].message}`);
+  if (!checked.success) throw new ForkRefusedError(`fork id ${quote(opts.forkId)}: ${z.prettifyError(checked.error)}`);
   const forkId = checked.data;
   const id = forkSessionId(parentSessionId, forkId);
   const used = receipts(store, parentSessionId, id);

@@ -122,13 +122,9 @@ export class TapeValidationError extends Error {
   }
 }
 
-function describe(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
-}
-
 function check(schema: z.ZodType, value: unknown, where: string): void {
   const r = schema.safeParse(value);
-  if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
+  if (!r.success) throw new TapeValidationError(`${where}: ${z.prettifyError(r.error)}`);
 }
 
 /** Name-specific rules on top of the kind's schema. */
@@ -212,7 +208,7 @@ function nonJson(value: unknown, path: string, depth: number): string | null {
 /** The entry shape, then the payload against its kind and name: errors say what is wrong and where. */
 function validateWith<T extends NewEntry>(shape: z.ZodType, value: unknown, where: string): T {
   const r = shape.safeParse(value);
-  if (!r.success) throw new TapeValidationError(`${where}: ${describe(r.error)}`);
+  if (!r.success) throw new TapeValidationError(`${where}: ${z.prettifyError(r.error)}`);
   const e = r.data as T;
   // The entry is level 1, its payload and meta level 2.
   const bad = nonJson(e.payload, 'payload', 2) ?? (e.meta === undefined ? null : nonJson(e.meta, 'meta', 2));

@@ -13,7 +13,7 @@ export const handoffName = z
  */
 export function handoffAnchorEntry(name: string, summary: string, state?: JsonObject): NewEntry {
   const checked = handoffName.safeParse(name);
-  if (!checked.success) throw new TapeValidationError(`handoff name ${JSON.stringify(name)}: ${checked.error.issues[0].message}`);
+  if (!checked.success) throw new TapeValidationError(`handoff name ${JSON.stringify(name)}: ${z.prettifyError(checked.error)}`);
   if (summary.trim() === '') throw new TapeValidationError('a handoff needs a non-empty summary');
   const entryName = `handoff/${name}`;
   const anchorState: JsonObject = { summary: summary.trim() };

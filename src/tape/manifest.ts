@@ -71,10 +71,6 @@ export class ManifestError extends Error {
   }
 }
 
-function describe(error: z.ZodError, prefix = ''): string {
-  return error.issues.map((i) => `${prefix}${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
-}
-
 /** SHA-256 of the canonical JSON of what a provider receives of the message, `{ role, content, toolCallId?, toolName? }`. */
 export const contentHashOf = (m: PromptMessage): string => sha256Hex(canonicalJson(promptMessageOf(m)));
 
@@ -120,7 +116,7 @@ const UNSEALED = '0'.repeat(64);
 export function sealManifest(unsealed: UnsealedManifest): ViewManifest {
   // Checked before hashing, so a bad value is reported against the schema, field by field.
   const r = viewManifestSchema.safeParse({ ...unsealed, hashes: { ...unsealed.hashes, manifestHash: UNSEALED } });
-  if (!r.success) throw new ManifestError(`invalid manifest: ${describe(r.error)}`);
+  if (!r.success) throw new ManifestError(`invalid manifest: ${z.prettifyError(r.error)}`);
   r.data.hashes.manifestHash = hashManifest(r.data);
   sealed.add(r.data);
   return r.data;
@@ -138,7 +134,7 @@ export type ManifestCheck = { ok: true } | { ok: false; reason: string };
 /** Whether `value` is a manifest whose manifestHash matches its content: an edited manifest is flagged. */
 export function verifyManifest(value: unknown): ManifestCheck {
   const r = viewManifestSchema.safeParse(value);
-  if (!r.success) return { ok: false, reason: `not a valid manifest: ${describe(r.error)}` };
+  if (!r.success) return { ok: false, reason: `not a valid manifest: ${z.prettifyError(r.error)}` };
   const computed = hashManifest(r.data);
   if (computed !== r.data.hashes.manifestHash) {
     return { ok: false, reason: `manifestHash mismatch: recorded ${r.data.hashes.manifestHash}, computed ${computed}` };
@@ -178,7 +174,7 @@ export function manifestOfEntry(entry: Entry | NewEntry): ViewManifest {
   const where = 'entryId' in entry ? `entry ${entry.entryId} (${entry.kind} ${entry.name})` : `entry (${entry.kind} ${entry.name})`;
   if (entry.kind !== 'event' || entry.name !== VIEW_ASSEMBLED) throw new ManifestError(`${where} is not a ${VIEW_ASSEMBLED} event`);
   const r = viewManifestSchema.safeParse(entry.payload.data);
-  if (!r.success) throw new ManifestError(`${where} holds no valid manifest: ${describe(r.error, 'data.')}`);
+  if (!r.success) throw new ManifestError(`${where} holds no valid manifest in payload.data: ${z.prettifyError(r.error)}`);
   return r.data;
 }
 

@@ -80,7 +80,7 @@ describe('Agent Tape as a language model provider (OpenAI-compatible server)', (
     assert.strictEqual(model.maxInputTokens, 16384 - 4096, 'the window minus the answer (a quarter of the window, at most 4096)');
     assert.strictEqual((await vscode.lm.selectChatModels({ vendor: 'agent-tape' })).length, 1);
     const log = await agentTapeLog('agentTape.provider.models[2] is skipped');
-    assert.match(log, /agentTape\.provider\.models\[1\] is skipped: id: /);
+    assert.match(log, /agentTape\.provider\.models\[1\] is skipped: ✖ .*\n {2}→ at id\n/);
     assert.match(log, /agentTape\.provider\.models\[2\] is skipped: the id "fake-model" is listed earlier/);
   });
 

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { hostToInspector, inspectorRequests, type InspectorNotice, type InspectorPush, type InspectorRequests, type InspectorToHost } from '../../src/protocol/inspector';
 import type { Method, ParamsOf, ReplyOf } from '../../src/protocol/requestMap';
 import { Messenger } from '../messenger';
@@ -27,8 +28,7 @@ export class HostChannel {
     window.addEventListener('message', (event: MessageEvent) => {
       const parsed = hostToInspector.safeParse(event.data);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        onProblem(`Unexpected message from the extension (ignored): ${issue ? `${issue.path.join('.') || 'message'}: ${issue.message}` : 'invalid'}`);
+        onProblem(`Unexpected message from the extension (ignored): ${z.prettifyError(parsed.error)}`);
       } else if (parsed.data.type === 'reply') this.messenger.receive(parsed.data);
       else onPush(parsed.data);
     });

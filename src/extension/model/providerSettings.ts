@@ -57,8 +57,7 @@ export function parseProviderSettings(rawBaseUrl: unknown, rawModels: unknown): 
   rawModels.forEach((raw: unknown, i) => {
     const parsed = modelSchema.safeParse(raw);
     if (!parsed.success) {
-      const why = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`).join('; ');
-      problems.push(`agentTape.provider.models[${i}] is skipped: ${why}`);
+      problems.push(`agentTape.provider.models[${i}] is skipped: ${z.prettifyError(parsed.error)}`);
       return;
     }
     const m = parsed.data;

@@ -96,7 +96,7 @@ export class ReplayDebugSession extends LoggingDebugSession {
     let tape: ReplayTape | undefined;
     try {
       const args = launchArgs.safeParse(raw);
-      if (!args.success) throw new Error(`invalid launch configuration: ${args.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      if (!args.success) throw new Error(`invalid launch configuration: ${z.prettifyError(args.error)}`);
       tape = await this.host.openTape(args.data.tape);
       const sessionId = chooseSession(tape.store.sessions(), args.data.session);
       const reader = readerOf(tape.store);

@@ -121,7 +121,7 @@ describe('compaction (domain)', () => {
       payload: { name: 'handoff/next-step', state: { summary: 'go on', state: { cursorOrderSeq: 99 } } },
     });
     assert.deepStrictEqual(handoffAnchorEntry('a1', 's').payload, { name: 'handoff/a1', state: { summary: 's' } });
-    assert.throws(() => handoffAnchorEntry('Next', 's'), (e: unknown) => e instanceof TapeValidationError && /handoff name "Next": use lowercase words/.test(e.message));
+    assert.throws(() => handoffAnchorEntry('Next', 's'), (e: unknown) => e instanceof TapeValidationError && /handoff name "Next": ✖ use lowercase words/.test(e.message));
     assert.throws(() => handoffAnchorEntry('ok', ' '), /non-empty summary/);
   });
 });

@@ -138,7 +138,7 @@ describe('agent-tape CLI', function () {
     ]);
     const bad = spawnSync(process.execPath, [CLI, 'append', t, '--session', 'x'], { input: `${entry('c')}\n{"kind":"message"}\n${entry('d')}\n`, encoding: 'utf8' });
     assert.strictEqual(bad.status, 2);
-    assert.match(bad.stderr, /<stdin>:2: .*name/);
+    assert.match(bad.stderr, /<stdin>:2: .*\n {2}→ at name\n/);
     assert.deepStrictEqual(bad.stdout.trim().split('\n').map((l) => JSON.parse(l).entryId), [4]);
     const broken = spawnSync(process.execPath, [CLI, 'append', t, '--session', 'x'], { input: 'not json\n', encoding: 'utf8' });
     assert.strictEqual(broken.status, 2);

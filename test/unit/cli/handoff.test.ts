@@ -39,7 +39,7 @@ describe('agent-tape handoff', function () {
       [['handoff', tape, '--name', 'x', '--summary', 's'], /--session is required/],
       [['handoff', tape, '--session', 's1', '--summary', 's'], /--name is required/],
       [['handoff', tape, '--session', 's1', '--name', 'x'], /--summary is required/],
-      [['handoff', tape, '--session', 's1', '--name', 'Bad Name', '--summary', 's'], /handoff name "Bad Name": use lowercase words and digits joined by "-" or "_"/],
+      [['handoff', tape, '--session', 's1', '--name', 'Bad Name', '--summary', 's'], /handoff name "Bad Name": ✖ use lowercase words and digits joined by "-" or "_"/],
       [['handoff', tape, '--session', 's1', '--name', 'x', '--summary', '  '], /a handoff needs a non-empty summary/],
       [['handoff', tape, '--session', 's1', '--name', 'x', '--summary', 's', '--state', '{oops'], /--state is not JSON/],
       [['handoff', tape, '--session', 's1', '--name', 'x', '--summary', 's', '--state', '[1]'], /--state must be a JSON object/],

@@ -51,8 +51,8 @@ describe('providerSettings', () => {
     assert.deepStrictEqual(s.models.map((m) => m.id), ['good']);
     assert.strictEqual(s.problems.length, 6);
     assert.match(s.problems[0] ?? '', /^agentTape\.provider\.models\[1\] is skipped: .*object/);
-    assert.match(s.problems[1] ?? '', /^agentTape\.provider\.models\[2\] is skipped: id: /);
-    assert.match(s.problems[2] ?? '', /^agentTape\.provider\.models\[3\] is skipped: contextWindow: .*1024/);
+    assert.match(s.problems[1] ?? '', /^agentTape\.provider\.models\[2\] is skipped: ✖ .*\n {2}→ at id$/);
+    assert.match(s.problems[2] ?? '', /^agentTape\.provider\.models\[3\] is skipped: ✖ .*1024.*\n {2}→ at contextWindow$/);
     assert.match(s.problems[3] ?? '', /^agentTape\.provider\.models\[4\] is skipped: .*toolcalling/);
     assert.strictEqual(s.problems[4], 'agentTape.provider.models[5] is skipped: the id "good" is listed earlier');
     assert.strictEqual(s.problems[5], 'agentTape.provider.models[6] is skipped: maxOutput 4096 leaves no room for input in a window of 4096');

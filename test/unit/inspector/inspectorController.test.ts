@@ -114,8 +114,8 @@ describe('inspector controller', () => {
     await c.handle({ type: 'request', id: 3, method: 'load', params: { view: 'everything' } });
     const [badParams, noParams, unknown, ...none] = host.take();
     assert.deepStrictEqual(none, []);
-    assert.match(errorReply(badParams, 1), /^malformed entries request: offset: Invalid input/);
-    assert.match(errorReply(noParams, 2), /^malformed anchors request: \(root\): Invalid input/);
+    assert.match(errorReply(badParams, 1), /^malformed entries request: ✖ Invalid input.*\n {2}→ at offset$/);
+    assert.match(errorReply(noParams, 2), /^malformed anchors request: ✖ Invalid input[^\n]*$/);
     assert.strictEqual(errorReply(unknown, 3), 'unknown request "load"');
     await c.handle({ type: 'selectSession', sessionId: 'unknown' });
     assert.deepStrictEqual(host.take(), [{ type: 'error', message: 'the tape has no session "unknown"' }]);

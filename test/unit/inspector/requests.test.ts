@@ -47,7 +47,7 @@ describe('inspector requests', () => {
     assert.deepStrictEqual(items.map((i) => [i.entryId, i.attempts, i.durationMs, i.inputTokens, i.outputTokens, i.cachedTokens]), [[2, 2, 120, 10, 2, 4]]);
     assert.strictEqual(skipped.length, 1);
     assert.strictEqual(skipped[0].entryId, 6);
-    assert.match(skipped[0].reason, /entry 6 \(event view\/assembled\) holds no valid manifest: data\.tokenBudget/);
+    assert.match(skipped[0].reason, /entry 6 \(event view\/assembled\) holds no valid manifest in payload\.data: ✖ .*\n {2}→ at tokenBudget$/);
     assert.throws(() => requestDiff(store, 's', 2, 6), /holds no valid manifest/);
     assert.throws(() => requestDiff(store, 's', 2, 3), /is not a view\/assembled event/);
     assert.throws(() => requestDiff(store, 's', 2, 99), /has no entry 99/);

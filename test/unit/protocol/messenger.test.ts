@@ -43,7 +43,7 @@ describe('webview messenger', () => {
     m.receive(ok(1, { n: 2, square: 'four' }));
     const outcome = await settled(p);
     assert.ok('error' in outcome, 'rejected');
-    assert.match(outcome.error, /^unexpected reply to square from the extension: square: Invalid input/);
+    assert.match(outcome.error, /^unexpected reply to square from the extension: ✖ Invalid input.*\n {2}→ at square$/);
   });
 
   it('ignores a reply for an unknown id, and a second reply to an answered request', async () => {

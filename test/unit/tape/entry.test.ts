@@ -37,12 +37,12 @@ describe('entry model (SPEC 2.1)', () => {
   it('refuses unknown kinds and names the kinds it knows', () => refused({ kind: 'memo', name: 'x', payload: {} }, /unknown kind "memo"; expected one of message, system/));
 
   it('refuses payloads that break their kind or known name, saying which field', () => {
-    refused(msg({ status: 'done' }), /\(message message\/user\) payload: status: Invalid option/);
+    refused(msg({ status: 'done' }), /\(message message\/user\) payload: ✖ Invalid option.*\n {2}→ at status$/);
     refused(msg({ role: 'assistant' }), /payload\.role must be "user" for message\/user/);
     refused({ kind: 'tool_call', name: 'read_file', payload: { messageId: 'm', toolCallId: 't', name: 'write_file', input: {} } }, /must equal the entry name "read_file"/);
     refused({ kind: 'error', name: 'provider', payload: { kind: 'provider', message: 'x' } }, /error names start with "error\/"/);
-    refused({ kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 's' } } }, /state: cursorOrderSeq/);
-    refused({ kind: 'event', name: 'message/retracted', payload: { name: 'message/retracted', data: {} } }, /data: messageId/);
+    refused({ kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 's' } } }, /state: ✖ .*\n {2}→ at cursorOrderSeq$/);
+    refused({ kind: 'event', name: 'message/retracted', payload: { name: 'message/retracted', data: {} } }, /data: ✖ .*\n {2}→ at messageId$/);
     refused({ kind: 'event', name: 'turn/start', payload: { name: 'turn/end', data: {} } }, /must equal the entry name "turn\/start"/);
     refused({ ...msg(), provenanceKey: '' }, /provenanceKey/);
     refused({ ...msg(), payload: 'text' }, /payload/);
@@ -64,7 +64,7 @@ describe('entry model (SPEC 2.1)', () => {
   it('validates stored entries (ids, timestamps) as read from a file', () => {
     const stored = { ...msg(), sessionId: 's', entryId: 1, provenanceKey: null, meta: {}, createdAt: 1 };
     assert.strictEqual(validateEntry(stored).entryId, 1);
-    assert.throws(() => validateEntry({ ...stored, entryId: 0 }, 'line 3'), /^TapeValidationError: line 3: entryId/);
+    assert.throws(() => validateEntry({ ...stored, entryId: 0 }, 'line 3'), /^TapeValidationError: line 3: ✖ .*\n {2}→ at entryId$/);
     assert.throws(() => validateEntry({ ...stored, sessionId: '' }), /sessionId/);
   });
 });

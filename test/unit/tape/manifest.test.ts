@@ -221,17 +221,17 @@ describe('ViewManifest hashing (SPEC 2.6)', () => {
 
   it('flags a manifest that is not one, and refuses to seal or carry fields outside the schema', () => {
     const m = sealManifest(baseUnsealed([]));
-    assert.match((verifyManifest({ ...m, prompt: 'secret text' }) as { reason: string }).reason, /^not a valid manifest: \(root\): Unrecognized key: "prompt"/);
+    assert.match((verifyManifest({ ...m, prompt: 'secret text' }) as { reason: string }).reason, /^not a valid manifest: ✖ Unrecognized key: "prompt"$/);
     assert.match((verifyManifest(null) as { reason: string }).reason, /^not a valid manifest/);
     assert.throws(
       () => sealManifest({ ...baseUnsealed([]), included: [{ entryId: null, role: 'user', source: 'tape', reason: 'history', contentHash: 'a'.repeat(64), tokens: 1 }] }),
-      (e: Error) => e instanceof ManifestError && /included\.0\.entryId: a tape item has an entryId and a synthetic item has none/.test(e.message),
+      (e: Error) => e instanceof ManifestError && /✖ a tape item has an entryId and a synthetic item has none.*\n {2}→ at included\[0\]\.entryId/.test(e.message),
     );
     assert.throws(
       () => sealManifest({ ...baseUnsealed([]), tokenBudget: { contextWindow: 8000, maxOutput: 1000, reserve: 0, estimatedPrompt: NaN } }),
       (e: Error) => e instanceof ManifestError && /tokenBudget\.estimatedPrompt/.test(e.message),
     );
-    assert.throws(() => sealManifest({ ...baseUnsealed([]), hashes: { promptHash: 'ABC', toolsHash: 'a'.repeat(64) } }), /hashes\.promptHash: expected a SHA-256 as 64 lowercase hex digits/);
+    assert.throws(() => sealManifest({ ...baseUnsealed([]), hashes: { promptHash: 'ABC', toolsHash: 'a'.repeat(64) } }), /✖ expected a SHA-256 as 64 lowercase hex digits\n {2}→ at hashes\.promptHash/);
   });
 
   it('hashes a context item and a prompt from what the provider receives, not from entry ids', () => {
@@ -465,9 +465,9 @@ describe('the view/assembled event', () => {
     assert.throws(() => manifestOfEntry({ ...entry, name: 'view/other', payload: { name: 'view/other', data: m } }), /^ManifestError: entry \(event view\/other\) is not a view\/assembled event$/);
     assert.throws(
       () => manifestOfEntry({ sessionId: 's', entryId: 9, kind: 'event', name: VIEW_ASSEMBLED, provenanceKey: null, meta: {}, createdAt: 0, payload: { name: VIEW_ASSEMBLED, data: { ...m, hashes: { promptHash: m.hashes.promptHash } } } }),
-      (e: Error) => e instanceof ManifestError && /^entry 9 \(event view\/assembled\) holds no valid manifest: data\.hashes\.toolsHash: .*; data\.hashes\.manifestHash: /.test(e.message),
+      (e: Error) => e instanceof ManifestError && /^entry 9 \(event view\/assembled\) holds no valid manifest in payload\.data: ✖ .*\n {2}→ at hashes\.toolsHash\n✖ .*\n {2}→ at hashes\.manifestHash$/.test(e.message),
     );
-    assert.throws(() => manifestOfEntry({ ...entry, payload: { name: VIEW_ASSEMBLED, data: 'nope' } }), /holds no valid manifest: data\.\(root\)/);
+    assert.throws(() => manifestOfEntry({ ...entry, payload: { name: VIEW_ASSEMBLED, data: 'nope' } }), /holds no valid manifest in payload\.data: ✖ [^\n]*$/);
     // A manifest edited on the tape is still read, so it can be shown, and then flagged.
     const edited = { ...entry, payload: { name: VIEW_ASSEMBLED, data: { ...m, anchorEntryId: 3 } } };
     assert.strictEqual(manifestOfEntry(edited).anchorEntryId, 3);
