@@ -77,7 +77,10 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
           title: 'Tape: Handoff (1/2)',
           prompt: 'Name of the handoff anchor (handoff/<name>)',
           placeHolder: 'phase-2',
-          validateInput: (v) => handoffName.safeParse(v).error?.issues[0]?.message,
+          validateInput: (v) => {
+            const error = handoffName.safeParse(v).error;
+            return error && z.prettifyError(error);
+          },
         }));
       if (name === undefined) return undefined;
       const notes =

@@ -68,7 +68,7 @@ describe('the core tools in VS Code', () => {
     await assert.rejects(invoke('read_file', { path: `${dir}/missing.txt` }), /missing\.txt does not exist/);
     await assert.rejects(invoke('read_file', { path: '../outside.txt' }), /outside the workspace root/);
     // Whether or not @tape has opened a tape by now: a schema violation fails before any tape is needed.
-    await assert.rejects(invoke('tape_search', { query: 'x', limit: 0 }), /invalid input for tape_search: limit/);
+    await assert.rejects(invoke('tape_search', { query: 'x', limit: 0 }), /invalid input for tape_search: ✖ .*\n {2}→ at limit/);
   });
 
   it('an edit that cannot apply is not put to the user: the call fails with the core error and changes nothing', async () => {
@@ -141,7 +141,7 @@ describe('the core tools in VS Code', () => {
       const result = await toolbox.invoke('apply_edit', { path: `${dir}/sub/b.md`, oldText: 'not there', newText: 'x' }, ctx());
       assert.deepStrictEqual(result, { status: 'error', output: `oldText occurs 0 times in ${dir}/sub/b.md; it must occur exactly once (check the exact text, whitespace included)` });
       const invalid = await toolbox.invoke('apply_edit', { path: `${dir}/sub/b.md` }, ctx());
-      assert.match(invalid.output, /invalid input for apply_edit: newText/);
+      assert.match(invalid.output, /invalid input for apply_edit: ✖ .*\n {2}→ at newText/);
     });
 
     // Without a chat's token VS Code asks in a modal dialog; the smoke-test driver this suite runs

@@ -94,7 +94,7 @@ export async function invokeTool(registry: ToolRegistry, name: string, rawInput:
   const tool = registry.get(name);
   if (!tool) return { status: 'error', output: `unknown tool "${name}"; available tools: ${registry.names().join(', ')}` };
   const parsed = tool.inputSchema.safeParse(rawInput);
-  if (!parsed.success) return { status: 'error', output: `invalid input for ${name}: ${describeIssues(parsed.error)}` };
+  if (!parsed.success) return { status: 'error', output: `invalid input for ${name}: ${z.prettifyError(parsed.error)}` };
   let result: ToolResult;
   try {
     result = await tool.run(parsed.data, ctx);
@@ -102,10 +102,6 @@ export async function invokeTool(registry: ToolRegistry, name: string, rawInput:
     result = { status: 'error', output: `${name} failed: ${errorMessage(error)}` };
   }
   return capResult(result);
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`).join('; ');
 }
 
 /** Caps an output at MAX_TOOL_OUTPUT_BYTES, saying so in the text and in `truncated`. */

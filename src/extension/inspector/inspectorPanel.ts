@@ -67,7 +67,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
     const saved = savedPageState.safeParse(state);
     // No saved state (the page never got to save one) is not worth a warning; a wrong shape is.
-    if (!saved.success && state !== undefined && state !== null) this.deps.log.warn(`inspector panel: ignored a saved state of another shape: ${saved.error.issues[0]?.message}`);
+    if (!saved.success && state !== undefined && state !== null) this.deps.log.warn(`inspector panel: ignored a saved state of another shape: ${z.prettifyError(saved.error)}`);
     let ws: WorkspaceStore;
     try {
       ws = await this.deps.tape.open();

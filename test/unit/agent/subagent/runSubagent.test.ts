@@ -213,7 +213,7 @@ describe('run_subagent', () => {
     assert.strictEqual(outputs.length, 3);
     assert.match(outputs[0][1], /"teleport" is not a tool of this session \(its tools: read_file, .*\); nothing was started/);
     assert.match(outputs[1][1], /cannot be given run_subagent/);
-    assert.match(outputs[2][1], /invalid input for run_subagent: task/);
+    assert.match(outputs[2][1], /invalid input for run_subagent: ✖ .*\n {2}→ at task$/);
     assert.ok(outputs.every(([status]) => status === 'error'));
     assert.deepStrictEqual(linkedChildren(store, PARENT), []);
     assert.deepStrictEqual(store.sessions().map((s) => s.sessionId), [PARENT]);

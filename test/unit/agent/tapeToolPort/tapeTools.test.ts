@@ -162,10 +162,10 @@ describe('tape tools', () => {
       for (const name of ['Fix', 'fix db', 'handoff/x', '-x', 'x-', '', 'é']) {
         const r = await callTool(store, 'tape_handoff', { name, summary: 's' });
         assert.strictEqual(r.status, 'error', name);
-        assert.match(r.output, /^invalid input for tape_handoff: name: /);
+        assert.match(r.output, /^invalid input for tape_handoff: ✖ .*\n {2}→ at name$/);
       }
       const blank = await callTool(store, 'tape_handoff', { name: 'ok', summary: '  ' });
-      assert.match(blank.output, /^invalid input for tape_handoff: summary: /);
+      assert.match(blank.output, /^invalid input for tape_handoff: ✖ .*\n {2}→ at summary$/);
       assert.strictEqual(store.headEntryId('s1'), 7);
     });
   });

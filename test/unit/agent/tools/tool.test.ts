@@ -12,18 +12,18 @@ describe('invokeTool and the tool registry', () => {
   it('invalid input is an error result naming the field, and the tool is not run', async () => {
     const wrongType = await ws.call('read_file', { path: 42 });
     assert.strictEqual(wrongType.status, 'error');
-    assert.match(wrongType.output, /^invalid input for read_file: path: /);
+    assert.match(wrongType.output, /^invalid input for read_file: ✖ .*\n {2}→ at path$/);
     const missing = await ws.call('apply_edit', { path: 'b.txt' });
     assert.strictEqual(missing.status, 'error');
-    assert.match(missing.output, /^invalid input for apply_edit: newText: /);
+    assert.match(missing.output, /^invalid input for apply_edit: ✖ .*\n {2}→ at newText$/);
     assert.strictEqual(ws.exists('b.txt'), false);
     const badLine = await ws.call('read_file', { path: 'a.txt', startLine: 0 });
-    assert.match(badLine.output, /startLine: /);
+    assert.match(badLine.output, /\n {2}→ at startLine$/);
     const notObject = await ws.call('run_command', 'ls');
     assert.strictEqual(notObject.status, 'error');
-    assert.match(notObject.output, /^invalid input for run_command: \(input\): /);
+    assert.match(notObject.output, /^invalid input for run_command: ✖ [^\n]*$/);
     const badTimeout = await ws.call('run_command', { command: 'echo x > ran.txt', timeoutMs: 'soon' });
-    assert.match(badTimeout.output, /timeoutMs: /);
+    assert.match(badTimeout.output, /\n {2}→ at timeoutMs$/);
     assert.strictEqual(ws.exists('ran.txt'), false);
   });
 
