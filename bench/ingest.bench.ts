@@ -11,6 +11,7 @@ import { readTranscript } from '../src/ingest/transcriptLines';
 import { InspectorController } from '../src/inspector/inspectorController';
 import { TapeStore } from '../src/store/tapeStore';
 import { median, proseOf, round, targets, tempDir } from './common';
+import { inspectorSource } from '../test/unit/inspector/inspectorSource';
 
 const ROUNDS = 5;
 const LINES = 1500;
@@ -116,7 +117,7 @@ async function followLatency(dir: string, file: string): Promise<{ tape: number;
   await ingestFile(store, file);
   const sessionId = `claude-code:${SESSION}`;
   let appendedAt = 0;
-  const inspector = new InspectorController({ store, label: 'bench', readOnly: false }, {
+  const inspector = new InspectorController(inspectorSource(store, 'bench', false), {
     post: (m) => { if (m.type === 'appended' && appendedAt === 0) appendedAt = performance.now(); },
     copy: () => undefined,
     command: () => undefined,

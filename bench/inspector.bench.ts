@@ -16,6 +16,7 @@ import { TapeStore } from '../src/store/tapeStore';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/vscodeServer';
 import { webviewPageUrl } from '../test/support/webviewPage';
 import { proseOf, round, sessionRows, targets, tempDir, time } from './common';
+import { inspectorSource } from '../test/unit/inspector/inspectorSource';
 
 const ENTRIES = 100_000;
 // About 100 MB of snapshot, as the issue sizes the tape.
@@ -42,7 +43,7 @@ async function firstPaintMs(store: TapeStore): Promise<number | null> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-    const c = new InspectorController({ store, label: 'bench', readOnly: true }, {
+    const c = new InspectorController(inspectorSource(store, 'bench', true), {
       post: (m) => void page.evaluate((msg) => window.postMessage(msg, '*'), m),
       copy: () => undefined,
       command: () => undefined,
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     if (m.type === 'transcript' && transcriptPostedAt === 0) transcriptPostedAt = performance.now();
     posted.push(m);
   };
-  const c = new InspectorController({ store, label: 'bench', readOnly: true }, { post, copy: () => undefined, command: () => undefined });
+  const c = new InspectorController(inspectorSource(store, 'bench', true), { post, copy: () => undefined, command: () => undefined });
   const ask = async (m: RequestMessage | { type: 'ready' }): Promise<number> => {
     const t0 = performance.now();
     await c.handle(m);

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { readerOf, type TapeReader } from '../store/lineage';
+import type { TapeReader } from '../store/lineage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
 import { errorMessage } from '../tape/errorMessage';
 import { inspectorRequests, inspectorToHost, type HostToInspector, type InspectorNotice, type InspectorRequests } from '../protocol/inspector';
@@ -15,6 +15,8 @@ import { Transcript } from './transcript';
 
 export interface InspectorSource {
   store: TapeStore;
+  /** The host's lineage reader of `store` (its open tape's, src/agent/session/openTape.ts). */
+  reader: TapeReader;
   label: string;
   readOnly: boolean;
 }
@@ -35,6 +37,7 @@ const MAX_TRANSCRIPT_PAGE = 1000;
  * the lineage reader, so a fork shows its parent's entries up to the fork point, at its positions.
  */
 class Readers {
+  readonly store: TapeStore;
   readonly reader: TapeReader;
   readonly transcript: Transcript;
   readonly entries: EntryQuery;
@@ -42,8 +45,9 @@ class Readers {
   /** Titles of every listed session, kept between announcements so a new one costs its session only. */
   readonly titles: SessionTitles;
 
-  constructor(readonly store: TapeStore) {
-    this.reader = readerOf(store);
+  constructor({ store, reader }: InspectorSource) {
+    this.store = store;
+    this.reader = reader;
     this.transcript = new Transcript(this.reader);
     this.entries = new EntryQuery(this.reader);
     this.projections = new ProjectionsReader(this.reader);
@@ -82,7 +86,7 @@ export class InspectorController {
   ) {
     this.batchMs = options.batchMs ?? DEFAULT_BATCH_MS;
     this.source = source;
-    this.readers = new Readers(source.store);
+    this.readers = new Readers(source);
     this.subscription = this.listen();
     this.selected = options.sessionId ?? null;
   }
@@ -107,7 +111,7 @@ export class InspectorController {
     this.subscription.dispose();
     this.clearTimer();
     this.source = source;
-    this.readers = new Readers(source.store);
+    this.readers = new Readers(source);
     this.subscription = this.listen();
     if (this.started) this.guarded(() => this.announce());
   }

@@ -33,7 +33,7 @@ interface OpenPanel {
   hosted: HostedInspector;
 }
 
-const sourceOf = (ws: WorkspaceStore): InspectorSource => ({ store: ws.store, label: 'Workspace tape', readOnly: ws.state.mode === 'readOnly' });
+const sourceOf = (tape: WorkspaceTape, ws: WorkspaceStore): InspectorSource => ({ store: ws.store, reader: tape.tapeOf(ws).reader, label: 'Workspace tape', readOnly: ws.state.mode === 'readOnly' });
 
 /**
  * The inspector panels of the workspace tape: one per session, revealed when asked for again,
@@ -49,7 +49,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
   constructor(private readonly deps: Deps) {
     this.stateWatch = deps.tape.onDidChangeState(() => {
       const ws = deps.tape.opened;
-      if (ws) for (const p of this.open) p.hosted.controller.setSource(sourceOf(ws));
+      if (ws) for (const p of this.open) p.hosted.controller.setSource(sourceOf(deps.tape, ws));
     });
     this.cursorWatch = followReplayCursor(() => deps.tape.opened?.file, () => [...this.open].map((p) => p.hosted.controller));
   }
@@ -93,7 +93,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
   private attach(panel: vscode.WebviewPanel, ws: WorkspaceStore, sessionId: string | undefined): void {
     loadInspectorPage(panel.webview, this.deps.context, 'Tape Inspector');
     panel.iconPath = vscode.Uri.joinPath(this.deps.context.extensionUri, 'media', 'icon.png');
-    const hosted = hostInspector(panel.webview, sourceOf(ws), this.deps, {
+    const hosted = hostInspector(panel.webview, sourceOf(this.deps.tape, ws), this.deps, {
       ...(sessionId === undefined ? {} : { sessionId }),
       // The page can switch sessions; the tab follows with the session's title.
       onSource: (m) => {

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { OpenTape } from '../../agent/session/openTape';
 import type { InspectorSource } from '../../inspector/inspectorController';
 import type { Disposable } from '../../store/appendEvents';
 import { TapeFileTooLargeError } from '../../store/errors';
@@ -87,7 +88,7 @@ class TapeFileDocument implements vscode.CustomDocument {
   }
 
   get source(): InspectorSource | undefined {
-    return this.store && { store: this.store, label: path.basename(this.uri.fsPath), readOnly: true };
+    return this.store && { store: this.store, reader: new OpenTape(this.store).reader, label: path.basename(this.uri.fsPath), readOnly: true };
   }
 
   private async reload(log: vscode.LogOutputChannel): Promise<void> {
@@ -105,7 +106,7 @@ class TapeFileDocument implements vscode.CustomDocument {
     // Closed while the file was being read again: nobody will show the new store.
     if (previous === undefined) return void (await next.close());
     this.store = next;
-    this.reloaded.fire({ store: next, label: path.basename(file), readOnly: true });
+    this.reloaded.fire({ store: next, reader: new OpenTape(next).reader, label: path.basename(file), readOnly: true });
     await previous.close();
   }
 

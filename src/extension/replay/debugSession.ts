@@ -2,7 +2,7 @@ import { InitializedEvent, LoggingDebugSession, OutputEvent, Scope, Source, Stac
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'path';
 import * as z from 'zod';
-import { readerOf, type TapeReader } from '../../store/lineage';
+import type { TapeReader } from '../../store/lineage';
 import { ReplayBreakpoints } from '../../replay/breakpoints';
 import { ReplayCursor, type ReplayStop } from '../../replay/cursor';
 import { entryLines, shortText } from '../../replay/entryLines';
@@ -43,8 +43,8 @@ export interface ReplayCursorAt {
 
 /** What the debug session needs from its host: a tape to read, and someone to tell where the cursor is. */
 export interface ReplayHost {
-  /** Opens the tape a launch names (`undefined`: the workspace tape), read-only. */
-  openTape(file: string | undefined): Promise<ReplayTape>;
+  /** Opens the tape a launch names (`undefined`: the workspace tape), read-only, with its open tape's lineage reader. */
+  openTape(file: string | undefined): Promise<ReplayTape & { reader: TapeReader }>;
   cursorMoved(at: ReplayCursorAt): void;
 }
 
@@ -93,13 +93,13 @@ export class ReplayDebugSession extends LoggingDebugSession {
   }
 
   protected async launchRequest(response: DebugProtocol.LaunchResponse, raw: ReplayLaunchArguments): Promise<void> {
-    let tape: ReplayTape | undefined;
+    let tape: (ReplayTape & { reader: TapeReader }) | undefined;
     try {
       const args = launchArgs.safeParse(raw);
       if (!args.success) throw new Error(`invalid launch configuration: ${z.prettifyError(args.error)}`);
       tape = await this.host.openTape(args.data.tape);
       const sessionId = chooseSession(tape.store.sessions(), args.data.session);
-      const reader = readerOf(tape.store);
+      const reader = tape.reader;
       const cursor = new ReplayCursor(reader, sessionId, this.breakpoints);
       this.replay = { tape, reader, cursor };
       this.console(`Replaying session ${sessionId} of ${tape.file} (${reader.headEntryId(sessionId)} entries).\n`);

@@ -47,10 +47,12 @@ export function registerReplay(deps: { tape: WorkspaceTape; log: vscode.LogOutpu
     // workspace store cannot pull the tape from under a replay, and a replay can never write.
     openTape: async (file) => {
       const tape = await openReplayTape(file ?? (await deps.tape.open()).file);
-      const served = documents.serve(tape.file, new OpenTape(tape.store));
+      const open = new OpenTape(tape.store);
+      const served = documents.serve(tape.file, open);
       deps.log.info(`replay: opened ${tape.file} read-only`);
       return {
         ...tape,
+        reader: open.reader,
         release: async () => {
           served.dispose();
           await tape.release();

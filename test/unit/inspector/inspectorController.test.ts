@@ -5,6 +5,7 @@ import { hostToInspector, inspectorRequests, type HostToInspector, type Inspecto
 import type { Method, ParamsOf, ReplyOf, RequestMessage } from '../../../src/protocol/requestMap';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { fixtureLines, fixtureStore, message } from './helpers';
+import { inspectorSource } from './inspectorSource';
 
 const S = 'inspector-sample';
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,7 +51,7 @@ describe('inspector controller', () => {
   it('ready: source (sessions newest first, titles and counts), then the transcript', async () => {
     const store = await fixtureStore();
     const host = new FakeHost();
-    const c = new InspectorController({ store, label: 'sample.tape.jsonl', readOnly: true }, host);
+    const c = new InspectorController(inspectorSource(store, 'sample.tape.jsonl', true), host);
     await c.handle({ type: 'ready' });
     const [source, transcript, ...rest] = host.take();
     assert.deepStrictEqual(rest, []);
@@ -72,7 +73,7 @@ describe('inspector controller', () => {
   it('answers the views, entries, entry and diff requests, each with its reply under its id; copy and command go to the host', async () => {
     const store = await fixtureStore();
     const host = new FakeHost();
-    const c = new InspectorController({ store, label: 'x', readOnly: true }, host, { sessionId: S });
+    const c = new InspectorController(inspectorSource(store, 'x', true), host, { sessionId: S });
     await c.handle(request(4, 'anchors', {}));
     await c.handle(request(5, 'requests', {}));
     await c.handle(request(6, 'projections', {}));
@@ -102,7 +103,7 @@ describe('inspector controller', () => {
   it('a malformed message gets one error and changes nothing; a malformed, unknown or failing request gets an error reply', async () => {
     const store = await fixtureStore();
     const host = new FakeHost();
-    const c = new InspectorController({ store, label: 'x', readOnly: true }, host, { sessionId: S });
+    const c = new InspectorController(inspectorSource(store, 'x', true), host, { sessionId: S });
     for (const bad of [null, 'ready', { type: 'nope' }, { type: 'request', id: '1', method: 'entries', params: { offset: 0, limit: 1, filter: {} } }, { type: 'request', method: 'entries', params: {} }]) {
       await c.handle(bad);
       const [error, ...rest] = host.take();
@@ -131,7 +132,7 @@ describe('inspector controller', () => {
     const store = await TapeStore.inMemory();
     await store.appendMany('s', [message('m1', 'user', 1, 'first question'), message('m2', 'assistant', 2, 'first answer')]);
     const host = new FakeHost();
-    const c = new InspectorController({ store, label: 'mem', readOnly: false }, host, { batchMs: 40 });
+    const c = new InspectorController(inspectorSource(store, 'mem', false), host, { batchMs: 40 });
     await c.handle({ type: 'ready' });
     assert.deepStrictEqual(host.take().map((m) => m.type), ['source', 'transcript']);
     await store.append('s', message('m3', 'user', 3, 'second question'));
@@ -151,7 +152,7 @@ describe('inspector controller', () => {
   it('a new session re-posts the source; the first session of an empty tape brings its transcript', async () => {
     const store = await TapeStore.inMemory();
     const host = new FakeHost();
-    const c = new InspectorController({ store, label: 'mem', readOnly: false }, host, { batchMs: 20 });
+    const c = new InspectorController(inspectorSource(store, 'mem', false), host, { batchMs: 20 });
     await c.handle({ type: 'ready' });
     const first = only(host.take()[0], 'source');
     assert.deepStrictEqual([first.sessions, first.sessionId, first.headEntryId], [[], null, 0]);
@@ -175,12 +176,12 @@ describe('inspector controller', () => {
 
   it('setSource re-announces on the new store; reveal posts the entry', async () => {
     const host = new FakeHost();
-    const c = new InspectorController({ store: await fixtureStore(), label: 'ro', readOnly: true }, host, { sessionId: S });
+    const c = new InspectorController(inspectorSource(await fixtureStore(), 'ro', true), host, { sessionId: S });
     await c.handle({ type: 'ready' });
     host.take();
     const writable = await TapeStore.inMemory();
     await writable.appendMany(S, [message('m1', 'user', 1, 'fresh')]);
-    c.setSource({ store: writable, label: 'rw', readOnly: false });
+    c.setSource(inspectorSource(writable, 'rw', false));
     const [source, transcript, ...rest] = host.take();
     assert.deepStrictEqual(rest, []);
     assert.deepStrictEqual([only(source, 'source').readOnly, only(source, 'source').label], [false, 'rw']);
@@ -194,7 +195,7 @@ describe('inspector controller', () => {
     const store = await TapeStore.inMemory();
     await store.appendMany('s', Array.from({ length: 250 }, (_, i) => message(`m${i + 1}`, i % 2 ? 'assistant' : 'user', i + 1, `text ${i + 1}`)));
     const host = new FakeHost();
-    const c = new InspectorController({ store, label: 'mem', readOnly: false }, host, { batchMs: 20 });
+    const c = new InspectorController(inspectorSource(store, 'mem', false), host, { batchMs: 20 });
     await c.handle({ type: 'ready' });
     const last = only(host.take()[1], 'transcript');
     assert.deepStrictEqual([last.offset, last.total, last.items.length, last.items[0].messageId, last.items.at(-1)?.messageId], [50, 250, 200, 'm51', 'm250']);

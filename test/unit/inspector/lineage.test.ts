@@ -9,6 +9,7 @@ import { readerOf } from '../../../src/store/lineage';
 import { linkSubagent, startSubagent } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { event, message } from './helpers';
+import { inspectorSource } from './inspectorSource';
 
 const P = 'parent';
 const turn = (name: 'turn/start' | 'turn/end', turnId: string) => event(name, { turnId });
@@ -104,7 +105,7 @@ describe('inspector: forks, merges and subagents', () => {
     const { store, f1 } = await family();
     const posted: HostToInspector[] = [];
     const host: InspectorHost = { post: (m) => posted.push(hostToInspector.parse(m)), copy: () => undefined, command: () => undefined };
-    const c = new InspectorController({ store, label: 'tape', readOnly: false }, host, { sessionId: f1 });
+    const c = new InspectorController(inspectorSource(store, 'tape', false), host, { sessionId: f1 });
     await c.handle({ type: 'ready' });
     posted.splice(0);
     await c.handle({ type: 'request', id: 1, method: 'entry', params: { entryId: 3 } });

@@ -10,6 +10,7 @@ import { openReplayTape } from '../../../src/replay/replayTape';
 import { jsonlLine } from '../../../src/store/jsonl';
 import { fingerprint, tempDir } from '../store/helpers';
 import { CHILD, FORK, linkedTape, PARENT } from './replayTapes';
+import { OpenTape } from '../../../src/agent/session/openTape';
 
 const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/tapes');
 const TWO_REQUESTS = path.join(FIXTURES, 'inspector-two-requests.tape.jsonl');
@@ -17,7 +18,10 @@ const TWO_REQUESTS = path.join(FIXTURES, 'inspector-two-requests.tape.jsonl');
 /** The adapter on a socket in this process, one ReplayDebugSession per connection, as the testsupport client expects. */
 async function serve(moves: ReplayCursorAt[]): Promise<{ port: number; close(): Promise<void> }> {
   const server = net.createServer((socket) => {
-    const session = new ReplayDebugSession({ openTape: (file) => openReplayTape(file ?? TWO_REQUESTS), cursorMoved: (at) => moves.push(at) });
+    const session = new ReplayDebugSession({ openTape: async (file) => {
+        const tape = await openReplayTape(file ?? TWO_REQUESTS);
+        return { ...tape, reader: new OpenTape(tape.store).reader };
+      }, cursorMoved: (at) => moves.push(at) });
     session.setRunAsServer(true);
     session.start(socket, socket);
   });
