@@ -8,7 +8,24 @@
 const core = (...names) => ({ dependencyTypes: ['core'], path: `^(node:)?(${names.join('|')})$` });
 const npm = (...names) => ({ path: `^node_modules/(${names.join('|')})/` });
 const folders = (...names) => ({ path: `^(${names.map((n) => `${n}/`).join('|')})` });
-const NODE = ['assert', 'child_process', 'crypto', 'events', 'fs', 'os', 'path', 'readline', 'stream', 'string_decoder', 'timers', 'url', 'util', 'v8', 'worker_threads', 'zlib'];
+const NODE = [
+  'assert',
+  'child_process',
+  'crypto',
+  'events',
+  'fs',
+  'os',
+  'path',
+  'readline',
+  'stream',
+  'string_decoder',
+  'timers',
+  'url',
+  'util',
+  'v8',
+  'worker_threads',
+  'zlib',
+];
 
 /** A layer: what its files may import. */
 const layer = (from, ...targets) => targets.map((to) => ({ from: { path: `^${from}/` }, to }));
@@ -26,14 +43,31 @@ module.exports = {
     // The host <-> webview messages: shared by both sides, so neither Node's modules nor the DOM's.
     ...layer('src/protocol', folders('src/protocol'), npm('zod')),
     // The glue may use every host layer and the editor's API, never the browser bundles.
-    ...layer('src/extension', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/inspector', 'src/protocol', 'src/extension'), npm('zod', '@vscode/debugadapter', '@vscode/debugprotocol', '@types/vscode'), core(...NODE)),
+    ...layer(
+      'src/extension',
+      folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/inspector', 'src/protocol', 'src/extension'),
+      npm('zod', '@vscode/debugadapter', '@vscode/debugprotocol', '@types/vscode'),
+      core(...NODE),
+    ),
     // The browser bundles: the protocol and the web components, nothing of Node.
     ...layer('webview', folders('src/protocol', 'webview'), npm('zod', '@vscode-elements/elements')),
   ],
   allowedSeverity: 'error',
   forbidden: [
-    { name: 'no-cycles', severity: 'error', comment: 'Import cycles (type-only ones too) tangle the layers from inside.', from: { path: '^(src|webview)/' }, to: { circular: true } },
-    { name: 'resolvable', severity: 'error', comment: 'An import nothing resolves: a typo, or a package missing from package.json.', from: {}, to: { couldNotResolve: true } },
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'Import cycles (type-only ones too) tangle the layers from inside.',
+      from: { path: '^(src|webview)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'resolvable',
+      severity: 'error',
+      comment: 'An import nothing resolves: a typo, or a package missing from package.json.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -46,7 +46,15 @@ const configs = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [...common.plugins, copyWasm] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
-  { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: ['webview/inspector/main.ts'], outfile: 'dist/inspector.js', plugins: [...common.plugins, copyCodicons] },
+  {
+    ...common,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    entryPoints: ['webview/inspector/main.ts'],
+    outfile: 'dist/inspector.js',
+    plugins: [...common.plugins, copyCodicons],
+  },
 ];
 
 if (watch) {

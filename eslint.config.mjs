@@ -5,7 +5,10 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeOnlyInTheGlue = {
-  'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'Only src/extension imports vscode (docs/architecture.md §1): pass what the core needs through its ports.' }] }],
+  'no-restricted-imports': [
+    'error',
+    { paths: [{ name: 'vscode', message: 'Only src/extension imports vscode (docs/architecture.md §1): pass what the core needs through its ports.' }] },
+  ],
 };
 
 export default tseslint.config(
@@ -28,6 +31,20 @@ export default tseslint.config(
   {
     files: ['**/*.{js,mjs,cjs}'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        Buffer: 'readonly',
+      },
+    },
   },
 );

@@ -26,7 +26,9 @@ function betterSqlite(dir: string, r: number, n: number): number {
   const db = new Database(path.join(dir, `b${r}.db`));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.exec('CREATE TABLE entries (id INTEGER PRIMARY KEY, session_id TEXT, entry_id INTEGER, kind TEXT, name TEXT, payload TEXT, meta TEXT, created_at INTEGER, UNIQUE (session_id, entry_id))');
+  db.exec(
+    'CREATE TABLE entries (id INTEGER PRIMARY KEY, session_id TEXT, entry_id INTEGER, kind TEXT, name TEXT, payload TEXT, meta TEXT, created_at INTEGER, UNIQUE (session_id, entry_id))',
+  );
   const insert = db.prepare('INSERT INTO entries (session_id, entry_id, kind, name, payload, meta, created_at) VALUES (?,?,?,?,?,?,?)');
   const t0 = performance.now();
   for (let i = 1; i <= n; i++) {
@@ -62,7 +64,16 @@ async function rawJsonl(dir: string, r: number): Promise<number> {
   let entryId = 0;
   const ops = await inFlight((i) => {
     const e = messageOf(i + 1);
-    const line = JSON.stringify({ sessionId: 's', entryId: ++entryId, kind: e.kind, name: e.name, provenanceKey: null, payload: e.payload, meta: {}, createdAt: Date.now() });
+    const line = JSON.stringify({
+      sessionId: 's',
+      entryId: ++entryId,
+      kind: e.kind,
+      name: e.name,
+      provenanceKey: null,
+      payload: e.payload,
+      meta: {},
+      createdAt: Date.now(),
+    });
     return w.write(Buffer.from(`${line}\n`), false);
   });
   fs.closeSync(await w.close());
@@ -93,20 +104,22 @@ async function main(): Promise<void> {
     groupCommitVsBetterSqlite: round(m.storeGroupCommit / m.betterSqliteDurable),
     groupCommitVsRawJsonl: round(m.storeGroupCommit / m.rawJsonlGroupCommit),
   };
-  console.log(JSON.stringify({
-    unit: 'appends per second (1 KB entries), median of rounds',
-    rounds: ROUNDS,
-    warmUpRounds: 1,
-    durableAppends: DURABLE_N,
-    inFlightAppends: { total: INFLIGHT_N, window: WINDOW },
-    opsPerSecond: m,
-    ratios,
-    targets: targets({
-      'durable >= 0.9x better-sqlite3': ratios.durableVsBetterSqlite >= 0.9,
-      'group commit >= 6x better-sqlite3': ratios.groupCommitVsBetterSqlite >= 6,
-      'group commit >= 0.5x raw JSONL': ratios.groupCommitVsRawJsonl >= 0.5,
+  console.log(
+    JSON.stringify({
+      unit: 'appends per second (1 KB entries), median of rounds',
+      rounds: ROUNDS,
+      warmUpRounds: 1,
+      durableAppends: DURABLE_N,
+      inFlightAppends: { total: INFLIGHT_N, window: WINDOW },
+      opsPerSecond: m,
+      ratios,
+      targets: targets({
+        'durable >= 0.9x better-sqlite3': ratios.durableVsBetterSqlite >= 0.9,
+        'group commit >= 6x better-sqlite3': ratios.groupCommitVsBetterSqlite >= 6,
+        'group commit >= 0.5x raw JSONL': ratios.groupCommitVsRawJsonl >= 0.5,
+      }),
     }),
-  }));
+  );
 }
 
 main().catch((e) => {

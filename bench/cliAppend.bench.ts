@@ -43,7 +43,9 @@ function betterSqlite(file: string, entries: readonly string[]): number {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.exec('CREATE TABLE entries (id INTEGER PRIMARY KEY, session_id TEXT, entry_id INTEGER, kind TEXT, name TEXT, payload TEXT, meta TEXT, created_at INTEGER, UNIQUE (session_id, entry_id))');
+  db.exec(
+    'CREATE TABLE entries (id INTEGER PRIMARY KEY, session_id TEXT, entry_id INTEGER, kind TEXT, name TEXT, payload TEXT, meta TEXT, created_at INTEGER, UNIQUE (session_id, entry_id))',
+  );
   const insert = db.prepare('INSERT INTO entries (session_id, entry_id, kind, name, payload, meta, created_at) VALUES (?,?,?,?,?,?,?)');
   entries.forEach((line, i) => {
     // Parsed from the same JSON lines the CLI reads, so both sides pay for JSON.
@@ -74,14 +76,16 @@ async function main(): Promise<void> {
   }
   const m = Object.fromEntries(Object.entries(f).map(([k, v]) => [k, round(median(v), 0)])) as Record<keyof typeof f, number>;
   const ratios = { cliVsBetterSqlite: round(m.cli / m.betterSqlite), cliDurableVsBetterSqlite: round(m.cliDurable / m.betterSqlite) };
-  console.log(JSON.stringify({
-    unit: 'appends per second (1 KB JSON lines), median of rounds; the CLI figures include process start-up and the close-time checkpoint',
-    rounds: ROUNDS,
-    entries: N,
-    opsPerSecond: m,
-    ratios,
-    targets: targets({ 'CLI append >= 3x better-sqlite3': ratios.cliVsBetterSqlite >= 3 }),
-  }));
+  console.log(
+    JSON.stringify({
+      unit: 'appends per second (1 KB JSON lines), median of rounds; the CLI figures include process start-up and the close-time checkpoint',
+      rounds: ROUNDS,
+      entries: N,
+      opsPerSecond: m,
+      ratios,
+      targets: targets({ 'CLI append >= 3x better-sqlite3': ratios.cliVsBetterSqlite >= 3 }),
+    }),
+  );
 }
 
 main().catch((e) => {

@@ -38,7 +38,12 @@ const WORDS = (
   'branch merge rebase diff patch review comment issue bug feature refactor rename move copy'
 ).split(' ');
 // Some text is not English: about one text in twenty says something in Chinese or Japanese.
-const CJK_SENTENCES = ['数据库连接失败，请检查配置文件。', '测试全部通过，没有发现新的错误。', '日本語のテキストを検索できるか確認します。', 'ファイルの保存に失敗しました。'];
+const CJK_SENTENCES = [
+  '数据库连接失败，请检查配置文件。',
+  '测试全部通过，没有发现新的错误。',
+  '日本語のテキストを検索できるか確認します。',
+  'ファイルの保存に失敗しました。',
+];
 
 /** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
 function random(seed: number): () => number {

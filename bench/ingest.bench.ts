@@ -28,7 +28,14 @@ const SESSION = '5b0c1d2e-0000-4000-8000-00000000bench';
 function transcript(lines: number, sessionId: string, agentId?: string, per = Math.floor(TARGET_BYTES / LINES) - 350): string {
   const out: string[] = [];
   const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-  const base = (i: number) => ({ uuid: `u${i}`, parentUuid: i ? `u${i - 1}` : null, sessionId, timestamp: at(i), isSidechain: agentId !== undefined, ...(agentId ? { agentId } : {}) });
+  const base = (i: number) => ({
+    uuid: `u${i}`,
+    parentUuid: i ? `u${i - 1}` : null,
+    sessionId,
+    timestamp: at(i),
+    isSidechain: agentId !== undefined,
+    ...(agentId ? { agentId } : {}),
+  });
   const usage = { input_tokens: 12, output_tokens: 300, cache_read_input_tokens: 40000, cache_creation_input_tokens: 800 };
   for (let i = 0; out.length < lines; i += 4) {
     const turn = i / 4;
@@ -37,9 +44,30 @@ function transcript(lines: number, sessionId: string, agentId?: string, per = Ma
     out.push(JSON.stringify({ type: 'user', ...base(i), message: { role: 'user', content: proseOf(i, per) } }));
     out.push(JSON.stringify({ type: 'assistant', ...base(i + 1), message: { ...msg, content: [{ type: 'text', text: proseOf(i + 1, per) }] } }));
     const input = task ? { prompt: proseOf(i + 2, 200), subagent_type: 'general-purpose' } : { command: proseOf(i + 2, 200) };
-    out.push(JSON.stringify({ type: 'assistant', ...base(i + 2), message: { ...msg, content: [{ type: 'tool_use', id: `toolu_${turn}`, name: task ? 'Task' : 'Bash', input }] } }));
-    if (task) out.push(JSON.stringify({ type: 'progress', ...base(i + 2), uuid: `p${i}`, data: { type: 'agent_progress', agentId: `a${turn / 40}` }, parentToolUseID: `toolu_${turn}` }));
-    out.push(JSON.stringify({ type: 'user', ...base(i + 3), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${turn}`, content: proseOf(i + 3, per) }] } }));
+    out.push(
+      JSON.stringify({
+        type: 'assistant',
+        ...base(i + 2),
+        message: { ...msg, content: [{ type: 'tool_use', id: `toolu_${turn}`, name: task ? 'Task' : 'Bash', input }] },
+      }),
+    );
+    if (task)
+      out.push(
+        JSON.stringify({
+          type: 'progress',
+          ...base(i + 2),
+          uuid: `p${i}`,
+          data: { type: 'agent_progress', agentId: `a${turn / 40}` },
+          parentToolUseID: `toolu_${turn}`,
+        }),
+      );
+    out.push(
+      JSON.stringify({
+        type: 'user',
+        ...base(i + 3),
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${turn}`, content: proseOf(i + 3, per) }] },
+      }),
+    );
   }
   return `${out.slice(0, lines).join('\n')}\n`;
 }
@@ -71,14 +99,16 @@ async function main(): Promise<void> {
   const scale = await scaling(dir);
   fs.rmSync(dir, { recursive: true, force: true });
   const ms = round(median(first), 1);
-  console.log(JSON.stringify({
-    transcript: { lines: LINES, subagents: SUBAGENTS, subagentLines: SUBAGENT_LINES, totalBytes: bytes },
-    entriesAppended: report?.appended,
-    sessions: report?.sessions.length,
-    medianMs: { ingest: ms, reIngest: round(median(again), 1), followToTape: follow.tape, followToInspector: follow.inspector },
-    scaling: scale,
-    targets: targets({ 'ingest <= 1 s': ms <= 1000, 'a followed record on the tape and in an open inspector <= 500 ms': follow.inspector <= 500 }),
-  }));
+  console.log(
+    JSON.stringify({
+      transcript: { lines: LINES, subagents: SUBAGENTS, subagentLines: SUBAGENT_LINES, totalBytes: bytes },
+      entriesAppended: report?.appended,
+      sessions: report?.sessions.length,
+      medianMs: { ingest: ms, reIngest: round(median(again), 1), followToTape: follow.tape, followToInspector: follow.inspector },
+      scaling: scale,
+      targets: targets({ 'ingest <= 1 s': ms <= 1000, 'a followed record on the tape and in an open inspector <= 500 ms': follow.inspector <= 500 }),
+    }),
+  );
 }
 
 const SCALE_LINES = [10_000, 80_000];
@@ -105,7 +135,10 @@ async function scaling(dir: string): Promise<Record<string, unknown>> {
     out[`${lines / 1000}k`] = { bytes: fs.statSync(file).size, readMs: round(median(read), 0), ingestMs: round(median(ingest), 0) };
   }
   const [small, large] = SCALE_LINES.map((n) => out[`${n / 1000}k`]);
-  return { ...out, ratio: { read: round(large.readMs / small.readMs, 1), ingest: round(large.ingestMs / small.ingestMs, 1), lines: SCALE_LINES[1] / SCALE_LINES[0] } };
+  return {
+    ...out,
+    ratio: { read: round(large.readMs / small.readMs, 1), ingest: round(large.ingestMs / small.ingestMs, 1), lines: SCALE_LINES[1] / SCALE_LINES[0] },
+  };
 }
 
 /**
@@ -117,11 +150,17 @@ async function followLatency(dir: string, file: string): Promise<{ tape: number;
   await ingestFile(store, file);
   const sessionId = `claude-code:${SESSION}`;
   let appendedAt = 0;
-  const inspector = new InspectorController(inspectorSource(store, 'bench', false), {
-    post: (m) => { if (m.type === 'appended' && appendedAt === 0) appendedAt = performance.now(); },
-    copy: () => undefined,
-    command: () => undefined,
-  }, { sessionId });
+  const inspector = new InspectorController(
+    inspectorSource(store, 'bench', false),
+    {
+      post: (m) => {
+        if (m.type === 'appended' && appendedAt === 0) appendedAt = performance.now();
+      },
+      copy: () => undefined,
+      command: () => undefined,
+    },
+    { sessionId },
+  );
   await inspector.handle({ type: 'ready' });
   const abort = new AbortController();
   const following = followTranscripts(store, [file], undefined, abort.signal, () => undefined);
@@ -132,7 +171,10 @@ async function followLatency(dir: string, file: string): Promise<{ tape: number;
     const head = store.headEntryId(sessionId);
     appendedAt = 0;
     const t0 = performance.now();
-    fs.appendFileSync(file, `${JSON.stringify({ type: 'user', uuid: `f${i}`, parentUuid: null, sessionId: SESSION, timestamp: new Date().toISOString(), message: { role: 'user', content: `followed prompt ${i}` } })}\n`);
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: 'user', uuid: `f${i}`, parentUuid: null, sessionId: SESSION, timestamp: new Date().toISOString(), message: { role: 'user', content: `followed prompt ${i}` } })}\n`,
+    );
     let onTape = 0;
     while (appendedAt === 0 && performance.now() - t0 < 5000) {
       if (onTape === 0 && store.headEntryId(sessionId) > head) onTape = performance.now();

@@ -95,7 +95,8 @@ async function main(): Promise<void> {
   const transcript = posted.find((m): m is Extract<HostToInspector, { type: 'transcript' }> => m.type === 'transcript');
   if (transcript === undefined) throw new Error('no transcript after ready');
   const earlierMs = await ask({ type: 'request', id: 0, method: 'transcript', params: { offset: Math.max(0, transcript.offset - 200), limit: 200 } });
-  const entries = (id: number, offset: number, filter: EntryListFilter) => ask({ type: 'request', id, method: 'entries', params: { offset, limit: 100, filter } });
+  const entries = (id: number, offset: number, filter: EntryListFilter) =>
+    ask({ type: 'request', id, method: 'entries', params: { offset, limit: 100, filter } });
   const pageStartMs = await entries(1, 0, {});
   const pageEndMs = await entries(2, 90_000, {});
   const kindFirstMs = await entries(3, 0, { kinds: ['tool_call'] });
@@ -122,34 +123,42 @@ async function main(): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
 
   const filterMs = Math.max(kindFirstMs, textFirstMs, cjkFirstMs);
-  console.log(JSON.stringify({
-    entries: ENTRIES,
-    snapshotMB: round(snapshotBytes / 1e6, 1),
-    readyToSourceAndTranscriptMs: round(readyMs, 0),
-    readyToTranscriptMs: round(readyToTranscriptMs, 0),
-    // In Chromium, from navigation to the first transcript item drawn (null: dist/ is not built).
-    pageFirstTranscriptItemMs: pageMs === null ? null : round(pageMs, 0),
-    transcript: { items: transcript.items.length, total: transcript.total, jsonKB: round(transcriptJsonBytes / 1e3, 1), earlierPageMs: round(earlierMs, 1) },
-    entriesPageMs: { offset0: round(pageStartMs, 1), offset90000: round(pageEndMs, 1) },
-    kindFilterMs: { first: round(kindFirstMs, 1), cachedPage: round(kindScrollMs, 1), matches: totals[2] },
-    textFilterMs: { first: round(textFirstMs, 1), cachedPage: round(textScrollMs, 1), matches: totals[4], cjkFirst: round(cjkFirstMs, 1), cjkMatches: totals[6] },
-    baseline: { rangeReadMs: round(baseRangeMs, 1), kindReadMs: round(baseKindMs, 1), searchMs: round(baseSearchMs, 1) },
-    ratios: {
-      pageAt90000VsRangeRead: round(pageEndMs / baseRangeMs, 2),
-      textFilterVsSearch: round(textFirstMs / baseSearchMs, 2),
-      hostMemoryVsSnapshot: round(hostBytes / snapshotBytes, 2),
-    },
-    hostMemoryMB: round(hostBytes / 1e6, 1),
-    // The store alone (its sql.js database and fold rows), before the inspector reads anything.
-    storeMemoryMB: round(storeBytes / 1e6, 1),
-    inspectorMemoryMB: round((hostBytes - storeBytes) / 1e6, 1),
-    targets: targets({
-      'a filter or search answers in <= 100 ms': filterMs <= 100,
-      'the transcript is posted <= 500 ms after ready': readyToTranscriptMs <= 500,
-      'the page draws its first transcript item <= 500 ms after it opens': pageMs !== null && pageMs <= 500,
-      'host memory <= 1.5x the tape size': hostBytes <= 1.5 * snapshotBytes,
+  console.log(
+    JSON.stringify({
+      entries: ENTRIES,
+      snapshotMB: round(snapshotBytes / 1e6, 1),
+      readyToSourceAndTranscriptMs: round(readyMs, 0),
+      readyToTranscriptMs: round(readyToTranscriptMs, 0),
+      // In Chromium, from navigation to the first transcript item drawn (null: dist/ is not built).
+      pageFirstTranscriptItemMs: pageMs === null ? null : round(pageMs, 0),
+      transcript: { items: transcript.items.length, total: transcript.total, jsonKB: round(transcriptJsonBytes / 1e3, 1), earlierPageMs: round(earlierMs, 1) },
+      entriesPageMs: { offset0: round(pageStartMs, 1), offset90000: round(pageEndMs, 1) },
+      kindFilterMs: { first: round(kindFirstMs, 1), cachedPage: round(kindScrollMs, 1), matches: totals[2] },
+      textFilterMs: {
+        first: round(textFirstMs, 1),
+        cachedPage: round(textScrollMs, 1),
+        matches: totals[4],
+        cjkFirst: round(cjkFirstMs, 1),
+        cjkMatches: totals[6],
+      },
+      baseline: { rangeReadMs: round(baseRangeMs, 1), kindReadMs: round(baseKindMs, 1), searchMs: round(baseSearchMs, 1) },
+      ratios: {
+        pageAt90000VsRangeRead: round(pageEndMs / baseRangeMs, 2),
+        textFilterVsSearch: round(textFirstMs / baseSearchMs, 2),
+        hostMemoryVsSnapshot: round(hostBytes / snapshotBytes, 2),
+      },
+      hostMemoryMB: round(hostBytes / 1e6, 1),
+      // The store alone (its sql.js database and fold rows), before the inspector reads anything.
+      storeMemoryMB: round(storeBytes / 1e6, 1),
+      inspectorMemoryMB: round((hostBytes - storeBytes) / 1e6, 1),
+      targets: targets({
+        'a filter or search answers in <= 100 ms': filterMs <= 100,
+        'the transcript is posted <= 500 ms after ready': readyToTranscriptMs <= 500,
+        'the page draws its first transcript item <= 500 ms after it opens': pageMs !== null && pageMs <= 500,
+        'host memory <= 1.5x the tape size': hostBytes <= 1.5 * snapshotBytes,
+      }),
     }),
-  }));
+  );
 }
 
 main().catch((e) => {

@@ -21,9 +21,15 @@ async function child(file: string): Promise<void> {
   gc();
   const after = process.memoryUsage();
   const entries = store.headEntryId('s');
-  const of = (m: NodeJS.MemoryUsage): Record<string, number> => ({ rss: round(m.rss / MB, 1), heapUsed: round(m.heapUsed / MB, 1), external: round(m.external / MB, 1) });
+  const of = (m: NodeJS.MemoryUsage): Record<string, number> => ({
+    rss: round(m.rss / MB, 1),
+    heapUsed: round(m.heapUsed / MB, 1),
+    external: round(m.external / MB, 1),
+  });
   // maxRSS is in KiB: the peak while the file was read, parsed and loaded.
-  process.stdout.write(JSON.stringify({ entries, openMs: round(openMs, 1), before: of(before), after: of(after), peakRssMB: round(process.resourceUsage().maxRSS / 1024, 1) }));
+  process.stdout.write(
+    JSON.stringify({ entries, openMs: round(openMs, 1), before: of(before), after: of(after), peakRssMB: round(process.resourceUsage().maxRSS / 1024, 1) }),
+  );
   await store.close();
 }
 
@@ -32,20 +38,23 @@ async function main(): Promise<void> {
   const file = path.join(dir, 'big.tape.jsonl');
   try {
     const lines = sessionRows('s', ENTRIES, 500, proseOf).map(([sessionId, entryId, kind, name, provenanceKey, createdAt, , , , , , payload, meta]) =>
-      jsonlLine({ sessionId, entryId, kind, name, provenanceKey, createdAt, payload, meta }));
+      jsonlLine({ sessionId, entryId, kind, name, provenanceKey, createdAt, payload, meta }),
+    );
     fs.writeFileSync(file, lines.join(''));
     const fileMB = fs.statSync(file).size / MB;
     const res = spawnSync(process.execPath, ['--expose-gc', __filename, '--child', file], { encoding: 'utf8' });
     if (res.status !== 0) throw new Error(res.stderr);
     const r = JSON.parse(res.stdout) as { entries: number; openMs: number; before: { rss: number }; after: { rss: number }; peakRssMB: number };
     const peakOverFile = (r.peakRssMB - r.before.rss) / fileMB;
-    console.log(JSON.stringify({
-      fileMB: round(fileMB, 1),
-      ...r,
-      peakRssGrowthPerFileMB: round(peakOverFile, 2),
-      retainedRssGrowthPerFileMB: round((r.after.rss - r.before.rss) / fileMB, 2),
-      targets: targets({ 'peak RSS growth <= 6x the file (11.7x when the text was split and parsed whole)': peakOverFile <= 6 }),
-    }));
+    console.log(
+      JSON.stringify({
+        fileMB: round(fileMB, 1),
+        ...r,
+        peakRssGrowthPerFileMB: round(peakOverFile, 2),
+        retainedRssGrowthPerFileMB: round((r.after.rss - r.before.rss) / fileMB, 2),
+        targets: targets({ 'peak RSS growth <= 6x the file (11.7x when the text was split and parsed whole)': peakOverFile <= 6 }),
+      }),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

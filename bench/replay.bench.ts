@@ -113,7 +113,12 @@ async function main(): Promise<void> {
       contextFirstAfterJumpMs: stats(contextFirst),
       projectionsFirstAfterJumpMs: stats(projectionsFirst),
       structuredCloneOfFoldStateAtHeadMs: round(cloneMs),
-      targets: targets({ [`step p95 <= ${TARGET_MS} ms`]: stepStats.p95 <= TARGET_MS, [`step back p95 <= ${TARGET_MS} ms`]: backStats.p95 <= TARGET_MS, [`step max <= ${TARGET_MS} ms`]: stepStats.max <= TARGET_MS, [`step back max <= ${TARGET_MS} ms`]: backStats.max <= TARGET_MS }),
+      targets: targets({
+        [`step p95 <= ${TARGET_MS} ms`]: stepStats.p95 <= TARGET_MS,
+        [`step back p95 <= ${TARGET_MS} ms`]: backStats.p95 <= TARGET_MS,
+        [`step max <= ${TARGET_MS} ms`]: stepStats.max <= TARGET_MS,
+        [`step back max <= ${TARGET_MS} ms`]: backStats.max <= TARGET_MS,
+      }),
     }),
   );
   await store.close();

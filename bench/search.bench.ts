@@ -22,8 +22,18 @@ const ROUNDS = 3;
 const QUERIES = { commonWord: 'function', rareWord: 'xylophone', phrase: '"connection refused"', cjkRun: '连接失败' } as const;
 type QueryName = keyof typeof QUERIES;
 
-interface SearchRun { openMs: number; firstSearchMs: number; hits: number; warmSearchMs: number; sessionScopedMs: number }
-interface IndexRun { indexWholeTapeMs: number; firstSearchMs: number; hits: number }
+interface SearchRun {
+  openMs: number;
+  firstSearchMs: number;
+  hits: number;
+  warmSearchMs: number;
+  sessionScopedMs: number;
+}
+interface IndexRun {
+  indexWholeTapeMs: number;
+  firstSearchMs: number;
+  hits: number;
+}
 
 /**
  * Child: open the tape read-only in this fresh process, then search `query` (first) and again
@@ -109,49 +119,61 @@ async function main(): Promise<void> {
       baseline.push(spawnChild<IndexRun>('--index', schema1File, QUERIES.commonWord));
     }
 
-    const perQuery = Object.fromEntries(Object.entries(runs).map(([name, rs]) => [name, {
-      query: QUERIES[name as QueryName],
-      hits: rs[0].hits,
-      firstSearchMs: round(median(rs.map((x) => x.firstSearchMs)), 1),
-      warmSearchMs: round(median(rs.map((x) => x.warmSearchMs)), 1),
-      sessionScopedMs: round(median(rs.map((x) => x.sessionScopedMs)), 1),
-    }])) as Record<QueryName, { query: string; hits: number; firstSearchMs: number; warmSearchMs: number; sessionScopedMs: number }>;
+    const perQuery = Object.fromEntries(
+      Object.entries(runs).map(([name, rs]) => [
+        name,
+        {
+          query: QUERIES[name as QueryName],
+          hits: rs[0].hits,
+          firstSearchMs: round(median(rs.map((x) => x.firstSearchMs)), 1),
+          warmSearchMs: round(median(rs.map((x) => x.warmSearchMs)), 1),
+          sessionScopedMs: round(median(rs.map((x) => x.sessionScopedMs)), 1),
+        },
+      ]),
+    ) as Record<QueryName, { query: string; hits: number; firstSearchMs: number; warmSearchMs: number; sessionScopedMs: number }>;
     const all = Object.values(runs).flat();
     const slowestFirst = Math.max(...Object.values(perQuery).map((q) => q.firstSearchMs));
     const baselineFirst = median(baseline.map((x) => x.firstSearchMs));
-    console.log(JSON.stringify({
-      entries: ENTRIES,
-      snapshotMB: round(bytes.length / 1e6, 1),
-      snapshotWithoutIndexMB: round(schema1.length / 1e6, 1),
-      bulkLoadMs: round(bulkLoadMs, 0),
-      rounds: ROUNDS,
-      openReadOnlyMs: round(median(all.map((x) => x.openMs)), 1),
-      firstSearch: perQuery,
-      extensionHostDefaults: {
-        query: QUERIES.commonWord,
-        openReadOnlyMs: round(median(hostRuns.map((x) => x.openMs)), 1),
-        firstSearchMs: round(median(hostRuns.map((x) => x.firstSearchMs)), 1),
-        warmSearchMs: round(median(hostRuns.map((x) => x.warmSearchMs)), 1),
-      },
-      baselineIndexAtFirstSearch: {
-        indexWholeTapeMs: round(median(baseline.map((x) => x.indexWholeTapeMs)), 0),
-        firstSearchMs: round(baselineFirst, 0),
-        query: QUERIES.commonWord,
-      },
-      ratios: {
-        baselineVsSlowestFirstSearch: round(baselineFirst / slowestFirst, 1),
-        extensionHostVsCliFirstSearch: round(median(hostRuns.map((x) => x.firstSearchMs)) / perQuery.commonWord.firstSearchMs, 2),
-        indexBytesShareOfSnapshot: round(1 - schema1.length / bytes.length),
-      },
-      targets: targets({ 'first search after a fresh open <= 100 ms (slowest query)': slowestFirst <= 100 }),
-    }));
+    console.log(
+      JSON.stringify({
+        entries: ENTRIES,
+        snapshotMB: round(bytes.length / 1e6, 1),
+        snapshotWithoutIndexMB: round(schema1.length / 1e6, 1),
+        bulkLoadMs: round(bulkLoadMs, 0),
+        rounds: ROUNDS,
+        openReadOnlyMs: round(median(all.map((x) => x.openMs)), 1),
+        firstSearch: perQuery,
+        extensionHostDefaults: {
+          query: QUERIES.commonWord,
+          openReadOnlyMs: round(median(hostRuns.map((x) => x.openMs)), 1),
+          firstSearchMs: round(median(hostRuns.map((x) => x.firstSearchMs)), 1),
+          warmSearchMs: round(median(hostRuns.map((x) => x.warmSearchMs)), 1),
+        },
+        baselineIndexAtFirstSearch: {
+          indexWholeTapeMs: round(median(baseline.map((x) => x.indexWholeTapeMs)), 0),
+          firstSearchMs: round(baselineFirst, 0),
+          query: QUERIES.commonWord,
+        },
+        ratios: {
+          baselineVsSlowestFirstSearch: round(baselineFirst / slowestFirst, 1),
+          extensionHostVsCliFirstSearch: round(median(hostRuns.map((x) => x.firstSearchMs)) / perQuery.commonWord.firstSearchMs, 2),
+          indexBytesShareOfSnapshot: round(1 - schema1.length / bytes.length),
+        },
+        targets: targets({ 'first search after a fresh open <= 100 ms (slowest query)': slowestFirst <= 100 }),
+      }),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
 const [mode, fileArg, queryArg] = process.argv.slice(2);
-(mode === '--search' || mode === '--search-host' ? searchChild(fileArg, queryArg, mode === '--search') : mode === '--index' ? indexChild(fileArg, queryArg) : main()).catch((e) => {
+(mode === '--search' || mode === '--search-host'
+  ? searchChild(fileArg, queryArg, mode === '--search')
+  : mode === '--index'
+    ? indexChild(fileArg, queryArg)
+    : main()
+).catch((e) => {
   console.error(e);
   process.exit(1);
 });

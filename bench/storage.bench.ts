@@ -16,7 +16,9 @@ async function child(file: string): Promise<void> {
   const t0 = performance.now();
   const store = await TapeStore.open(file, { readOnly: true });
   const openMs = performance.now() - t0;
-  process.stdout.write(JSON.stringify({ openMs, sinceProcessStartMs: performance.now(), head: store.headEntryId('s'), replayed: store.openReport.replayedRecords }));
+  process.stdout.write(
+    JSON.stringify({ openMs, sinceProcessStartMs: performance.now(), head: store.headEntryId('s'), replayed: store.openReport.replayedRecords }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -60,25 +62,34 @@ async function main(): Promise<void> {
     const openMs = median(runs.map((x) => x.openMs));
     // Calibration, same run: the cost of touching fresh memory, which bounds both figures from below
     // (opening copies the snapshot at least twice: file read, sql.js's in-memory file; export once).
-    const touchMsPerMB = median(Array.from({ length: ROUNDS }, () => {
-      const t0 = performance.now();
-      Buffer.alloc(64e6, 1);
-      return (performance.now() - t0) / 64;
-    }));
-    const steady = median(checkpointMsPerMB.slice(1));
-    console.log(JSON.stringify({
-      snapshotMB: round(snapshotMB, 1),
-      journalRecords: JOURNAL_RECORDS,
-      rounds: ROUNDS,
-      recovery: { openMs: round(openMs, 1), sinceProcessStartMs: round(median(runs.map((x) => x.sinceProcessStartMs)), 1), spawnWallMs: round(median(runs.map((x) => x.wallMs)), 1), replayed: runs[0].replayed },
-      checkpointBlockingMsPerMB: { first: round(checkpointMsPerMB[0]), steady: round(steady) },
-      dbExportMsPerMB: round(median(exportMsPerMB)),
-      freshMemoryTouchMsPerMB: round(touchMsPerMB),
-      targets: targets({
-        'recovery (open: snapshot + 10k records replay) <= 400 ms': openMs <= 400,
-        'checkpoint blocking <= 1.5 ms/MB (steady)': steady <= 1.5,
+    const touchMsPerMB = median(
+      Array.from({ length: ROUNDS }, () => {
+        const t0 = performance.now();
+        Buffer.alloc(64e6, 1);
+        return (performance.now() - t0) / 64;
       }),
-    }));
+    );
+    const steady = median(checkpointMsPerMB.slice(1));
+    console.log(
+      JSON.stringify({
+        snapshotMB: round(snapshotMB, 1),
+        journalRecords: JOURNAL_RECORDS,
+        rounds: ROUNDS,
+        recovery: {
+          openMs: round(openMs, 1),
+          sinceProcessStartMs: round(median(runs.map((x) => x.sinceProcessStartMs)), 1),
+          spawnWallMs: round(median(runs.map((x) => x.wallMs)), 1),
+          replayed: runs[0].replayed,
+        },
+        checkpointBlockingMsPerMB: { first: round(checkpointMsPerMB[0]), steady: round(steady) },
+        dbExportMsPerMB: round(median(exportMsPerMB)),
+        freshMemoryTouchMsPerMB: round(touchMsPerMB),
+        targets: targets({
+          'recovery (open: snapshot + 10k records replay) <= 400 ms': openMs <= 400,
+          'checkpoint blocking <= 1.5 ms/MB (steady)': steady <= 1.5,
+        }),
+      }),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -68,7 +68,10 @@ async function main(): Promise<void> {
   // The no-op turn sends one fixed request: the first real turn's, with its manifest.
   const first = store.entries(SESSION).length;
   await withTape(0);
-  const sample = store.entries(SESSION).slice(first).find((e) => e.name === 'view/assembled');
+  const sample = store
+    .entries(SESSION)
+    .slice(first)
+    .find((e) => e.name === 'view/assembled');
   if (sample === undefined) throw new Error('no manifest was written');
   const manifest = manifestOfEntry(sample);
   const tools = new ToolRegistry([...WORKSPACE_TOOLS, ...TAPE_TOOLS]);

@@ -80,7 +80,8 @@ async function main(): Promise<void> {
   const recordMs = performance.now() - t0;
 
   let report = verifySession(tape, SESSION);
-  if (!report.ok || report.requests.length !== TURNS * REQUESTS_PER_TURN) throw new Error(`the recorded session does not verify: ${JSON.stringify(report.requests.find((r) => r.status !== 'match'))}`);
+  if (!report.ok || report.requests.length !== TURNS * REQUESTS_PER_TURN)
+    throw new Error(`the recorded session does not verify: ${JSON.stringify(report.requests.find((r) => r.status !== 'match'))}`);
   const verifyMs = median(Array.from({ length: ROUNDS }, () => time(() => (report = verifySession(tape, SESSION)))));
   const baselineRebuilders = [naive(store)];
   const naiveMs = median(Array.from({ length: 3 }, () => time(() => verifySession(tape, SESSION, baselineRebuilders))));
@@ -90,15 +91,17 @@ async function main(): Promise<void> {
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 
-  console.log(JSON.stringify({
-    requests: items,
-    entries,
-    compactions,
-    note: 'verifyMs: verifySession of the whole session (every manifest rebuilt, compared, integrity checked), median of 5; naiveReplayMs: the same with a builder that refolds each prefix from entry 1 and reads each entry with its own query, median of 3; recordMs: the AgentSession recording the session once (in memory, for scale)',
-    ms: { verify: round(verifyMs), naiveReplay: round(naiveMs), target: TARGET_MS, record: round(recordMs) },
-    ratios: { verifyVsTarget: round(verifyMs / TARGET_MS, 3), naiveVsVerify: round(naiveMs / verifyMs, 2) },
-    targets: targets({ 'verification of 1,000 requests <= 2 s': verifyMs <= TARGET_MS }),
-  }));
+  console.log(
+    JSON.stringify({
+      requests: items,
+      entries,
+      compactions,
+      note: 'verifyMs: verifySession of the whole session (every manifest rebuilt, compared, integrity checked), median of 5; naiveReplayMs: the same with a builder that refolds each prefix from entry 1 and reads each entry with its own query, median of 3; recordMs: the AgentSession recording the session once (in memory, for scale)',
+      ms: { verify: round(verifyMs), naiveReplay: round(naiveMs), target: TARGET_MS, record: round(recordMs) },
+      ratios: { verifyVsTarget: round(verifyMs / TARGET_MS, 3), naiveVsVerify: round(naiveMs / verifyMs, 2) },
+      targets: targets({ 'verification of 1,000 requests <= 2 s': verifyMs <= TARGET_MS }),
+    }),
+  );
 }
 
 main().catch((e) => {

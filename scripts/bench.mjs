@@ -8,22 +8,44 @@ import * as path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const wanted = process.argv.slice(2);
-const files = fs.readdirSync(path.join(root, 'bench')).filter((f) => f.endsWith('.bench.ts'))
+const files = fs
+  .readdirSync(path.join(root, 'bench'))
+  .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => !wanted.length || wanted.some((w) => f.startsWith(w)));
 const outDir = path.join(root, 'out', 'bench');
 // The CLI's own bundle, beside the benches: cliAppend runs it as a child process.
-await esbuild.build({ entryPoints: [path.join(root, 'src', 'cli', 'main.ts')], outfile: path.join(outDir, 'cli.js'), bundle: true, platform: 'node',
-  target: 'node20', format: 'cjs', logLevel: 'warning' });
+await esbuild.build({
+  entryPoints: [path.join(root, 'src', 'cli', 'main.ts')],
+  outfile: path.join(outDir, 'cli.js'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  logLevel: 'warning',
+});
 const results = {};
 let failed = false;
 for (const f of files) {
   const outfile = path.join(outDir, f.replace(/\.ts$/, '.js'));
-  await esbuild.build({ entryPoints: [path.join(root, 'bench', f)], outfile, bundle: true, platform: 'node', target: 'node20',
-    format: 'cjs', external: ['better-sqlite3', 'sql.js'], sourcemap: true, logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [path.join(root, 'bench', f)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['better-sqlite3', 'sql.js'],
+    sourcemap: true,
+    logLevel: 'warning',
+  });
   process.stderr.write(`[bench] ${f} …\n`);
   const r = spawnSync('node', ['--expose-gc', outfile], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
   const name = f.replace(/\.bench\.ts$/, '');
-  try { results[name] = JSON.parse(r.stdout); } catch { results[name] = { error: `exit ${r.status}`, stdout: r.stdout.slice(-2000) }; }
+  try {
+    results[name] = JSON.parse(r.stdout);
+  } catch {
+    results[name] = { error: `exit ${r.status}`, stdout: r.stdout.slice(-2000) };
+  }
   if (r.status !== 0) failed = true;
 }
 fs.mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });

@@ -18,7 +18,9 @@ const opts = (name) => argv.flatMap((a, i) => (a === `--${name}` ? [argv[i + 1]]
 const opt = (name, fallback) => opts(name)[0] ?? fallback;
 const devPaths = opts('extensionDevelopmentPath').map((p) => path.resolve(p));
 if (devPaths.length !== 1 || !opt('extensionTestsPath')) {
-  console.error('usage: run-vscode-tests.mjs --extensionDevelopmentPath DIR --extensionTestsPath FILE [--installExtensionFolder DIR]… [--workspace DIR] [--timeout S]');
+  console.error(
+    'usage: run-vscode-tests.mjs --extensionDevelopmentPath DIR --extensionTestsPath FILE [--installExtensionFolder DIR]… [--workspace DIR] [--timeout S]',
+  );
   process.exit(2);
 }
 const testsPath = path.resolve(opt('extensionTestsPath'));
@@ -30,7 +32,10 @@ const t0 = Date.now();
 const log = (...a) => console.log(`[vscode-test ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 
 let server, browser, exitCode;
-const watchdog = setTimeout(async () => { log(`time-out after ${timeoutMs / 1000}s`); await shutdown(124); }, timeoutMs);
+const watchdog = setTimeout(async () => {
+  log(`time-out after ${timeoutMs / 1000}s`);
+  await shutdown(124);
+}, timeoutMs);
 async function shutdown(code) {
   clearTimeout(watchdog);
   await browser?.close().catch(() => {});

@@ -19,7 +19,9 @@ const run = (cmd, args) => {
 run('node', ['esbuild.mjs']);
 const hasCode = spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0;
 if (hasCode && !process.env.AGENT_TAPE_WEB) {
-  spawn('code', ['--extensionDevelopmentPath', root, '--extensionDevelopmentPath', firstRun, demo], { stdio: 'inherit' }).on('exit', (c) => process.exit(c ?? 0));
+  spawn('code', ['--extensionDevelopmentPath', root, '--extensionDevelopmentPath', firstRun, demo], { stdio: 'inherit' }).on('exit', (c) =>
+    process.exit(c ?? 0),
+  );
 } else {
   run('bash', ['scripts/setup-test-env.sh']);
   run('npx', ['tsc', '-p', 'tsconfig.test.json']);
@@ -30,7 +32,9 @@ if (hasCode && !process.env.AGENT_TAPE_WEB) {
     // The web workbench honours one development extension: the first-run helper is installed instead.
     extensionFolders: [firstRun],
   });
-  console.log(`\nAgent Tape is running in VS Code (web) with the demo workspace. Open:\n\n  ${workbenchUrl(server, { folder: demo, extensionDevelopmentPath: root })}\n`);
+  console.log(
+    `\nAgent Tape is running in VS Code (web) with the demo workspace. Open:\n\n  ${workbenchUrl(server, { folder: demo, extensionDevelopmentPath: root })}\n`,
+  );
   console.log('The walkthrough opens on first run ("Welcome: Open Walkthrough…" → Get Started with Agent Tape brings it back):');
   console.log('samples/coding-session.tape.sqlite in the inspector and the debugger, then "Tape: Set Up a Model…" (finds');
   console.log('Ollama, LM Studio, llama.cpp, vLLM on this machine) and @tape in the Chat view (Ctrl+Alt+I). Ctrl+C stops the server.');

@@ -46,14 +46,36 @@ else if (testPhases.length) {
   for (const phase of testPhases) {
     if (phase === 'unit') mocha('unit tests (Node)', [...reporter, '--recursive', 'out/test/unit']);
     else if (phase === 'integration' || phase === 'webview') {
-      if (sh('bash', ['scripts/setup-test-env.sh']) !== 0) { broken.push(`${phase}: the real VS Code test environment could not be installed`); continue; }
+      if (sh('bash', ['scripts/setup-test-env.sh']) !== 0) {
+        broken.push(`${phase}: the real VS Code test environment could not be installed`);
+        continue;
+      }
       if (phase === 'integration') {
-        mocha('integration tests (real VS Code)', [], ['node', ['scripts/run-vscode-tests.mjs', '--extensionDevelopmentPath', '.',
-          '--extensionTestsPath', 'out/test/integration/index.js', '--installExtensionFolder', 'test/fixtures/fake-lm', '--workspace', 'demo']]);
+        mocha(
+          'integration tests (real VS Code)',
+          [],
+          [
+            'node',
+            [
+              'scripts/run-vscode-tests.mjs',
+              '--extensionDevelopmentPath',
+              '.',
+              '--extensionTestsPath',
+              'out/test/integration/index.js',
+              '--installExtensionFolder',
+              'test/fixtures/fake-lm',
+              '--workspace',
+              'demo',
+            ],
+          ],
+        );
       } else {
         mocha('webview checks (Chromium)', [...reporter, '--timeout', '120000', '--recursive', 'out/test/webview']);
       }
-    } else { console.error(`unknown phase ${phase}; use lint, unit, integration or webview`); process.exit(2); }
+    } else {
+      console.error(`unknown phase ${phase}; use lint, unit, integration or webview`);
+      process.exit(2);
+    }
   }
 }
 

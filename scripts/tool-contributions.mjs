@@ -21,7 +21,12 @@ const bundle = path.join(bundleDir, 'toolContributions.cjs');
 try {
   await esbuild.build({
     entryPoints: [path.join(root, 'src/extension/tools/toolContributions.ts')],
-    outfile: bundle, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error',
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'error',
   });
   const expected = createRequire(import.meta.url)(bundle).toolContributions();
 

@@ -21,7 +21,12 @@ function render(msg: AboutInfo): void {
   app.replaceChildren();
   app.append(el('h1', 'Agent Tape'));
   const dl = el('dl');
-  for (const [k, v] of [['Extension', msg.extension], ['SQLite (sql.js)', msg.sqlite], ['VS Code', msg.vscode]]) dl.append(el('dt', k), el('dd', v));
+  for (const [k, v] of [
+    ['Extension', msg.extension],
+    ['SQLite (sql.js)', msg.sqlite],
+    ['VS Code', msg.vscode],
+  ])
+    dl.append(el('dt', k), el('dd', v));
   const again = el('button', 'Show Version') as HTMLButtonElement;
   again.addEventListener('click', () => host.postMessage({ type: 'runCommand', command: 'agentTape.showVersion' }));
   app.append(dl, again);

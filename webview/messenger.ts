@@ -30,7 +30,10 @@ export class Messenger<M extends RequestMap> {
   request<K extends Method<M>>(method: K, params: ParamsOf<M, K>): Promise<ReplyOf<M, K>> {
     const id = this.nextId++;
     return new Promise<ReplyOf<M, K>>((resolve, reject) => {
-      const timer = setTimeout(() => this.take(id)?.reject(new Error(`the extension did not answer ${method} within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+      const timer = setTimeout(
+        () => this.take(id)?.reject(new Error(`the extension did not answer ${method} within ${this.timeoutMs / 1000} s`)),
+        this.timeoutMs,
+      );
       this.pending.set(id, { method, resolve: resolve as (reply: unknown) => void, reject, timer });
       try {
         this.post({ type: 'request', id, method, params });

@@ -25,7 +25,8 @@ export async function backfillSession(store: TapeStore, sessionId: string, turns
   turns.forEach((t, i) => {
     const turn = { sessionId, turnId: `backfill-${i + 1}` };
     entries.push(messageEntry(turn, { messageId: `${turn.turnId}/user`, role: 'user', orderSeq: 2 * i + 1, content: t.prompt, status: 'sent' }));
-    if (t.response !== '') entries.push(messageEntry(turn, { messageId: `${turn.turnId}/assistant`, role: 'assistant', orderSeq: 2 * i + 2, content: t.response, status: 'sent' }));
+    if (t.response !== '')
+      entries.push(messageEntry(turn, { messageId: `${turn.turnId}/assistant`, role: 'assistant', orderSeq: 2 * i + 2, content: t.response, status: 'sent' }));
   });
   entries.push({
     kind: 'event',

@@ -48,7 +48,10 @@ function transcriptLine(m: Pick<ContextMessage, 'role' | 'content' | 'toolName'>
  * instructions. The agent's system prompt is left out: it is sent again with every request.
  */
 export function compactionRequest(messages: readonly Pick<ContextMessage, 'role' | 'content' | 'toolName'>[], model: ModelInfo): ModelRequest {
-  const transcript = messages.filter((m) => m.role !== 'system').map(transcriptLine).join('\n\n');
+  const transcript = messages
+    .filter((m) => m.role !== 'system')
+    .map(transcriptLine)
+    .join('\n\n');
   return {
     messages: [
       { role: 'system', content: COMPACTION_INSTRUCTIONS },
@@ -112,7 +115,9 @@ export function renderSummary(parsed: ParsedSummary): string {
   if (parsed.kind === 'text') return parsed.text;
   const { goal, decisions, filesTouched, openWork } = parsed.summary;
   const section = (title: string, items: string[]): string => `${title}:${items.length === 0 ? ' (none)' : items.map((i) => `\n- ${i}`).join('')}`;
-  return [`Goal: ${goal || '(not stated)'}`, section('Decisions', decisions), section('Files touched', filesTouched), section('Open work', openWork)].join('\n');
+  return [`Goal: ${goal || '(not stated)'}`, section('Decisions', decisions), section('Files touched', filesTouched), section('Open work', openWork)].join(
+    '\n',
+  );
 }
 
 /** Whether a prompt this large should be compacted first (the default share is 80% of the input budget). */

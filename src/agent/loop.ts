@@ -94,7 +94,14 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
     writer.write(turnEndEntry(turn, outcome, rounds));
     await writer.flush();
     emit({ type: 'turn_end', turnId: turn.turnId, sessionId: turn.sessionId, outcome, rounds });
-    return { sessionId: turn.sessionId, turnId: turn.turnId, outcome, rounds, text, ...(error ? { error: { failureClass: error.failureClass, message: error.message } } : {}) };
+    return {
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      outcome,
+      rounds,
+      text,
+      ...(error ? { error: { failureClass: error.failureClass, message: error.message } } : {}),
+    };
   };
 
   writer.write(
@@ -136,7 +143,16 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
 
     const toolContext: ToolContext = { ...deps.toolContext, signal: deps.signal };
     for (const { call, name } of calls) {
-      emit({ type: 'tool_call', turnId: turn.turnId, requestSeq, messageId, toolCallId: call.id, name, input: call.valid ? call.arguments : call.rawArguments, valid: call.valid });
+      emit({
+        type: 'tool_call',
+        turnId: turn.turnId,
+        requestSeq,
+        messageId,
+        toolCallId: call.id,
+        name,
+        input: call.valid ? call.arguments : call.rawArguments,
+        valid: call.valid,
+      });
       const result: ToolResult = deps.signal.aborted
         ? NOT_RUN
         : call.valid
@@ -147,7 +163,17 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
         toolResultEntry(turn, messageId, call.id, name, result),
         ...(failed ? [toolErrorEntry(turn, messageId, call.id, name, call.valid ? 'tool' : 'invalid_input', result.output)] : []),
       );
-      emit({ type: 'tool_result', turnId: turn.turnId, requestSeq, messageId, toolCallId: call.id, name, status: result.status, output: result.output, truncated: result.truncated === true });
+      emit({
+        type: 'tool_result',
+        turnId: turn.turnId,
+        requestSeq,
+        messageId,
+        toolCallId: call.id,
+        name,
+        status: result.status,
+        output: result.output,
+        truncated: result.truncated === true,
+      });
     }
     if (deps.signal.aborted) return end('cancelled', requestSeq, text);
   }

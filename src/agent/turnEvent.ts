@@ -10,7 +10,17 @@ export type TurnEvent =
   | { type: 'text'; turnId: string; requestSeq: number; messageId: string; delta: string }
   /** `valid: false` when the model's arguments were not a JSON object; `input` is then their raw text. */
   | { type: 'tool_call'; turnId: string; requestSeq: number; messageId: string; toolCallId: string; name: string; input: unknown; valid: boolean }
-  | { type: 'tool_result'; turnId: string; requestSeq: number; messageId: string; toolCallId: string; name: string; status: 'ok' | 'error'; output: string; truncated: boolean }
+  | {
+      type: 'tool_result';
+      turnId: string;
+      requestSeq: number;
+      messageId: string;
+      toolCallId: string;
+      name: string;
+      status: 'ok' | 'error';
+      output: string;
+      truncated: boolean;
+    }
   | { type: 'compaction'; turnId: string; requestSeq: number; anchorName: string }
   | { type: 'error'; turnId: string; requestSeq: number; kind: 'provider'; failureClass: FailureClass; message: string }
   /** A line of progress of the subagent that call `toolCallId` runs; the last one, once the child is linked, has its `outcome`. */

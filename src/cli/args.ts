@@ -44,7 +44,9 @@ export function parseArgs(args: readonly string[], spec: { valued?: string[]; sw
   }
   const counted = spec.rest ? positional.length >= spec.positional.length : positional.length === spec.positional.length;
   if (!counted) {
-    throw new UsageError(`expected ${spec.positional.map((p) => `<${p}>`).join(' ') || 'no arguments'}, got ${positional.length ? positional.join(' ') : 'none'}`);
+    throw new UsageError(
+      `expected ${spec.positional.map((p) => `<${p}>`).join(' ') || 'no arguments'}, got ${positional.length ? positional.join(' ') : 'none'}`,
+    );
   }
   return { positional, flags };
 }

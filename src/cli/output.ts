@@ -43,7 +43,7 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
  */
 function writeOut(text: string): void {
   const bytes = Buffer.from(text, 'utf8');
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     try {
       at += fs.writeSync(1, bytes, at);
     } catch (e) {
@@ -84,4 +84,3 @@ export const ioOf = (sink: Sink): Io => ({
 });
 
 export const json = (io: Io, value: unknown): void => io.data(`${JSON.stringify(value, null, 2)}\n`);
-

@@ -28,18 +28,26 @@ export function showAboutPanel(context: vscode.ExtensionContext, log: vscode.Log
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
     styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.css')).toString(),
   });
-  const requests = new RequestDispatcher(aboutRequests, {
-    about: async () => ({ extension: context.extension.packageJSON.version as string, sqlite: await sqliteVersion(), vscode: vscode.version }),
-  }, (m: HostToWebview) => void webview.postMessage(m));
+  const requests = new RequestDispatcher(
+    aboutRequests,
+    {
+      about: async () => ({ extension: context.extension.packageJSON.version as string, sqlite: await sqliteVersion(), vscode: vscode.version }),
+    },
+    (m: HostToWebview) => void webview.postMessage(m),
+  );
   panel.onDidDispose(() => (current = undefined), undefined, context.subscriptions);
-  webview.onDidReceiveMessage(async (raw: unknown) => {
-    const parsed = webviewToHost.safeParse(raw);
-    if (!parsed.success) {
-      log.warn(`ignored a malformed webview message: ${z.prettifyError(parsed.error)}`);
-      return;
-    }
-    const msg = parsed.data;
-    if (msg.type === 'runCommand') await vscode.commands.executeCommand(msg.command);
-    else await requests.dispatch(msg);
-  }, undefined, context.subscriptions);
+  webview.onDidReceiveMessage(
+    async (raw: unknown) => {
+      const parsed = webviewToHost.safeParse(raw);
+      if (!parsed.success) {
+        log.warn(`ignored a malformed webview message: ${z.prettifyError(parsed.error)}`);
+        return;
+      }
+      const msg = parsed.data;
+      if (msg.type === 'runCommand') await vscode.commands.executeCommand(msg.command);
+      else await requests.dispatch(msg);
+    },
+    undefined,
+    context.subscriptions,
+  );
 }

@@ -62,9 +62,12 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
     const isOpenFork = (id: string): boolean => parentOf(store, id)?.relation === 'fork' && forkStatus(store, id) === 'open';
     const current = deps.sessions.current(store);
     if (current !== undefined && isOpenFork(current)) return current;
-    const forks = store.sessions().filter((s) => isOpenFork(s.sessionId)).sort((a, b) => b.lastCreatedAt - a.lastCreatedAt);
+    const forks = store
+      .sessions()
+      .filter((s) => isOpenFork(s.sessionId))
+      .sort((a, b) => b.lastCreatedAt - a.lastCreatedAt);
     if (forks.length === 0) {
-      void vscode.window.showInformationMessage('Agent Tape: there is no open fork on this workspace\'s tape. Fork a session first (Tape: Fork Session).');
+      void vscode.window.showInformationMessage("Agent Tape: there is no open fork on this workspace's tape. Fork a session first (Tape: Fork Session).");
       return undefined;
     }
     const titles = new SessionTitles(open.reader);
@@ -82,14 +85,17 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
       if (!open) return undefined;
       const parent = sessionIdOf(session) ?? deps.sessions.current(open.store);
       if (parent === undefined) {
-        void vscode.window.showInformationMessage('Agent Tape: there is no chat session on this workspace\'s tape yet. Ask @tape something first.');
+        void vscode.window.showInformationMessage("Agent Tape: there is no chat session on this workspace's tape yet. Ask @tape something first.");
         return undefined;
       }
       const receipt = await open.session(parent).fork(at === undefined ? {} : { at });
       log.info(`forked ${parent} at entry ${receipt.parentHeadEntryId} as ${receipt.forkSessionId}`);
       tree.refresh();
       void vscode.window
-        .showInformationMessage(`Agent Tape: forked ${nameOf(open, parent)} at entry #${receipt.parentHeadEntryId} as fork "${receipt.forkId}". The parent is unchanged; merge or discard the fork when it is done.`, OPEN)
+        .showInformationMessage(
+          `Agent Tape: forked ${nameOf(open, parent)} at entry #${receipt.parentHeadEntryId} as fork "${receipt.forkId}". The parent is unchanged; merge or discard the fork when it is done.`,
+          OPEN,
+        )
         .then((choice) => (choice === OPEN ? vscode.commands.executeCommand('agentTape.openInspector', receipt.forkSessionId) : undefined));
       return receipt;
     }),
@@ -102,7 +108,9 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
       const receipt = await open.session(id).merge();
       tree.refresh();
       if (receipt.alreadyMerged) {
-        void vscode.window.showInformationMessage(`Agent Tape: fork "${receipt.forkId}" was already merged (receipt at entry #${receipt.receiptEntryId} of its parent); nothing was appended.`);
+        void vscode.window.showInformationMessage(
+          `Agent Tape: fork "${receipt.forkId}" was already merged (receipt at entry #${receipt.receiptEntryId} of its parent); nothing was appended.`,
+        );
         return receipt;
       }
       log.info(`merged ${id}: ${receipt.mergedCount} entries, receipt at entry ${receipt.receiptEntryId} of its parent`);

@@ -36,7 +36,7 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
     const ws = await deps.tape.open();
     const sessionId = sessionIdArg.parse(given) ?? deps.sessions.current(ws.store);
     if (sessionId === undefined) {
-      void vscode.window.showInformationMessage('Agent Tape: there is no chat session on this workspace\'s tape yet. Ask @tape something first.');
+      void vscode.window.showInformationMessage("Agent Tape: there is no chat session on this workspace's tape yet. Ask @tape something first.");
       return undefined;
     }
     const writable = ws.state.mode === 'writable';
@@ -64,7 +64,9 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
         },
       );
       if ('error' in outcome) throw new Error(outcome.error);
-      void vscode.window.showInformationMessage(`Agent Tape: compacted; the next request starts from ${outcome.anchor.name} (entry #${outcome.anchor.entryId}).`);
+      void vscode.window.showInformationMessage(
+        `Agent Tape: compacted; the next request starts from ${outcome.anchor.name} (entry #${outcome.anchor.entryId}).`,
+      );
       return { entryId: outcome.anchor.entryId, name: outcome.anchor.name };
     }),
 
@@ -118,7 +120,8 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
       if (uri === undefined) return undefined;
       if (uri.scheme !== 'file') throw new Error(`only files on this machine can be written, not ${uri.toString()}`);
       const file = uri.fsPath;
-      if (!file.endsWith(JSONL_SUFFIX) && !file.endsWith(SQLITE_SUFFIX)) throw new Error(`a tape file name ends in ${JSONL_SUFFIX} or ${SQLITE_SUFFIX}: ${path.basename(file)}`);
+      if (!file.endsWith(JSONL_SUFFIX) && !file.endsWith(SQLITE_SUFFIX))
+        throw new Error(`a tape file name ends in ${JSONL_SUFFIX} or ${SQLITE_SUFFIX}: ${path.basename(file)}`);
       // The save dialog already asked about replacing an existing file.
       const { entries } = await t.session.export(file, { replace: true });
       log.info(`exported ${entries} entries of ${t.session.sessionId} to ${file}`);

@@ -13,7 +13,13 @@ export interface AgentSettings {
   commandEnvAllowlist: string[];
 }
 
-const DEFAULTS: AgentSettings = { maxRounds: DEFAULT_MAX_ROUNDS, subagentMaxRounds: DEFAULT_SUBAGENT_MAX_ROUNDS, autoCompactShare: 0.8, extraTools: [], commandEnvAllowlist: [] };
+const DEFAULTS: AgentSettings = {
+  maxRounds: DEFAULT_MAX_ROUNDS,
+  subagentMaxRounds: DEFAULT_SUBAGENT_MAX_ROUNDS,
+  autoCompactShare: 0.8,
+  extraTools: [],
+  commandEnvAllowlist: [],
+};
 
 const schema = {
   maxRounds: z.number().int().min(1).max(200),
@@ -38,5 +44,11 @@ export function readAgentSettings(log: vscode.LogOutputChannel): AgentSettings {
     log.warn(`setting agentTape.${key} ignored (${z.prettifyError(parsed.error)}); using ${JSON.stringify(DEFAULTS[key])}`);
     return DEFAULTS[key];
   };
-  return { maxRounds: pick('maxRounds'), subagentMaxRounds: pick('subagentMaxRounds'), autoCompactShare: pick('autoCompactShare'), extraTools: pick('extraTools'), commandEnvAllowlist: pick('commandEnvAllowlist') };
+  return {
+    maxRounds: pick('maxRounds'),
+    subagentMaxRounds: pick('subagentMaxRounds'),
+    autoCompactShare: pick('autoCompactShare'),
+    extraTools: pick('extraTools'),
+    commandEnvAllowlist: pick('commandEnvAllowlist'),
+  };
 }

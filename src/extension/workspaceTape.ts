@@ -99,4 +99,3 @@ export class WorkspaceTape implements vscode.Disposable {
     this.stateEmitter.dispose();
   }
 }
-

@@ -5,7 +5,19 @@ import { compactionAnchorEntry } from '../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { SUBAGENT_LINKED } from '../tape/fork';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
-import { countSkip, createdAtOf, eventEntry, otherSession, sourceKey, uuidOfName, type Mapped, type MappedSession, type Transcript, type TranscriptFormat, type TranscriptMapper } from './format';
+import {
+  countSkip,
+  createdAtOf,
+  eventEntry,
+  otherSession,
+  sourceKey,
+  uuidOfName,
+  type Mapped,
+  type MappedSession,
+  type Transcript,
+  type TranscriptFormat,
+  type TranscriptMapper,
+} from './format';
 import type { SourceLine } from './transcriptLines';
 import { companionDirOf } from './transcriptFiles';
 
@@ -20,7 +32,12 @@ const THINKING_EVENT = 'claude-code/thinking';
 const block = z.looseObject({ type: z.string() });
 const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 const toolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown().optional() });
-const toolResultBlock = z.looseObject({ type: z.literal('tool_result'), tool_use_id: z.string().min(1), content: z.unknown().optional(), is_error: z.boolean().optional() });
+const toolResultBlock = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string().min(1),
+  content: z.unknown().optional(),
+  is_error: z.boolean().optional(),
+});
 const thinkingBlock = z.looseObject({ type: z.enum(['thinking', 'redacted_thinking']) });
 const count = z.number().nonnegative().optional();
 const usage = z.looseObject({ input_tokens: count, output_tokens: count, cache_read_input_tokens: count, cache_creation_input_tokens: count });
@@ -56,10 +73,11 @@ const agentIdOf = (file: string): string | null => /^agent-(.+)\.jsonl$/.exec(pa
 
 const blocksOf = (rec: Rec): z.infer<typeof block>[] => (Array.isArray(rec.message?.content) ? rec.message.content : []);
 
-const texts = (blocks: readonly unknown[]): string[] => blocks.flatMap((b) => {
-  const t = textBlock.safeParse(b);
-  return t.success ? [t.data.text] : [];
-});
+const texts = (blocks: readonly unknown[]): string[] =>
+  blocks.flatMap((b) => {
+    const t = textBlock.safeParse(b);
+    return t.success ? [t.data.text] : [];
+  });
 
 /** A tool result's content as text when it is text (the common case), else as the source has it. */
 function outputOf(content: unknown): unknown {
@@ -159,7 +177,13 @@ class SessionMapper {
           const use = toolUseBlock.safeParse(b);
           if (use.success) {
             const { id: toolCallId, name, input } = use.data;
-            out.push({ kind: 'tool_call', name, provenanceKey: sourceKey(sessionId, 'tool_call', messageId, toolCallId), payload: { messageId, toolCallId, name, input: input ?? null }, ...at });
+            out.push({
+              kind: 'tool_call',
+              name,
+              provenanceKey: sourceKey(sessionId, 'tool_call', messageId, toolCallId),
+              payload: { messageId, toolCallId, name, input: input ?? null },
+              ...at,
+            });
             const agentId = callToAgent.get(toolCallId);
             if (agentId !== undefined && !linked.has(agentId)) out.push(link(agentId, { toolCallId, messageId }));
           } else if (thinkingBlock.safeParse(b).success) {
@@ -174,8 +198,18 @@ class SessionMapper {
             const trigger = boundary.rec.compactMetadata?.trigger === 'manual' ? 'manual' : 'auto';
             const summary = typeof rec.message?.content === 'string' ? rec.message.content : texts(blocksOf(rec)).join('\n\n');
             // Messages after the boundary line are the ones the summary does not cover.
-            const anchor = compactionAnchorEntry({ trigger, summary, cursorOrderSeq: boundary.lineNo, sourceEntryIds: [], model: { id: this.model, vendor: 'anthropic' } });
-            out.push({ ...anchor, provenanceKey: sourceKey(sessionId, 'compaction', boundary.rec.uuid ?? boundary.lineNo), ...createdAtOf(boundary.rec.timestamp) });
+            const anchor = compactionAnchorEntry({
+              trigger,
+              summary,
+              cursorOrderSeq: boundary.lineNo,
+              sourceEntryIds: [],
+              model: { id: this.model, vendor: 'anthropic' },
+            });
+            out.push({
+              ...anchor,
+              provenanceKey: sourceKey(sessionId, 'compaction', boundary.rec.uuid ?? boundary.lineNo),
+              ...createdAtOf(boundary.rec.timestamp),
+            });
             this.boundary = null;
           }
           continue;
@@ -185,7 +219,14 @@ class SessionMapper {
         if (userText !== '') {
           // Meta records (command caveats, injected context) are not what the person typed.
           if (rec.isMeta) out.push(eventEntry('claude-code/meta', sourceKey(sessionId, 'meta', uuid), { content: userText }, rec.timestamp));
-          else out.push({ kind: 'message', name: 'message/user', provenanceKey: sourceKey(sessionId, 'message', uuid), payload: { messageId: uuid, role: 'user', status: 'sent', orderSeq: lineNo, content: userText }, ...at });
+          else
+            out.push({
+              kind: 'message',
+              name: 'message/user',
+              provenanceKey: sourceKey(sessionId, 'message', uuid),
+              payload: { messageId: uuid, role: 'user', status: 'sent', orderSeq: lineNo, content: userText },
+              ...at,
+            });
         }
         for (const b of blocksOf(rec)) {
           const result = toolResultBlock.safeParse(b);
@@ -200,7 +241,12 @@ class SessionMapper {
               kind: 'tool_result',
               name: call.name,
               provenanceKey: sourceKey(sessionId, 'tool_result', call.messageId, toolCallId),
-              payload: { messageId: call.messageId, toolCallId, status: result.data.is_error ? 'error' : 'ok', output: outputOf(result.data.content) as JsonObject[string] },
+              payload: {
+                messageId: call.messageId,
+                toolCallId,
+                status: result.data.is_error ? 'error' : 'ok',
+                output: outputOf(result.data.content) as JsonObject[string],
+              },
               ...at,
             });
           } else if (b.type !== 'text') countSkip(skipped, `user/${b.type}`);
@@ -229,14 +275,25 @@ class SessionMapper {
   private messageEntries(g: Group): NewEntry[] {
     const { messageId } = g;
     const out: NewEntry[] = [
-      { kind: 'message', name: 'message/assistant', provenanceKey: sourceKey(this.sessionId, 'message', messageId, g.keyUuid), payload: { messageId, role: 'assistant', status: 'sent', orderSeq: g.firstLine, content: g.texts.join('\n\n') }, ...createdAtOf(g.firstTimestamp) },
+      {
+        kind: 'message',
+        name: 'message/assistant',
+        provenanceKey: sourceKey(this.sessionId, 'message', messageId, g.keyUuid),
+        payload: { messageId, role: 'assistant', status: 'sent', orderSeq: g.firstLine, content: g.texts.join('\n\n') },
+        ...createdAtOf(g.firstTimestamp),
+      },
     ];
     if (g.lastUsage) {
       const u = g.lastUsage;
       const data: JsonObject = {
         messageId,
         model: g.model ?? this.model,
-        usage: { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, cachedTokens: u.cache_read_input_tokens ?? 0, cacheCreationTokens: u.cache_creation_input_tokens ?? 0 },
+        usage: {
+          inputTokens: u.input_tokens ?? 0,
+          outputTokens: u.output_tokens ?? 0,
+          cachedTokens: u.cache_read_input_tokens ?? 0,
+          cacheCreationTokens: u.cache_creation_input_tokens ?? 0,
+        },
       };
       out.push(eventEntry(ATTEMPT_EVENT, sourceKey(this.sessionId, ATTEMPT_EVENT, messageId), data, g.firstTimestamp));
     }
@@ -281,7 +338,11 @@ export const claudeCode: TranscriptFormat = {
   companions(file) {
     const dir = companionDirOf(file);
     if (!fs.existsSync(dir)) return [];
-    return fs.readdirSync(dir).filter((f) => agentIdOf(f) !== null).sort().map((f) => path.join(dir, f));
+    return fs
+      .readdirSync(dir)
+      .filter((f) => agentIdOf(f) !== null)
+      .sort()
+      .map((f) => path.join(dir, f));
   },
   mapper(file): TranscriptMapper {
     // A subagent file given on its own is still the child session it is under its parent.

@@ -17,8 +17,19 @@ const REASONING_EVENT = 'codex/reasoning';
 const RECORD_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
 
 const record = z.looseObject({ type: z.string().min(1), timestamp: z.string().optional(), payload: z.looseObject({ type: z.string().optional() }) });
-const message = z.looseObject({ type: z.literal('message'), id: z.string().min(1).optional(), role: z.string(), content: z.array(z.looseObject({ text: z.string().optional() })) });
-const call = z.looseObject({ type: z.enum(['function_call', 'custom_tool_call']), name: z.string().min(1), call_id: z.string().min(1), arguments: z.string().optional(), input: z.unknown().optional() });
+const message = z.looseObject({
+  type: z.literal('message'),
+  id: z.string().min(1).optional(),
+  role: z.string(),
+  content: z.array(z.looseObject({ text: z.string().optional() })),
+});
+const call = z.looseObject({
+  type: z.enum(['function_call', 'custom_tool_call']),
+  name: z.string().min(1),
+  call_id: z.string().min(1),
+  arguments: z.string().optional(),
+  input: z.unknown().optional(),
+});
 const callOutput = z.looseObject({ type: z.enum(['function_call_output', 'custom_tool_call_output']), call_id: z.string().min(1), output: z.unknown() });
 const n = z.number().nonnegative().optional();
 const tokenCount = z.looseObject({
@@ -106,13 +117,24 @@ export const codex: TranscriptFormat = {
           } else if (rec.type === 'compacted') {
             const summary = typeof p.message === 'string' ? p.message : '';
             // Messages after this line are those the summary does not cover.
-            const anchor = compactionAnchorEntry({ trigger: 'auto', summary, cursorOrderSeq: lineNo, sourceEntryIds: [], model: { id: state.model, vendor: 'openai' } });
+            const anchor = compactionAnchorEntry({
+              trigger: 'auto',
+              summary,
+              cursorOrderSeq: lineNo,
+              sourceEntryIds: [],
+              model: { id: state.model, vendor: 'openai' },
+            });
             entries.push({ ...anchor, provenanceKey: sourceKey(sessionId, 'compaction', lineNo), ...at });
           } else if (rec.type === 'event_msg') {
             const t = tokenCount.safeParse(p);
             if (t.success) {
               const u = t.data.info.last_token_usage;
-              const usage = { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, cachedTokens: u.cached_input_tokens ?? 0, reasoningTokens: u.reasoning_output_tokens ?? 0 };
+              const usage = {
+                inputTokens: u.input_tokens ?? 0,
+                outputTokens: u.output_tokens ?? 0,
+                cachedTokens: u.cached_input_tokens ?? 0,
+                reasoningTokens: u.reasoning_output_tokens ?? 0,
+              };
               entries.push(eventEntry(ATTEMPT_EVENT, sourceKey(sessionId, ATTEMPT_EVENT, lineNo), { model: state.model, usage }, rec.timestamp));
             } else if (DUPLICATE_EVENTS.has(ptype) || ptype === 'token_count') {
               // A token_count without usage carries only rate limits.
@@ -141,7 +163,13 @@ export const codex: TranscriptFormat = {
               const { name, call_id: toolCallId } = c.data;
               state.callMessages.set(toolCallId, { messageId: state.assistantId, name });
               const input = c.data.arguments !== undefined ? jsonOr(c.data.arguments) : (c.data.input ?? null);
-              entries.push({ kind: 'tool_call', name, provenanceKey: sourceKey(sessionId, 'tool_call', toolCallId), payload: { messageId: state.assistantId, toolCallId, name, input }, ...at });
+              entries.push({
+                kind: 'tool_call',
+                name,
+                provenanceKey: sourceKey(sessionId, 'tool_call', toolCallId),
+                payload: { messageId: state.assistantId, toolCallId, name, input },
+                ...at,
+              });
             } else if (o.success) {
               const callOf = state.callMessages.get(o.data.call_id);
               if (!callOf) countSkip(skipped, `response_item/${ptype}_without_call`);

@@ -40,7 +40,14 @@ export class FollowedTranscripts {
  * A Claude Code subagent file counts as a change of its parent session's transcript; a changed
  * file that is not a transcript is left alone. One ingest at a time.
  */
-export async function followTranscripts(store: TapeStore, sources: readonly string[], from: FormatName | undefined, signal: AbortSignal, onIngest: (r: IngestReport) => void, onRefused: (e: TapeFileError) => void = () => undefined): Promise<void> {
+export async function followTranscripts(
+  store: TapeStore,
+  sources: readonly string[],
+  from: FormatName | undefined,
+  signal: AbortSignal,
+  onIngest: (r: IngestReport) => void,
+  onRefused: (e: TapeFileError) => void = () => undefined,
+): Promise<void> {
   const followed = new FollowedTranscripts(from);
   const pending = new Map<string, NodeJS.Timeout>();
   let queue = Promise.resolve();
@@ -61,7 +68,10 @@ export async function followTranscripts(store: TapeStore, sources: readonly stri
     if (!file.endsWith('.jsonl')) return;
     const transcript = ownerTranscriptOf(file);
     clearTimeout(pending.get(transcript));
-    pending.set(transcript, setTimeout(() => (pending.delete(transcript), ingest(transcript)), DEBOUNCE_MS));
+    pending.set(
+      transcript,
+      setTimeout(() => (pending.delete(transcript), ingest(transcript)), DEBOUNCE_MS),
+    );
   };
   const watchers = sources.map((src) => {
     const dir = fs.statSync(src).isDirectory();

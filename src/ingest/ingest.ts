@@ -111,7 +111,8 @@ export class TranscriptIngest {
 /** Ingests one transcript once, from its start (TranscriptIngest). */
 export const ingestFile = (store: TapeStore, file: string, from?: FormatName): Promise<IngestReport> => new TranscriptIngest(file, from).ingest(store);
 
-const linkTarget = (e: NewEntry): string | null => (e.kind === 'event' && e.name === SUBAGENT_LINKED ? (linkData.safeParse(e.payload.data).data?.childSessionId ?? null) : null);
+const linkTarget = (e: NewEntry): string | null =>
+  e.kind === 'event' && e.name === SUBAGENT_LINKED ? (linkData.safeParse(e.payload.data).data?.childSessionId ?? null) : null;
 
 /**
  * A mapped `subagent/linked` event with the child's head frozen as the tape has it (SPEC 2.8), so

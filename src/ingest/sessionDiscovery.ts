@@ -85,7 +85,16 @@ function firstClaudePrompt(lines: readonly Json[]): string | null {
   for (const r of lines) {
     if (r.type !== 'user' || r.isMeta === true || r.isCompactSummary === true || !isObject(r.message)) continue;
     const content = r.message.content;
-    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.filter(isObject).filter((b) => b.type === 'text').map((b) => String(b.text)).join(' ') : '';
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content
+              .filter(isObject)
+              .filter((b) => b.type === 'text')
+              .map((b) => String(b.text))
+              .join(' ')
+          : '';
     // Slash commands and hook output arrive as user records wrapped in tags; they are not prompts.
     if (text.trim() !== '' && !text.trimStart().startsWith('<')) return oneLine(text, PROMPT_CHARS);
   }
@@ -102,7 +111,10 @@ function firstCodexPrompt(lines: readonly Json[]): string | null {
   for (const r of lines) {
     const p = r.payload;
     if (r.type !== 'response_item' || !isObject(p) || p.type !== 'message' || p.role !== 'user' || !Array.isArray(p.content)) continue;
-    const text = p.content.filter(isObject).map((c) => (typeof c.text === 'string' ? c.text : '')).join(' ');
+    const text = p.content
+      .filter(isObject)
+      .map((c) => (typeof c.text === 'string' ? c.text : ''))
+      .join(' ');
     // Codex opens a session with its environment and instructions as tagged user messages.
     if (text.trim() !== '' && !text.trimStart().startsWith('<')) return oneLine(text, PROMPT_CHARS);
   }

@@ -107,7 +107,10 @@ export function readTranscript(file: string, cursor?: TranscriptCursor): Transcr
     const same = cursor !== undefined && cursor.dev === stat.dev && cursor.ino === stat.ino && cursor.offset <= stat.size;
     const at = same ? cursor : TRANSCRIPT_START;
     if (stat.size - at.offset > TRANSCRIPT_MAX_BYTES) {
-      throw new TapeFileError(file, `has ${Math.round((stat.size - at.offset) / (1 << 20))} MiB to read, over the ${TRANSCRIPT_MAX_BYTES / (1 << 20)} MiB limit for a transcript; refusing to read it`);
+      throw new TapeFileError(
+        file,
+        `has ${Math.round((stat.size - at.offset) / (1 << 20))} MiB to read, over the ${TRANSCRIPT_MAX_BYTES / (1 << 20)} MiB limit for a transcript; refusing to read it`,
+      );
     }
     const parsed = parseTranscript(readUpToSync(fd, stat.size, TRANSCRIPT_MAX_BYTES, at.offset), at);
     return { ...parsed, cursor: { ...parsed.next, dev: stat.dev, ino: stat.ino }, restarted: cursor !== undefined && !same };

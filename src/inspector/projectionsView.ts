@@ -43,7 +43,9 @@ export class ProjectionsReader {
     return {
       title: v[titleProjection.key] as string | null,
       todos: (v[todosProjection.key] as TodosView).todos.map(({ content, status }) => ({ content, status })),
-      toolStats: Object.keys(stats).sort().map((name) => ({ name, ...stats[name] })),
+      toolStats: Object.keys(stats)
+        .sort()
+        .map((name) => ({ name, ...stats[name] })),
       tokenUsage: { ...(v[tokenUsageProjection.key] as TokenUsage) },
       contextPressure: pressureOf(v[contextPressureProjection.key] as ContextEstimate, lastContextWindow(this.store, sessionId)),
     };

@@ -25,7 +25,13 @@ const plural = (n: number, one: string, many: string): string => `${n.toLocaleSt
  * shows as it is.
  */
 export function receiptItemOf(entry: Entry): ReceiptItem | null {
-  const item = (summary: string, aboutSessionId: string | null): ReceiptItem => ({ entryId: entry.entryId, name: entry.name, createdAt: entry.createdAt, summary, aboutSessionId });
+  const item = (summary: string, aboutSessionId: string | null): ReceiptItem => ({
+    entryId: entry.entryId,
+    name: entry.name,
+    createdAt: entry.createdAt,
+    summary,
+    aboutSessionId,
+  });
   if (entry.kind === 'anchor' && entry.name === FORK_START) {
     const fork = forkStartOf(entry);
     return fork && item(`Forked as "${fork.forkId}" from ${fork.parentSessionId} at #${fork.parentHeadEntryId}.`, fork.parentSessionId);
@@ -41,10 +47,14 @@ export function receiptItemOf(entry: Entry): ReceiptItem | null {
     const moved = merge.parentMovedOn
       ? `the parent had moved on (#${merge.parentHeadAtFork} at the fork, #${merge.parentHeadAtMerge} at the merge)`
       : `the parent had not moved on since #${merge.parentHeadAtFork}`;
-    return item(`Merged fork "${merge.forkId}" up to its #${merge.forkHeadEntryId}: ${plural(merge.mergedCount, 'entry', 'entries')}; ${moved}.`, merge.forkSessionId);
+    return item(
+      `Merged fork "${merge.forkId}" up to its #${merge.forkHeadEntryId}: ${plural(merge.mergedCount, 'entry', 'entries')}; ${moved}.`,
+      merge.forkSessionId,
+    );
   }
   const discard = receiptOf(entry, FORK_DISCARD, discardReceiptData);
-  if (discard) return item(`Discarded fork "${discard.forkId}" at its #${discard.forkHeadEntryId}${discard.reason ? `: ${discard.reason}` : '.'}`, discard.forkSessionId);
+  if (discard)
+    return item(`Discarded fork "${discard.forkId}" at its #${discard.forkHeadEntryId}${discard.reason ? `: ${discard.reason}` : '.'}`, discard.forkSessionId);
   const link = receiptOf(entry, SUBAGENT_LINKED, linkData);
   if (link) {
     const outcome = link.outcome === undefined ? '' : ` (${link.outcome})`;

@@ -21,7 +21,10 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 const requestKey = (turnId: string, requestSeq: number): string => `${turnId}\u0000${requestSeq}`;
 
 const eventIds = (store: SessionReads, sessionId: string, name: string): number[] =>
-  store.foldRows(sessionId, 0).filter((r) => r.kind === 'event' && r.name === name).map((r) => r.entryId);
+  store
+    .foldRows(sessionId, 0)
+    .filter((r) => r.kind === 'event' && r.name === name)
+    .map((r) => r.entryId);
 
 const modelLabel = (m: ViewManifest['model']): string => `${m.vendor}/${m.id}`;
 const policyLabel = (p: ViewManifest['policy']): string => `${p.name} v${p.version}`;

@@ -90,7 +90,10 @@ export class Transcript {
     }
     if (touched.size === 0) return [];
     const shown = foldAll(messageRowsOf(this.store.foldRows(sessionId, 0), touched), PENDING).messages;
-    return this.build(sessionId, shown.map((m) => m.entryId));
+    return this.build(
+      sessionId,
+      shown.map((m) => m.entryId),
+    );
   }
 
   /** The order at the store's head: built once with a fold of the message rows, then moved by the messages new rows touch. */
@@ -110,7 +113,11 @@ export class Transcript {
     if (touched.size > 0) {
       const mine = messageRowsOf(rows, touched);
       const before = o.head;
-      for (const m of foldAll(mine.filter((r) => r.entryId <= before), PENDING).messages) o.entryIds.splice(countBefore(o.entryIds, rows, m), 1);
+      for (const m of foldAll(
+        mine.filter((r) => r.entryId <= before),
+        PENDING,
+      ).messages)
+        o.entryIds.splice(countBefore(o.entryIds, rows, m), 1);
       for (const m of foldAll(mine, PENDING).messages) o.entryIds.splice(countBefore(o.entryIds, rows, m), 0, m.entryId);
     }
     o.head = head;
@@ -133,7 +140,10 @@ export class Transcript {
       if (r.kind === 'message') b.versions++;
     }
     const effective = new Set(foldAll(mine, PENDING).messages.map((m) => m.messageId));
-    const unretracted = foldAll(mine.filter((r) => !isRetraction(r)), PENDING);
+    const unretracted = foldAll(
+      mine.filter((r) => !isRetraction(r)),
+      PENDING,
+    );
     const byEntry = new Map(unretracted.messages.map((m) => [m.entryId, m]));
     const { anchorEntryId } = resolveSelector(anchorsOf(this.store, sessionId), { kind: 'last' });
     const cursor: Cursor | null = anchorEntryId === null ? null : cursorOf(this.store.requireEntry(sessionId, anchorEntryId));
@@ -163,7 +173,13 @@ export class Transcript {
         toolCalls: (facts?.calls ?? []).map((call) => {
           const e = this.store.requireEntry(sessionId, call.entryId);
           const result = facts?.results.get(call.toolCallId) ?? null;
-          return { entryId: call.entryId, name: call.name, summary: summaryOf(e.kind, e.name, e.payload), resultStatus: result?.status ?? null, resultEntryId: result?.entryId ?? null };
+          return {
+            entryId: call.entryId,
+            name: call.name,
+            summary: summaryOf(e.kind, e.name, e.payload),
+            resultStatus: result?.status ?? null,
+            resultEntryId: result?.entryId ?? null,
+          };
         }),
         ...(origin === null ? {} : { origin }),
         forkAt: forkPointAfter(turns, Math.max(...known.entryIds)),

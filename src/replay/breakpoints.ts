@@ -39,6 +39,7 @@ export function matchesPattern(pattern: string, entry: { kind: Kind; name: strin
 
 function patternProblem(pattern: string): string | null {
   if (pattern.trim() === '') return 'an empty pattern matches nothing; write a kind (anchor, error), a name (view/assembled) or a prefix (handoff/*)';
-  if (pattern.indexOf('*') !== -1 && pattern.indexOf('*') !== pattern.length - 1) return `"${pattern}": only a trailing * is supported (a name prefix such as handoff/*)`;
+  if (pattern.indexOf('*') !== -1 && pattern.indexOf('*') !== pattern.length - 1)
+    return `"${pattern}": only a trailing * is supported (a name prefix such as handoff/*)`;
   return null;
 }

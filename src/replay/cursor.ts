@@ -263,7 +263,8 @@ export class ReplayCursor {
     const target = this.childAt(f.entry());
     if (target === null) return this.next();
     if (this.frames.length >= MAX_FRAMES) throw new Error(`cannot step into ${target.sessionId}: the replay is already ${MAX_FRAMES} sessions deep`);
-    if (this.frames.some((x) => x.sessionId === target.sessionId)) throw new Error(`cannot step into ${target.sessionId}: it is already on the replay's stack (the tape links it in a loop)`);
+    if (this.frames.some((x) => x.sessionId === target.sessionId))
+      throw new Error(`cannot step into ${target.sessionId}: it is already on the replay's stack (the tape links it in a loop)`);
     this.frames.push(this.frameOf(target.sessionId, target.head, target.start, f.position));
     return { reason: 'step', description: `into ${target.what} ${target.sessionId}` };
   }

@@ -5,7 +5,8 @@ import { summaryOf } from '../tape/entrySummary';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** The short, single-line text of an entry, as its replay document line and the Variables show it. */
-export const shortText = (e: Entry): string => summaryOf(e.kind, e.name, e.payload).replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const shortText = (e: Entry): string =>
+  summaryOf(e.kind, e.name, e.payload).replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Line n of a session's replay document, for entry n: `#n kind name: short text`. */
 export const entryLine = (e: Entry): string => `#${e.entryId} ${e.kind} ${e.name.replace(CONTROL, '?')}: ${shortText(e)}`;

@@ -1,5 +1,19 @@
 import { SYSTEM_PROMPT } from '../tape/entry';
-import { applyRows, entryIndex, foldAll, messageIndex, newFoldState, type EffectiveView, type FoldOptions, type FoldRow, type MessageToolFacts, type ViewAnchor, type ViewMessage, type ViewToolCall, type ViewToolResult } from '../tape/fold';
+import {
+  applyRows,
+  entryIndex,
+  foldAll,
+  messageIndex,
+  newFoldState,
+  type EffectiveView,
+  type FoldOptions,
+  type FoldRow,
+  type MessageToolFacts,
+  type ViewAnchor,
+  type ViewMessage,
+  type ViewToolCall,
+  type ViewToolResult,
+} from '../tape/fold';
 
 /** What one messageId adds to the view: its effective message (if any) and that message's tool facts. */
 interface Contribution {

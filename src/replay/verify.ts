@@ -154,23 +154,41 @@ export function verifySession({ store, reader }: VerifiedTape, sessionId: string
     const where = { entryId: entry.entryId, turnId: manifest.turnId, requestSeq: manifest.requestSeq, latestEntryId: manifest.latestEntryId };
     const computed = hashManifest(manifest);
     if (computed !== manifest.hashes.manifestHash) {
-      integrity.push({ check: 'manifest_hash', entryId: entry.entryId, message: `manifest ${manifest.viewId} was altered: its manifestHash is ${manifest.hashes.manifestHash}, its content hashes to ${computed}` });
+      integrity.push({
+        check: 'manifest_hash',
+        entryId: entry.entryId,
+        message: `manifest ${manifest.viewId} was altered: its manifestHash is ${manifest.hashes.manifestHash}, its content hashes to ${computed}`,
+      });
     }
     // Merged copies keep the fork's session id, so theirs never meet this session's own.
     const key = `${manifest.sessionId}\u0000${manifest.turnId}\u0000${manifest.requestSeq}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      integrity.push({ check: 'manifest_duplicate', entryId: entry.entryId, message: `a second manifest for turn ${manifest.turnId} request ${manifest.requestSeq} (the first is entry #${first})` });
+      integrity.push({
+        check: 'manifest_duplicate',
+        entryId: entry.entryId,
+        message: `a second manifest for turn ${manifest.turnId} request ${manifest.requestSeq} (the first is entry #${first})`,
+      });
     } else seen.set(key, entry.entryId);
 
     const merged = mergedFromOf(entry);
     if (merged !== null) return { ...where, status: 'merged', from: merged };
     if (manifest.latestEntryId >= entry.entryId) {
-      integrity.push({ check: 'manifest_prefix', entryId: entry.entryId, message: `manifest ${manifest.viewId} says it was built from entries up to #${manifest.latestEntryId}, at or after its own entry` });
+      integrity.push({
+        check: 'manifest_prefix',
+        entryId: entry.entryId,
+        message: `manifest ${manifest.viewId} says it was built from entries up to #${manifest.latestEntryId}, at or after its own entry`,
+      });
     }
     return { ...where, ...rebuildAndCompare(replay, manifest, rebuilders) };
   });
-  return { sessionId, ok: integrity.length === 0 && requests.every((r) => r.status === 'match' || r.status === 'merged'), requests, integrity, note: requests.length === 0 ? NOTHING_RECORDED : null };
+  return {
+    sessionId,
+    ok: integrity.length === 0 && requests.every((r) => r.status === 'match' || r.status === 'merged'),
+    requests,
+    integrity,
+    note: requests.length === 0 ? NOTHING_RECORDED : null,
+  };
 }
 
 /** What the store itself must guarantee of a session (SPEC 2.1, 2.2): dense ids from 1, unique provenance keys. */
@@ -179,11 +197,17 @@ function storedIntegrity(store: TapeStore, sessionId: string): IntegrityProblem[
   const keys = new Map<string, number>();
   let expected = 1;
   for (const e of store.rawEntries(sessionId)) {
-    if (e.entryId !== expected) problems.push({ check: 'dense_ids', entryId: e.entryId, message: `entry #${e.entryId} follows #${expected - 1}: entry ids are not dense from 1` });
+    if (e.entryId !== expected)
+      problems.push({ check: 'dense_ids', entryId: e.entryId, message: `entry #${e.entryId} follows #${expected - 1}: entry ids are not dense from 1` });
     expected = e.entryId + 1;
     if (e.provenanceKey === null) continue;
     const first = keys.get(e.provenanceKey);
-    if (first !== undefined) problems.push({ check: 'provenance_keys', entryId: e.entryId, message: `provenance key ${JSON.stringify(e.provenanceKey)} of entry #${e.entryId} is already entry #${first}'s` });
+    if (first !== undefined)
+      problems.push({
+        check: 'provenance_keys',
+        entryId: e.entryId,
+        message: `provenance key ${JSON.stringify(e.provenanceKey)} of entry #${e.entryId} is already entry #${first}'s`,
+      });
     else keys.set(e.provenanceKey, e.entryId);
   }
   return problems;
@@ -240,11 +264,19 @@ function rebuildAndCompare(replay: PrefixReplay, recorded: ViewManifest, rebuild
   const { policy, builderVersion } = recorded;
   const forPolicy = rebuilders.filter((r) => r.policy.name === policy.name && r.policy.version === policy.version);
   if (forPolicy.length === 0) {
-    return { status: 'cannot_rebuild', unknown: 'policy', reason: `policy ${policy.name} v${policy.version} is unknown to this version (it knows ${knownPolicies(rebuilders)})` };
+    return {
+      status: 'cannot_rebuild',
+      unknown: 'policy',
+      reason: `policy ${policy.name} v${policy.version} is unknown to this version (it knows ${knownPolicies(rebuilders)})`,
+    };
   }
   const rebuilder = forPolicy.find((r) => r.builderVersion === builderVersion);
   if (rebuilder === undefined) {
-    return { status: 'cannot_rebuild', unknown: 'builder', reason: `builder ${builderVersion} is unknown to this version (it has ${forPolicy.map((r) => r.builderVersion).join(', ')} for ${policy.name} v${policy.version})` };
+    return {
+      status: 'cannot_rebuild',
+      unknown: 'builder',
+      reason: `builder ${builderVersion} is unknown to this version (it has ${forPolicy.map((r) => r.builderVersion).join(', ')} for ${policy.name} v${policy.version})`,
+    };
   }
   const rebuilt = rebuilder.rebuild(replay.at(recorded.latestEntryId).folds, {
     sessionId: replay.sessionId,
@@ -314,7 +346,8 @@ function firstDifference(recorded: ViewManifest, rebuilt: ViewManifest): Differe
   if (canonicalJson(recorded.excluded) !== canonicalJson(rebuilt.excluded)) return { what: 'excluded', recorded: recorded.excluded, rebuilt: rebuilt.excluded };
   const fields = OTHER_FIELDS.filter((f) => canonicalJson(recorded[f]) !== canonicalJson(rebuilt[f]));
   if (fields.length > 0) return { what: 'fields', fields };
-  if (recorded.hashes.promptHash !== rebuilt.hashes.promptHash) return { what: 'promptHash', recorded: recorded.hashes.promptHash, rebuilt: rebuilt.hashes.promptHash };
+  if (recorded.hashes.promptHash !== rebuilt.hashes.promptHash)
+    return { what: 'promptHash', recorded: recorded.hashes.promptHash, rebuilt: rebuilt.hashes.promptHash };
   return null;
 }
 

@@ -31,7 +31,10 @@ export class AppendTransaction {
   private readonly sql: Record<'begin' | 'commit' | 'savepoint' | 'releaseSavepoint' | 'rollbackToSavepoint' | 'rollback', Statement>;
 
   /** `onCommitFailure` hears a commit that failed and rolled the tick back (its appends are lost from memory). */
-  constructor(db: Database, private readonly onCommitFailure: (e: unknown) => void) {
+  constructor(
+    db: Database,
+    private readonly onCommitFailure: (e: unknown) => void,
+  ) {
     this.sql = {
       begin: db.prepare('BEGIN'),
       commit: db.prepare('COMMIT'),

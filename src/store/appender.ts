@@ -47,7 +47,16 @@ export class Appender {
         const key = e.provenanceKey ?? null;
         const existing = key === null ? undefined : (byKey.get(key) ?? q.byProvenance(sessionId, key));
         if (existing) return { entry: existing, deduplicated: true };
-        const entry: Entry = { sessionId, entryId: head + 1, kind: e.kind, name: e.name, provenanceKey: key, payload: e.payload, meta: e.meta ?? {}, createdAt: e.createdAt ?? now };
+        const entry: Entry = {
+          sessionId,
+          entryId: head + 1,
+          kind: e.kind,
+          name: e.name,
+          provenanceKey: key,
+          payload: e.payload,
+          meta: e.meta ?? {},
+          createdAt: e.createdAt ?? now,
+        };
         const row = rowTupleOf(entry, JSON.stringify(entry.payload), JSON.stringify(entry.meta));
         const params = paramsOf(row);
         this.rowWriter.write(params, entry.payload, defer);

@@ -14,7 +14,11 @@ export class Connection {
   readonly search: SearchIndex;
 
   /** `file` names the tape in errors about what its database holds. */
-  constructor(readonly db: Database, file: string, onCommitFailure: (e: unknown) => void) {
+  constructor(
+    readonly db: Database,
+    file: string,
+    onCommitFailure: (e: unknown) => void,
+  ) {
     this.queries = new TapeQueries(db, file);
     this.transaction = new AppendTransaction(db, onCommitFailure);
     this.rowWriter = new RowWriter(db);

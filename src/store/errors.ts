@@ -30,9 +30,11 @@ export class TapeLockedError extends Error {
     /** Where the holder is when it is not this host: whether that writer still runs cannot be checked from here. */
     readonly elsewhere?: { host: string; lockFile: string },
   ) {
-    super(elsewhere === undefined
-      ? `${file} is open for writing by another process or window (pid ${holderPid}); open it read-only instead`
-      : `${file} is open for writing on another host, ${elsewhere.host} (pid ${holderPid}), whose processes cannot be checked from here; open it read-only instead, or delete ${elsewhere.lockFile} if no Agent Tape on ${elsewhere.host} has it open`);
+    super(
+      elsewhere === undefined
+        ? `${file} is open for writing by another process or window (pid ${holderPid}); open it read-only instead`
+        : `${file} is open for writing on another host, ${elsewhere.host} (pid ${holderPid}), whose processes cannot be checked from here; open it read-only instead, or delete ${elsewhere.lockFile} if no Agent Tape on ${elsewhere.host} has it open`,
+    );
     this.name = 'TapeLockedError';
   }
 }

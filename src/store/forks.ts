@@ -60,9 +60,7 @@ const quote = JSON.stringify;
 /** The turn/start and turn/end events of a session's view up to `at`. */
 function turnEvents(store: TapeStore, sessionId: string, at: number): Entry[] {
   const reader = readerOf(store);
-  return [TURN_START, TURN_END]
-    .flatMap((name) => reader.entries(sessionId, { kind: 'event', name, toEntryId: at }))
-    .sort((a, b) => a.entryId - b.entryId);
+  return [TURN_START, TURN_END].flatMap((name) => reader.entries(sessionId, { kind: 'event', name, toEntryId: at })).sort((a, b) => a.entryId - b.entryId);
 }
 
 /** The entry ids a fork inside `turnId` could use instead: just before the turn, and its end. */
@@ -105,7 +103,8 @@ export async function forkSession(store: TapeStore, parentSessionId: string, opt
   const head = reader.headEntryId(parentSessionId);
   if (head === 0) throw new ForkRefusedError(`the tape has no session ${quote(parentSessionId)}`);
   const at = opts.at ?? head;
-  if (!Number.isInteger(at) || at < 1 || at > head) throw new ForkRefusedError(`cannot fork ${quote(parentSessionId)} at entry ${at}: its entries are 1 to ${head}`);
+  if (!Number.isInteger(at) || at < 1 || at > head)
+    throw new ForkRefusedError(`cannot fork ${quote(parentSessionId)} at entry ${at}: its entries are 1 to ${head}`);
   const checked = forkIdSchema.safeParse(opts.forkId ?? randomUUID().slice(0, 8));
   if (!checked.success) throw new ForkRefusedError(`fork id ${quote(opts.forkId)}: ${z.prettifyError(checked.error)}`);
   const forkId = checked.data;
@@ -115,7 +114,10 @@ export async function forkSession(store: TapeStore, parentSessionId: string, opt
     throw new ForkRefusedError(`fork id ${quote(forkId)} is already used under ${quote(parentSessionId)}; fork ids are never reused`);
   }
   const open = openTurnOf(turnEvents(store, parentSessionId, at));
-  if (open !== null) throw new ForkRefusedError(`entry ${at} of ${quote(parentSessionId)} is inside turn ${quote(open)}, which has not ended there${turnBounds(store, parentSessionId, open)}`);
+  if (open !== null)
+    throw new ForkRefusedError(
+      `entry ${at} of ${quote(parentSessionId)} is inside turn ${quote(open)}, which has not ended there${turnBounds(store, parentSessionId, open)}`,
+    );
   await store.appendMany(id, [forkStartEntry({ parentSessionId, parentHeadEntryId: at, forkId })]);
   return { forkSessionId: id, forkId, parentSessionId, parentHeadEntryId: at };
 }
@@ -148,7 +150,10 @@ export async function mergeFork(store: TapeStore, forkSessionId: string): Promis
   const parent = fork.parentSessionId;
   const done = receipts(store, parent, forkSessionId);
   if (done.merge !== null) return { ...done.merge, alreadyMerged: true };
-  if (done.discard !== null) throw new ForkRefusedError(`${quote(forkSessionId)} was discarded (entry ${done.discard.receiptEntryId} of ${quote(parent)}); a discarded fork is never merged`);
+  if (done.discard !== null)
+    throw new ForkRefusedError(
+      `${quote(forkSessionId)} was discarded (entry ${done.discard.receiptEntryId} of ${quote(parent)}); a discarded fork is never merged`,
+    );
   const forkHead = store.headEntryId(forkSessionId);
   const delta = store.entries(forkSessionId, { fromEntryId: FORK_START_ENTRY_ID + 1 });
   const open = openTurnOf(delta.filter((e) => e.kind === 'event' && (e.name === TURN_START || e.name === TURN_END)));
@@ -172,7 +177,8 @@ export async function discardFork(store: TapeStore, forkSessionId: string, reaso
   const fork = requireFork(store, forkSessionId);
   const done = receipts(store, fork.parentSessionId, forkSessionId);
   if (done.discard !== null) return done.discard;
-  if (done.merge !== null) throw new ForkRefusedError(`${quote(forkSessionId)} was already merged (entry ${done.merge.receiptEntryId} of ${quote(fork.parentSessionId)})`);
+  if (done.merge !== null)
+    throw new ForkRefusedError(`${quote(forkSessionId)} was already merged (entry ${done.merge.receiptEntryId} of ${quote(fork.parentSessionId)})`);
   const data = { forkSessionId, forkId: fork.forkId, forkHeadEntryId: store.headEntryId(forkSessionId), reason: reason?.trim() || null };
   const [written] = await store.appendMany(fork.parentSessionId, [discardEntry(data)]);
   return { ...data, receiptEntryId: written.entry.entryId };
@@ -198,7 +204,8 @@ const knownParents = new WeakMap<TapeStore, { generation: number; bySession: Map
 
 export function parentOf(store: TapeStore, sessionId: string): ParentLink | null {
   let known = knownParents.get(store);
-  if (known === undefined || known.generation !== store.generation()) knownParents.set(store, (known = { generation: store.generation(), bySession: new Map() }));
+  if (known === undefined || known.generation !== store.generation())
+    knownParents.set(store, (known = { generation: store.generation(), bySession: new Map() }));
   const cached = known.bySession.get(sessionId);
   if (cached !== undefined) return cached;
   const found = lookUpParent(store, sessionId);
@@ -216,7 +223,8 @@ function lookUpParent(store: TapeStore, sessionId: string): { parent: ParentLink
     if (state.success) return { parent: { sessionId: state.data.parentSessionId, relation: 'subagent', at: null }, final: true };
   }
   const ingested = INGESTED_CHILD.exec(sessionId)?.[1];
-  if (ingested !== undefined && linkedChildren(store, ingested).some((l) => l.childSessionId === sessionId)) return { parent: { sessionId: ingested, relation: 'subagent', at: null }, final: true };
+  if (ingested !== undefined && linkedChildren(store, ingested).some((l) => l.childSessionId === sessionId))
+    return { parent: { sessionId: ingested, relation: 'subagent', at: null }, final: true };
   return { parent: null, final: second !== undefined && ingested === undefined };
 }
 

@@ -76,7 +76,8 @@ export interface JournalScan extends JournalContents {
   damage?: string;
 }
 
-const DAMAGE_HINT = "nothing was changed. Run 'agent-tape repair' on its tape to keep the records before the damage and set the rest aside, or move the journal away to open the snapshot without any of its records";
+const DAMAGE_HINT =
+  "nothing was changed. Run 'agent-tape repair' on its tape to keep the records before the damage and set the rest aside, or move the journal away to open the snapshot without any of its records";
 
 /**
  * The largest journal read. A writer checkpoints when its records pass 32 MiB, so a journal far
@@ -103,7 +104,10 @@ export function scanJournalBytes(bytes: Buffer, journalFile: string, tapeId: str
   const head = bytes.toString('latin1', 0, HEADER_BYTES);
   if (!head.startsWith(MAGIC)) throw new TapeFileError(journalFile, 'is not an Agent Tape journal (bad magic)');
   if (head !== journalHeader(tapeId).toString('latin1')) {
-    throw new TapeFileError(journalFile, `belongs to another tape (id ${head.slice(MAGIC.length, -1)}, the snapshot is ${tapeId}); move it away to open the snapshot alone`);
+    throw new TapeFileError(
+      journalFile,
+      `belongs to another tape (id ${head.slice(MAGIC.length, -1)}, the snapshot is ${tapeId}); move it away to open the snapshot alone`,
+    );
   }
   const records: JournalRecord[] = [];
   let off = HEADER_BYTES;
@@ -192,7 +196,15 @@ export class Journal {
    * cut off first, so new records never follow garbage; the preallocated zeros after the records
    * stay. A missing or headerless journal is created.
    */
-  static async open(file: string, tapeId: string, lastSeq: number, validEnd: number, tornBytes: number, layout: JournalLayout, options: GroupCommitOptions): Promise<Journal> {
+  static async open(
+    file: string,
+    tapeId: string,
+    lastSeq: number,
+    validEnd: number,
+    tornBytes: number,
+    layout: JournalLayout,
+    options: GroupCommitOptions,
+  ): Promise<Journal> {
     let fd: number;
     let end: number;
     if (validEnd < HEADER_BYTES) {

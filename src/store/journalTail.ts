@@ -103,7 +103,8 @@ export class JournalTail {
     const fd = this.fd as number;
     const size = fs.fstatSync(fd).size;
     if (size <= this.offset) return { proven: false };
-    if (size > JOURNAL_MAX_BYTES) throw new TapeFileError(this.file, `has grown past the ${JOURNAL_MAX_BYTES >> 20} MiB limit for ${JOURNAL_WHAT}; refusing to read on`);
+    if (size > JOURNAL_MAX_BYTES)
+      throw new TapeFileError(this.file, `has grown past the ${JOURNAL_MAX_BYTES >> 20} MiB limit for ${JOURNAL_WHAT}; refusing to read on`);
     // To the end of the file: at most the preallocated megabyte of zeros beyond the records.
     const bytes = Buffer.allocUnsafe(size - this.offset);
     const view = bytes.subarray(0, fs.readSync(fd, bytes, 0, bytes.length, this.offset));

@@ -106,7 +106,12 @@ export class JsonlChecker {
     this.heads.set(entry.sessionId, expected);
     if (entry.provenanceKey !== null) {
       const k = `${entry.sessionId}\u0000${entry.provenanceKey}`;
-      if (this.keys.has(k)) throw new TapeFileError(file, `provenance key ${JSON.stringify(entry.provenanceKey)} appears twice in session ${JSON.stringify(entry.sessionId)}`, lineNo);
+      if (this.keys.has(k))
+        throw new TapeFileError(
+          file,
+          `provenance key ${JSON.stringify(entry.provenanceKey)} appears twice in session ${JSON.stringify(entry.sessionId)}`,
+          lineNo,
+        );
       this.keys.add(k);
     }
     const spans = topLevelSpans(line);

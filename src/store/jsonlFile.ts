@@ -33,7 +33,7 @@ export async function* jsonlBatches(file: string, maxBytes = JSONL_MAX_BYTES): A
     let batch: RowTuple[] = [];
     let batchBytes = 0;
     // Up to the size fstat gave: a file that grows meanwhile is read as it was when opened.
-    for (let pos = 0; pos < stat.size; ) {
+    for (let pos = 0; pos < stat.size;) {
       const { bytesRead } = await handle.read(chunk, 0, Math.min(CHUNK_BYTES, stat.size - pos), pos);
       if (bytesRead === 0) break;
       pos += bytesRead;

@@ -62,7 +62,8 @@ class LineageReader implements TapeReader {
   private parentOf(sessionId: string, depth: number): ForkStartState | null {
     const fork = this.forkOf(sessionId);
     if (fork === null) return null;
-    if (depth >= MAX_DEPTH || fork.parentSessionId === sessionId) throw new Error(`session ${JSON.stringify(sessionId)}: its fork lineage is deeper than ${MAX_DEPTH} or loops`);
+    if (depth >= MAX_DEPTH || fork.parentSessionId === sessionId)
+      throw new Error(`session ${JSON.stringify(sessionId)}: its fork lineage is deeper than ${MAX_DEPTH} or loops`);
     return fork;
   }
 

@@ -26,9 +26,13 @@ if (migrations.length !== SCHEMA_VERSION - 1) throw new Error(`schema ${SCHEMA_V
 /** The schema version a tape's meta names, refusing one that is not valid or is newer than this build's. */
 export function schemaVersionOf(meta: ReadonlyMap<string, string>, file: string): number {
   const version = Number(meta.get('schema_version'));
-  if (!Number.isInteger(version) || version < 1) throw new TapeFileError(file, `has no valid schema version (${meta.get('schema_version') ?? 'none'}); it may be damaged`);
+  if (!Number.isInteger(version) || version < 1)
+    throw new TapeFileError(file, `has no valid schema version (${meta.get('schema_version') ?? 'none'}); it may be damaged`);
   if (version > SCHEMA_VERSION) {
-    throw new TapeFileError(file, `was written by a newer Agent Tape (schema ${version}; this version reads schemas 1 to ${SCHEMA_VERSION}); update Agent Tape to open it`);
+    throw new TapeFileError(
+      file,
+      `was written by a newer Agent Tape (schema ${version}; this version reads schemas 1 to ${SCHEMA_VERSION}); update Agent Tape to open it`,
+    );
   }
   return version;
 }

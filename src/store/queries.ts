@@ -60,7 +60,14 @@ export function objectOf(text: string, column: string, sessionId: string, entryI
 }
 
 const entryOf = ([sessionId, entryId, kind, name, provenanceKey, payload, meta, createdAt]: EntryColumns, file: string): Entry => ({
-  sessionId, entryId, kind, name, provenanceKey, payload: objectOf(payload, 'payload', sessionId, entryId, file), meta: objectOf(meta, 'meta', sessionId, entryId, file), createdAt,
+  sessionId,
+  entryId,
+  kind,
+  name,
+  provenanceKey,
+  payload: objectOf(payload, 'payload', sessionId, entryId, file),
+  meta: objectOf(meta, 'meta', sessionId, entryId, file),
+  createdAt,
 });
 
 /**
@@ -79,7 +86,9 @@ export class TapeQueries {
       byId: db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND entry_id = ?`),
       byProvenance: db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND provenance_key = ?`),
       head: db.prepare('SELECT max(entry_id) FROM entries WHERE session_id = ?'),
-      sessionStart: db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND kind = 'anchor' AND name = '${SESSION_START}' ORDER BY entry_id LIMIT 1`),
+      sessionStart: db.prepare(
+        `SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND kind = 'anchor' AND name = '${SESSION_START}' ORDER BY entry_id LIMIT 1`,
+      ),
     };
   }
 

@@ -81,15 +81,29 @@ export async function recover(SQL: SqlJsStatic, file: string, journalFile: strin
           continue;
         }
         const gap = `the snapshot ends at record ${snapshotSeq}, the journal goes on from record ${records[0].seq}`;
-        throw new TapeFileError(journalFile, writer !== null
-          ? `kept changing while being read: the writer (pid ${writer}) checkpointed during each of ${READ_ATTEMPTS} attempts (${gap}); try again`
-          : `does not continue its snapshot: ${gap}`);
+        throw new TapeFileError(
+          journalFile,
+          writer !== null
+            ? `kept changing while being read: the writer (pid ${writer}) checkpointed during each of ${READ_ATTEMPTS} attempts (${gap}); try again`
+            : `does not continue its snapshot: ${gap}`,
+        );
       }
       // A setting stored in the index: only a writer makes it (a read-only open keeps the index as the file has it).
       if (!readOnly) tuneSearchIndex(db);
       replay(db, records, journalFile);
       const lastSeq = records.length ? records[records.length - 1].seq : snapshotSeq;
-      return { db, image, tapeId, lastSeq, replayed: records.length, validEnd: contents.validEnd, layout: layoutOf(contents.records, snapshotSeq), droppedBytes: contents.droppedBytes, journalIno, migratedFrom };
+      return {
+        db,
+        image,
+        tapeId,
+        lastSeq,
+        replayed: records.length,
+        validEnd: contents.validEnd,
+        layout: layoutOf(contents.records, snapshotSeq),
+        droppedBytes: contents.droppedBytes,
+        journalIno,
+        migratedFrom,
+      };
     } catch (e) {
       db.close();
       throw e;
@@ -100,7 +114,10 @@ export async function recover(SQL: SqlJsStatic, file: string, journalFile: strin
 /** Inserts the rows of journal records, in one transaction. */
 export function replay(db: Database, records: readonly JournalRecord[], journalFile: string): void {
   try {
-    insertRows(db, records.flatMap((r) => decodeRows(r.body)));
+    insertRows(
+      db,
+      records.flatMap((r) => decodeRows(r.body)),
+    );
   } catch (e) {
     throw new TapeFileError(journalFile, `cannot be replayed onto its snapshot: ${errorMessage(e)}`);
   }

@@ -56,7 +56,10 @@ export async function repairTape(file: string): Promise<RepairOutcome> {
       fs.fsyncSync(fd);
       const after = scanJournal(journal, tapeId);
       if (after.damage || after.records.length !== scan.records.length) {
-        throw new TapeFileError(journal, `still does not read as its ${scan.records.length} intact records after the repair (${after.damage ?? `${after.records.length} records`}); the set-aside bytes are in ${setAsideFile}`);
+        throw new TapeFileError(
+          journal,
+          `still does not read as its ${scan.records.length} intact records after the repair (${after.damage ?? `${after.records.length} records`}); the set-aside bytes are in ${setAsideFile}`,
+        );
       }
       return { status: 'repaired', ...kept, damage: scan.damage, setAsideBytes: scan.usedEnd - scan.validEnd, setAsideFile };
     } finally {

@@ -40,13 +40,36 @@ export const INSERT_ROW = `INSERT INTO entries (session_id, entry_id, kind, name
 
 export function rowTupleOf(entry: Entry, payloadText: string, metaText: string): RowTuple {
   const f = foldRowOf(entry);
-  return [entry.sessionId, entry.entryId, entry.kind, entry.name, entry.provenanceKey, entry.createdAt,
-    f.messageId, f.toolCallId, f.status, f.orderSeq, f.role, payloadText, metaText];
+  return [
+    entry.sessionId,
+    entry.entryId,
+    entry.kind,
+    entry.name,
+    entry.provenanceKey,
+    entry.createdAt,
+    f.messageId,
+    f.toolCallId,
+    f.status,
+    f.orderSeq,
+    f.role,
+    payloadText,
+    metaText,
+  ];
 }
 
 /** The fold's view of a row (its first columns are the same in a RowTuple and in RowParams). */
 export const foldRowOfRow = (r: RowTuple | RowParams): FoldRow =>
-  ({ entryId: r[1], kind: r[2], name: r[3], messageId: r[6], toolCallId: r[7], status: r[8], orderSeq: r[9], role: r[10], interrupted: r[2] === 'tool_result' && isInterruptedResultKey(r[4] as string | null) }) as FoldRow;
+  ({
+    entryId: r[1],
+    kind: r[2],
+    name: r[3],
+    messageId: r[6],
+    toolCallId: r[7],
+    status: r[8],
+    orderSeq: r[9],
+    role: r[10],
+    interrupted: r[2] === 'tool_result' && isInterruptedResultKey(r[4] as string | null),
+  }) as FoldRow;
 
 export function paramsOf(r: RowTuple): RowParams {
   const p: RowParams = r.slice(0, HEAD);
@@ -81,7 +104,7 @@ export function encodeRows(rows: readonly RowParams[]): Buffer {
 /** The rows of a record body (payload and meta are views into `body`); throws on a malformed body. */
 export function decodeRows(body: Buffer): RowParams[] {
   const rows: RowParams[] = [];
-  for (let off = 0; off < body.length; ) {
+  for (let off = 0; off < body.length;) {
     if (off + ROW_FRAME > body.length) throw new Error(`row frame cut short at byte ${off}`);
     const headLen = body.readUInt32LE(off);
     const payloadLen = body.readUInt32LE(off + 4);

@@ -78,7 +78,8 @@ export function createTapeDb(SQL: SqlJsStatic): Database {
     ['schema_version', String(SCHEMA_VERSION)],
     ['tape_id', randomUUID()],
     ['last_seq', '0'],
-  ]) put.run([k, v]);
+  ])
+    put.run([k, v]);
   put.free();
   return db;
 }

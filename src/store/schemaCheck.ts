@@ -69,11 +69,15 @@ export class StoredSchema {
     for (const [key, theirs] of this.found) {
       const ours = expected.get(key);
       if (ours === undefined) problems.push(`an extra ${key.replace(' ', ' "')}"`);
-      else if (ours.sql !== theirs.sql || ours.table !== theirs.table) problems.push(`a changed ${key.replace(' ', ' "')}" (${JSON.stringify((theirs.sql ?? '').slice(0, 200))})`);
+      else if (ours.sql !== theirs.sql || ours.table !== theirs.table)
+        problems.push(`a changed ${key.replace(' ', ' "')}" (${JSON.stringify((theirs.sql ?? '').slice(0, 200))})`);
     }
     for (const key of expected.keys()) if (!this.found.has(key)) problems.push(`no ${key.replace(' ', ' "')}"`);
     if (!problems.length) return;
     const shown = problems.length > 8 ? [...problems.slice(0, 8), `${problems.length - 8} more`] : problems;
-    throw new TapeFileError(file, `has a schema that Agent Tape does not create (schema ${version}): ${shown.join(', ')}; refusing to open it, as SQLite would run its views, triggers and indexes inside Agent Tape's own reads and writes`);
+    throw new TapeFileError(
+      file,
+      `has a schema that Agent Tape does not create (schema ${version}): ${shown.join(', ')}; refusing to open it, as SQLite would run its views, triggers and indexes inside Agent Tape's own reads and writes`,
+    );
   }
 }

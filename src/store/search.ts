@@ -47,7 +47,9 @@ export function parseQuery(query: string): ParsedQuery {
   const terms: string[] = [];
   let depth = 0;
   const term = (raw: string, prefix: boolean): void => {
-    const tokens = spaceOut(raw).split(/[\s\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/).filter(Boolean);
+    const tokens = spaceOut(raw)
+      .split(/[\s\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/)
+      .filter(Boolean);
     if (!tokens.length) return;
     terms.push(unspace(spaceOut(raw)));
     const star = prefix ? '*' : '';
@@ -258,7 +260,10 @@ export class SearchIndex {
     const rows: SqlValue[][] = [];
     try {
       const stats = corpusStatsOf(this.db.exec('SELECT value FROM entries_fts_stat WHERE id = 0')[0]?.values[0][0]);
-      const matches = this.db.prepare(`SELECT entries_fts.docid, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts ${join} WHERE ${where.join(' AND ')}`, params);
+      const matches = this.db.prepare(
+        `SELECT entries_fts.docid, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts ${join} WHERE ${where.join(' AND ')}`,
+        params,
+      );
       try {
         while (matches.step()) {
           const [id, info] = matches.get() as [number, Uint8Array];
@@ -282,7 +287,10 @@ export class SearchIndex {
       kind: kind as Kind,
       name: name as string,
       score: Math.round((score as number) * 1e4) / 1e4,
-      snippet: snippetOf(entryText(kind as Kind, name as string, objectOf(payload as string, 'payload', sessionId as string, entryId as number, this.file)), terms),
+      snippet: snippetOf(
+        entryText(kind as Kind, name as string, objectOf(payload as string, 'payload', sessionId as string, entryId as number, this.file)),
+        terms,
+      ),
     }));
   }
 }

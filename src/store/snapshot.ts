@@ -103,14 +103,16 @@ const MIN_SLICE = 4 << 20;
 async function readSlices(h: fs.promises.FileHandle, into: Buffer, size: number): Promise<void> {
   const slices = Math.max(1, Math.min(READ_SLICES, Math.floor(size / MIN_SLICE)));
   const step = Math.ceil(size / slices / ROOM_ALIGN) * ROOM_ALIGN;
-  await Promise.all(Array.from({ length: slices }, async (_, i) => {
-    const end = Math.min(size, (i + 1) * step);
-    for (let off = i * step; off < end; ) {
-      const { bytesRead } = await h.read(into, off, end - off, off);
-      if (bytesRead === 0) throw new Error(`the file shrank while being read (${off} of ${size} bytes)`);
-      off += bytesRead;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: slices }, async (_, i) => {
+      const end = Math.min(size, (i + 1) * step);
+      for (let off = i * step; off < end;) {
+        const { bytesRead } = await h.read(into, off, end - off, off);
+        if (bytesRead === 0) throw new Error(`the file shrank while being read (${off} of ${size} bytes)`);
+        off += bytesRead;
+      }
+    }),
+  );
 }
 
 /** The largest SQLite page size: room in whole pages whatever the tape's page size. */

@@ -25,14 +25,24 @@ import type { TapeStore } from './tapeStore';
 const quote = JSON.stringify;
 
 /** Starts a child session: `session/start`, then the `subagent/start` anchor with its task. */
-export async function startSubagent(store: TapeStore, parentSessionId: string, state: { task: string; instructions?: string; tools?: string[]; toolCallId?: string }): Promise<{ childSessionId: string }> {
+export async function startSubagent(
+  store: TapeStore,
+  parentSessionId: string,
+  state: { task: string; instructions?: string; tools?: string[]; toolCallId?: string },
+): Promise<{ childSessionId: string }> {
   const childSessionId = subagentSessionId(parentSessionId, randomUUID().slice(0, 8));
   await store.appendMany(childSessionId, [subagentStartEntry({ ...state, parentSessionId })]);
   return { childSessionId };
 }
 
 /** Appends `subagent/linked` to the parent, freezing the child's head as it is now. */
-export async function linkSubagent(store: TapeStore, parentSessionId: string, childSessionId: string, outcome: SubagentOutcome, summary?: string): Promise<LinkReceipt> {
+export async function linkSubagent(
+  store: TapeStore,
+  parentSessionId: string,
+  childSessionId: string,
+  outcome: SubagentOutcome,
+  summary?: string,
+): Promise<LinkReceipt> {
   const head = store.headEntryId(childSessionId);
   if (head === 0) throw new ForkRefusedError(`cannot link ${quote(childSessionId)}: the tape has no such session`);
   const data = {
@@ -66,7 +76,10 @@ function brokenLink(store: TapeStore, link: LinkReceipt): string | null {
   if (head < link.childHeadEntryId) return `${child} was reset: it has ${head} entries, the link froze ${link.childHeadEntryId}`;
   const first = store.requireEntry(link.childSessionId, 1);
   const frozen = store.requireEntry(link.childSessionId, link.childHeadEntryId);
-  if ((link.childStartedAt !== undefined && first.createdAt !== link.childStartedAt) || (link.childHeadHash !== undefined && entryHash(frozen) !== link.childHeadHash)) {
+  if (
+    (link.childStartedAt !== undefined && first.createdAt !== link.childStartedAt) ||
+    (link.childHeadHash !== undefined && entryHash(frozen) !== link.childHeadHash)
+  ) {
     return `${child} was recreated: its entry ${link.childHeadEntryId} is not the one the link froze`;
   }
   return null;
@@ -92,7 +105,8 @@ export function readableLinks(store: TapeStore, parentSessionId: string): { read
 /** The frozen read of one child; refused for anything but a sound link of a direct child. */
 export function readLinked(store: TapeStore, parentSessionId: string, childSessionId: string): ReadableLink {
   const link = linkedChildren(store, parentSessionId).find((l) => l.childSessionId === childSessionId);
-  if (link === undefined) throw new ForkRefusedError(`${quote(childSessionId)} is not a linked child of ${quote(parentSessionId)}; only direct children are readable`);
+  if (link === undefined)
+    throw new ForkRefusedError(`${quote(childSessionId)} is not a linked child of ${quote(parentSessionId)}; only direct children are readable`);
   const reason = brokenLink(store, link);
   if (reason !== null) throw new ForkRefusedError(reason);
   return { childSessionId, frozenHead: link.childHeadEntryId as number };
@@ -102,7 +116,12 @@ export type SearchScope = 'current' | 'linked' | 'current_and_linked';
 export const SEARCH_SCOPES = ['current', 'linked', 'current_and_linked'] as const satisfies readonly SearchScope[];
 
 /** Ranked hits of the session (read through its fork lineage) and/or its readable linked children up to their frozen heads. */
-export function searchScoped(store: TapeStore, sessionId: string, query: string, opts: { scope: SearchScope; kinds?: readonly Kind[]; limit: number }): SearchHit[] {
+export function searchScoped(
+  store: TapeStore,
+  sessionId: string,
+  query: string,
+  opts: { scope: SearchScope; kinds?: readonly Kind[]; limit: number },
+): SearchHit[] {
   const { kinds, limit } = opts;
   const hits: SearchHit[] = [];
   if (opts.scope !== 'linked') hits.push(...readerOf(store).search(query, { sessionId, kinds, limit }));

@@ -107,7 +107,9 @@ export async function importTapeFile(dst: TapeStore, src: string): Promise<Impor
         report.skipped.push(sessionId);
         continue;
       }
-      const entries: NewEntry[] = source.entries(sessionId).map((e) => ({ kind: e.kind, name: e.name, provenanceKey: e.provenanceKey, payload: e.payload, meta: e.meta, createdAt: e.createdAt }));
+      const entries: NewEntry[] = source
+        .entries(sessionId)
+        .map((e) => ({ kind: e.kind, name: e.name, provenanceKey: e.provenanceKey, payload: e.payload, meta: e.meta, createdAt: e.createdAt }));
       await dst.appendMany(sessionId, entries, { durable: true });
       report.imported.push({ sessionId, entries: entries.length });
     }

@@ -99,9 +99,8 @@ export class TapeStore implements FoldSource, EntrySource {
     private loadedAt: TailStart,
   ) {
     this.conn = this.connect(db);
-    this.durability = journal && file
-      ? new Durability(file, journal, (lastSeq) => this.captureImage(lastSeq), { checkpointBytes: options.checkpointBytes ?? 32 << 20 })
-      : null;
+    this.durability =
+      journal && file ? new Durability(file, journal, (lastSeq) => this.captureImage(lastSeq), { checkpointBytes: options.checkpointBytes ?? 32 << 20 }) : null;
   }
 
   /** Opens (or creates) a `.tape.sqlite` file: snapshot, then the journal replayed on top. */
@@ -116,15 +115,24 @@ export class TapeStore implements FoldSource, EntrySource {
     try {
       const removedTempFiles = readOnly ? [] : removeTempFiles(file);
       if (!fs.existsSync(file)) {
-        if (fs.existsSync(journalFile)) throw new TapeFileError(file, `is missing but its journal ${journalFile} exists; restore the snapshot or move the journal away`);
+        if (fs.existsSync(journalFile))
+          throw new TapeFileError(file, `is missing but its journal ${journalFile} exists; restore the snapshot or move the journal away`);
         const fresh = createTapeDb(SQL);
         await writeFileDurably(file, [fresh.export()], true);
         fresh.close();
       }
       const r = await recover(SQL, file, journalFile, readOnly);
       db = r.db;
-      const report: OpenReport = { replayedRecords: r.replayed, droppedBytes: r.droppedBytes, migratedFrom: r.migratedFrom, removedTempFiles, repairedToolCalls: 0 };
-      const journal = readOnly ? null : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, r.droppedBytes, r.layout, { groupCommitMs: options.groupCommitMs ?? 5 });
+      const report: OpenReport = {
+        replayedRecords: r.replayed,
+        droppedBytes: r.droppedBytes,
+        migratedFrom: r.migratedFrom,
+        removedTempFiles,
+        repairedToolCalls: 0,
+      };
+      const journal = readOnly
+        ? null
+        : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, r.droppedBytes, r.layout, { groupCommitMs: options.groupCommitMs ?? 5 });
       store = new TapeStore(db, new LiveImage(r.image), file, readOnly, journal, release, options, report, tailStartOf(r));
     } catch (e) {
       db?.close();
@@ -304,10 +312,16 @@ export class TapeStore implements FoldSource, EntrySource {
    */
   follow(onError: (e: unknown) => void = (e) => console.error('agent-tape: following the tape failed:', e)): Disposable {
     if (!this.readOnly || !this.file) throw new Error('follow: only read-only file tapes follow a writer');
-    this.following ??= new Follower(journalPathOf(this.file), this.tapeId, this.loadedAt, {
-      apply: (records) => this.applyJournalRecords(records),
-      reload: () => this.reload().then(() => this.loadedAt),
-    }, onError);
+    this.following ??= new Follower(
+      journalPathOf(this.file),
+      this.tapeId,
+      this.loadedAt,
+      {
+        apply: (records) => this.applyJournalRecords(records),
+        reload: () => this.reload().then(() => this.loadedAt),
+      },
+      onError,
+    );
     return { dispose: () => this.unfollow() };
   }
 

@@ -1,5 +1,16 @@
 import { isReconstructionAnchor, textOf, type Entry } from './entry';
-import { applyRows, newFoldState, viewOf, type EffectiveView, type FoldOptions, type FoldRow, type ViewAnchor, type ViewMessage, type ViewToolCall, type ViewToolResult } from './fold';
+import {
+  applyRows,
+  newFoldState,
+  viewOf,
+  type EffectiveView,
+  type FoldOptions,
+  type FoldRow,
+  type ViewAnchor,
+  type ViewMessage,
+  type ViewToolCall,
+  type ViewToolResult,
+} from './fold';
 import type { FoldCache } from './foldCache';
 import { INTERRUPTED_OUTPUT, pairKey, unpairedToolCalls } from './toolPairs';
 
@@ -131,7 +142,7 @@ const BOOKKEEPING = new Set(['summary', 'cursorOrderSeq', 'sourceEntryIds', 'mod
 
 function renderValue(value: unknown, indent: string): string {
   if (value === null || typeof value !== 'object') {
-    return typeof value === 'string' ? value.replace(/\n/g, `\n${indent}  `) : JSON.stringify(value) ?? String(value);
+    return typeof value === 'string' ? value.replace(/\n/g, `\n${indent}  `) : (JSON.stringify(value) ?? String(value));
   }
   const items: [string, unknown][] = Array.isArray(value) ? value.map((v) => ['-', v]) : Object.entries(value).map(([k, v]) => [`${k}:`, v]);
   if (items.length === 0) return Array.isArray(value) ? '(none)' : '(empty)';
@@ -236,16 +247,37 @@ export function buildContext(input: ContextInput, getEntry: GetEntry): ContextRe
       }
       case 'call': {
         const c = item.call;
-        messages.push({ role: 'assistant', source: 'tape', entryId: c.entryId, content: textOf(getEntry(c.entryId).payload.input ?? null), toolCallId: c.toolCallId, toolName: c.name });
+        messages.push({
+          role: 'assistant',
+          source: 'tape',
+          entryId: c.entryId,
+          content: textOf(getEntry(c.entryId).payload.input ?? null),
+          toolCallId: c.toolCallId,
+          toolName: c.name,
+        });
         break;
       }
       case 'result': {
         const { call, result } = item;
-        messages.push({ role: 'tool', source: 'tape', entryId: result.entryId, content: textOf(getEntry(result.entryId).payload.output), toolCallId: call.toolCallId, toolName: call.name });
+        messages.push({
+          role: 'tool',
+          source: 'tape',
+          entryId: result.entryId,
+          content: textOf(getEntry(result.entryId).payload.output),
+          toolCallId: call.toolCallId,
+          toolName: call.name,
+        });
         break;
       }
       case 'interrupted':
-        messages.push({ role: 'tool', source: 'synthetic', entryId: null, content: INTERRUPTED_OUTPUT, toolCallId: item.call.toolCallId, toolName: item.call.name });
+        messages.push({
+          role: 'tool',
+          source: 'synthetic',
+          entryId: null,
+          content: INTERRUPTED_OUTPUT,
+          toolCallId: item.call.toolCallId,
+          toolName: item.call.name,
+        });
         break;
     }
   }
@@ -265,7 +297,9 @@ function viewUntil(rows: readonly FoldRow[], to: number): EffectiveView {
   applyRows(state, rows.slice(0, end));
   const open = new Set(unpairedToolCalls(viewOf(state)).map((c) => pairKey(c.messageId, c.toolCallId)));
   if (open.size === 0) return viewOf(state);
-  const results = rows.slice(end).filter((r) => r.kind === 'tool_result' && r.messageId !== null && r.toolCallId !== null && open.has(pairKey(r.messageId, r.toolCallId)));
+  const results = rows
+    .slice(end)
+    .filter((r) => r.kind === 'tool_result' && r.messageId !== null && r.toolCallId !== null && open.has(pairKey(r.messageId, r.toolCallId)));
   return applyRows(state, results);
 }
 

@@ -142,7 +142,11 @@ function assemble(context: ContextInput, latestEntryId: number, facts: RequestFa
   const items = messages.map((m) => itemOf(m, facts.countTokens));
 
   let historyStart = 0;
-  while (historyStart < items.length && (items[historyStart].reason === INCLUDED_REASONS.systemPrompt || items[historyStart].reason === INCLUDED_REASONS.checkpoint)) historyStart++;
+  while (
+    historyStart < items.length &&
+    (items[historyStart].reason === INCLUDED_REASONS.systemPrompt || items[historyStart].reason === INCLUDED_REASONS.checkpoint)
+  )
+    historyStart++;
   let inputAt = -1;
   for (let i = items.length - 1; i >= historyStart && inputAt < 0; i--) {
     const m = items[i].message;

@@ -41,7 +41,9 @@ const isPlainObject = (v: unknown): v is JsonObject => typeof v === 'object' && 
 // Copied with spread, not by a record schema: that assigns key by key, so a `__proto__` key (an
 // own property, as JSON.parse makes it) became the copy's prototype and vanished from the entry.
 const jsonObject = z
-  .custom<JsonObject>(isPlainObject, { error: (i) => `expected a JSON object, received ${i.input === null ? 'null' : Array.isArray(i.input) ? 'array' : typeof i.input}` })
+  .custom<JsonObject>(isPlainObject, {
+    error: (i) => `expected a JSON object, received ${i.input === null ? 'null' : Array.isArray(i.input) ? 'array' : typeof i.input}`,
+  })
   .transform((o) => ({ ...o }));
 // Payloads are loose: fields this version does not know are stored and exported unchanged.
 const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
@@ -112,8 +114,7 @@ const kindSchemas: Record<Kind, z.ZodType> = {
 };
 
 export const RECONSTRUCTION_ANCHOR_PREFIXES = ['compaction/', 'handoff/', 'auto_handoff/'] as const;
-export const isReconstructionAnchor = (name: string): boolean =>
-  RECONSTRUCTION_ANCHOR_PREFIXES.some((p) => name.startsWith(p));
+export const isReconstructionAnchor = (name: string): boolean => RECONSTRUCTION_ANCHOR_PREFIXES.some((p) => name.startsWith(p));
 
 export class TapeValidationError extends Error {
   constructor(message: string) {

@@ -192,8 +192,7 @@ const messageRank = (status: string | null, includePending: boolean): number =>
   status === 'sent' || status === 'error' ? 2 : status === 'pending' && includePending ? 1 : 0;
 
 /** (orderSeq, entryId) order; entryIds are unique, so two distinct messages never compare equal. */
-const before = (a: ViewMessage, orderSeq: number, entryId: number): boolean =>
-  a.orderSeq < orderSeq || (a.orderSeq === orderSeq && a.entryId < entryId);
+const before = (a: ViewMessage, orderSeq: number, entryId: number): boolean => a.orderSeq < orderSeq || (a.orderSeq === orderSeq && a.entryId < entryId);
 
 /** Where a message with this (orderSeq, entryId) sits in a list in view order. */
 export function messageIndex(list: readonly ViewMessage[], orderSeq: number, entryId: number): number {

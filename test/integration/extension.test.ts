@@ -10,9 +10,8 @@ import { until } from './waiting';
 
 const EXTENSION_ID = 'agent-tape.agent-tape';
 
-
-const aboutTabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
-  .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentTape.about'));
+const aboutTabs = (): vscode.Tab[] =>
+  vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentTape.about'));
 
 const ext = vscode.extensions.getExtension(EXTENSION_ID);
 // Read while mocha loads the test files, before any test of any file has run a command.
@@ -21,7 +20,9 @@ const activeAtLoad = ext?.isActive;
 describe('extension in a real VS Code', () => {
   let shown: VersionInfo | undefined;
 
-  before(() => console.log(`    running inside VS Code ${vscode.version} (${vscode.env.appName}, ui kind ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'})`));
+  before(() =>
+    console.log(`    running inside VS Code ${vscode.version} (${vscode.env.appName}, ui kind ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'})`),
+  );
 
   it('stays inactive until one of its commands runs, which activates it and registers every command it contributes', async () => {
     assert.ok(ext, `${EXTENSION_ID} is installed`);
@@ -51,12 +52,16 @@ describe('extension in a real VS Code', () => {
     // The workbench registers a "show" command per output channel (a log channel's id ends in
     // `.log`); the extension's appears once it made one, and shows the channel as an `output:` document.
     const SHOW = 'workbench.action.output.show.';
-    const show = await until('the "Agent Tape" output channel', async () => (await vscode.commands.getCommands(true))
-      .find((c) => c === `${SHOW}${EXTENSION_ID}.Agent Tape.log`));
+    const show = await until('the "Agent Tape" output channel', async () =>
+      (await vscode.commands.getCommands(true)).find((c) => c === `${SHOW}${EXTENSION_ID}.Agent Tape.log`),
+    );
     await vscode.commands.executeCommand(show);
     const expected = `[info] version: Agent Tape ${version}, SQLite ${sqlite} (sql.js)`;
-    const text = await until('the channel\'s log lines', () => vscode.workspace.textDocuments
-      .find((d) => d.uri.scheme === 'output' && d.uri.path.endsWith(show.slice(SHOW.length)) && d.getText().includes(expected))?.getText());
+    const text = await until("the channel's log lines", () =>
+      vscode.workspace.textDocuments
+        .find((d) => d.uri.scheme === 'output' && d.uri.path.endsWith(show.slice(SHOW.length)) && d.getText().includes(expected))
+        ?.getText(),
+    );
     assert.ok(text.includes(`[info] Agent Tape ${version} activated`), text);
   });
 
@@ -87,11 +92,22 @@ describe('extension in a real VS Code', () => {
       assert.ok(fs.existsSync(file) && fs.existsSync(`${file}.tapelog`), 'snapshot and journal are on disk');
       const reopened = await TapeStore.open(file);
       try {
-        assert.deepStrictEqual(reopened.entries('s').map((e) => [e.entryId, e.name, e.payload.content ?? null]), [
-          [1, 'session/start', null], [2, 'message/user', 'hello from the extension host'], [3, 'message/assistant', 'a durable reply'],
-        ]);
+        assert.deepStrictEqual(
+          reopened.entries('s').map((e) => [e.entryId, e.name, e.payload.content ?? null]),
+          [
+            [1, 'session/start', null],
+            [2, 'message/user', 'hello from the extension host'],
+            [3, 'message/assistant', 'a durable reply'],
+          ],
+        );
         assert.strictEqual((await reopened.append('s', message('m3', 'after reopening', { orderSeq: 3 }))).entry.entryId, 4);
-        assert.deepStrictEqual(reopened.search('durable OR reopening').map((h) => h.entryId).sort((a, b) => a - b), [3, 4]);
+        assert.deepStrictEqual(
+          reopened
+            .search('durable OR reopening')
+            .map((h) => h.entryId)
+            .sort((a, b) => a - b),
+          [3, 4],
+        );
       } finally {
         await reopened.close();
       }

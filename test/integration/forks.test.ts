@@ -33,8 +33,12 @@ describe('Fork, merge and discard in a real VS Code', () => {
     store = await api.workspaceStore();
     // 1 session/start, a finished turn at 2-5, then a turn still running from 6.
     await store.appendMany(P, [
-      event('turn/start', { turnId: 't1' }), message('m1', 'user', 1, 'plan the parser'), message('m2', 'assistant', 2, 'a plan'), event('turn/end', { turnId: 't1' }),
-      event('turn/start', { turnId: 't2' }), message('m3', 'user', 3, 'and the lexer?'),
+      event('turn/start', { turnId: 't1' }),
+      message('m1', 'user', 1, 'plan the parser'),
+      message('m2', 'assistant', 2, 'a plan'),
+      event('turn/end', { turnId: 't1' }),
+      event('turn/start', { turnId: 't2' }),
+      message('m3', 'user', 3, 'and the lexer?'),
     ]);
   });
 
@@ -49,44 +53,66 @@ describe('Fork, merge and discard in a real VS Code', () => {
     first = (await vscode.commands.executeCommand<ForkReceipt>('agentTape.forkSession', P, 5)) as ForkReceipt;
     assert.ok(first, 'a receipt');
     assert.match(first.forkSessionId, /^forks-parent::fork::[0-9a-f]{8}$/);
-    assert.deepStrictEqual({ ...first, forkSessionId: undefined, forkId: undefined }, { forkSessionId: undefined, forkId: undefined, parentSessionId: P, parentHeadEntryId: 5 });
+    assert.deepStrictEqual(
+      { ...first, forkSessionId: undefined, forkId: undefined },
+      { forkSessionId: undefined, forkId: undefined, parentSessionId: P, parentHeadEntryId: 5 },
+    );
     await store.appendMany(first.forkSessionId, [message('f1', 'user', 3, 'try it another way'), message('f2', 'assistant', 4, 'done differently')]);
     const row = find(await api.sessionsTree.getChildren(), first.forkSessionId);
     assert.ok(row, 'the fork is in the sessions view');
     second = (await vscode.commands.executeCommand<ForkReceipt>('agentTape.forkSession', row)) as ForkReceipt;
     assert.strictEqual(second.parentSessionId, first.forkSessionId, 'a fork of the fork, at its head');
-    assert.strictEqual(second.parentHeadEntryId, 8, 'the fork\'s view: the parent\'s 1-5, its fork/start at 6, its two messages');
+    assert.strictEqual(second.parentHeadEntryId, 8, "the fork's view: the parent's 1-5, its fork/start at 6, its two messages");
   });
 
   it('the sessions view nests forks under their parent with their state; Merge and Discard are offered on open forks only', async () => {
     const roots = await api.sessionsTree.getChildren();
     const parent = find(roots, P);
     assert.ok(parent && roots?.includes(parent), 'the parent is a root');
-    assert.deepStrictEqual(parent.children.map((c) => [c.sessionId, c.relation, c.state]), [[first.forkSessionId, 'fork', 'open']]);
-    assert.deepStrictEqual(parent.children[0].children.map((c) => [c.sessionId, c.state]), [[second.forkSessionId, 'open']]);
+    assert.deepStrictEqual(
+      parent.children.map((c) => [c.sessionId, c.relation, c.state]),
+      [[first.forkSessionId, 'fork', 'open']],
+    );
+    assert.deepStrictEqual(
+      parent.children[0].children.map((c) => [c.sessionId, c.state]),
+      [[second.forkSessionId, 'open']],
+    );
     const item = api.sessionsTree.getTreeItem(parent.children[0]);
     assert.strictEqual(item.contextValue, 'session.fork.open');
     assert.strictEqual(item.description, `fork ${first.forkId} · open · 4 entries`);
     assert.strictEqual(item.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
     const menus = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON.contributes.menus['view/item/context'] as { command: string; when: string }[];
-    for (const m of menus.filter((x) => x.command === 'agentTape.mergeFork' || x.command === 'agentTape.discardFork')) assert.match(m.when, /viewItem == session\.fork\.open$/);
+    for (const m of menus.filter((x) => x.command === 'agentTape.mergeFork' || x.command === 'agentTape.discardFork'))
+      assert.match(m.when, /viewItem == session\.fork\.open$/);
   });
 
   it('"Tape: Merge Fork" appends the fork\'s entries to its parent with a receipt; a second merge appends nothing', async () => {
     await store.appendMany(P, [message('m4', 'assistant', 4, 'the lexer'), event('turn/end', { turnId: 't2' })]);
     const parentHead = store.headEntryId(P);
-    const receipt = (await vscode.commands.executeCommand<MergeReceipt & { alreadyMerged: boolean }>('agentTape.mergeFork', first.forkSessionId)) as MergeReceipt & { alreadyMerged: boolean };
+    const receipt = (await vscode.commands.executeCommand<MergeReceipt & { alreadyMerged: boolean }>(
+      'agentTape.mergeFork',
+      first.forkSessionId,
+    )) as MergeReceipt & { alreadyMerged: boolean };
     assert.deepStrictEqual(
-      { mergedCount: receipt.mergedCount, parentMovedOn: receipt.parentMovedOn, parentHeadAtFork: receipt.parentHeadAtFork, parentHeadAtMerge: receipt.parentHeadAtMerge, alreadyMerged: receipt.alreadyMerged },
+      {
+        mergedCount: receipt.mergedCount,
+        parentMovedOn: receipt.parentMovedOn,
+        parentHeadAtFork: receipt.parentHeadAtFork,
+        parentHeadAtMerge: receipt.parentHeadAtMerge,
+        alreadyMerged: receipt.alreadyMerged,
+      },
       { mergedCount: 2, parentMovedOn: true, parentHeadAtFork: 5, parentHeadAtMerge: parentHead, alreadyMerged: false },
     );
     assert.strictEqual(store.headEntryId(P), parentHead + 3, 'two entries and the receipt');
     const merged = store.entries(P, { fromEntryId: parentHead + 1 });
-    assert.deepStrictEqual(merged.map((e) => [e.name, e.meta.mergedFrom ?? null]), [
-      ['message/user', { sessionId: first.forkSessionId, entryId: 3 }],
-      ['message/assistant', { sessionId: first.forkSessionId, entryId: 4 }],
-      ['fork/merge', null],
-    ]);
+    assert.deepStrictEqual(
+      merged.map((e) => [e.name, e.meta.mergedFrom ?? null]),
+      [
+        ['message/user', { sessionId: first.forkSessionId, entryId: 3 }],
+        ['message/assistant', { sessionId: first.forkSessionId, entryId: 4 }],
+        ['fork/merge', null],
+      ],
+    );
     const again = await vscode.commands.executeCommand<MergeReceipt & { alreadyMerged: boolean }>('agentTape.mergeFork', first.forkSessionId);
     assert.strictEqual(again?.alreadyMerged, true);
     assert.strictEqual(store.headEntryId(P), parentHead + 3, 'nothing appended');
@@ -110,7 +136,10 @@ describe('Fork, merge and discard in a real VS Code', () => {
     const heads = store.sessions().map((s) => [s.sessionId, s.entryCount]);
     assert.strictEqual(await vscode.commands.executeCommand('agentTape.mergeFork', second.forkSessionId), undefined);
     await agentTapeLog(`agentTape.mergeFork failed: ${JSON.stringify(second.forkSessionId)} was discarded`);
-    assert.deepStrictEqual(store.sessions().map((s) => [s.sessionId, s.entryCount]), heads);
+    assert.deepStrictEqual(
+      store.sessions().map((s) => [s.sessionId, s.entryCount]),
+      heads,
+    );
     const row = find(await api.sessionsTree.getChildren(), second.forkSessionId);
     assert.strictEqual(row?.state, 'discarded');
     assert.strictEqual(api.sessionsTree.getTreeItem(row).contextValue, 'session.fork.discarded');

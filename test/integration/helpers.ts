@@ -9,11 +9,15 @@ const SHOW = 'workbench.action.output.show.';
  * "show" command per output channel; showing it makes its text an `output:` document to read.
  */
 export async function agentTapeLog(expected: string): Promise<string> {
-  const show = await until('the "Agent Tape" output channel', async () => (await vscode.commands.getCommands(true))
-    .find((c) => c === `${SHOW}${EXTENSION_ID}.Agent Tape.log`));
+  const show = await until('the "Agent Tape" output channel', async () =>
+    (await vscode.commands.getCommands(true)).find((c) => c === `${SHOW}${EXTENSION_ID}.Agent Tape.log`),
+  );
   await vscode.commands.executeCommand(show);
-  return until(`"${expected}" in the log`, () => vscode.workspace.textDocuments
-    .find((d) => d.uri.scheme === 'output' && d.uri.path.endsWith(show.slice(SHOW.length)) && d.getText().includes(expected))?.getText());
+  return until(`"${expected}" in the log`, () =>
+    vscode.workspace.textDocuments
+      .find((d) => d.uri.scheme === 'output' && d.uri.path.endsWith(show.slice(SHOW.length)) && d.getText().includes(expected))
+      ?.getText(),
+  );
 }
 
 /** Reads a whole response stream, so a test can assert what it held or how it failed. */

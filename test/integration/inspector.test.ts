@@ -17,13 +17,18 @@ const root = path.resolve(__dirname, '../../..');
 const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
 
 const tabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
-const editorTab = (file: string) => tabs().find((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === TAPE_EDITOR && t.input.uri.fsPath === file);
+const editorTab = (file: string) =>
+  tabs().find((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === TAPE_EDITOR && t.input.uri.fsPath === file);
 const panelTabs = () => tabs().filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentTape.inspector'));
 const sha256 = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 /** The sample tape under another session id, a day later: a second, newer session to list. */
 function laterCopy(file: string, sessionId: string): void {
-  const lines = fs.readFileSync(SAMPLE, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { sessionId: string; createdAt: number });
+  const lines = fs
+    .readFileSync(SAMPLE, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { sessionId: string; createdAt: number });
   fs.writeFileSync(file, lines.map((l) => JSON.stringify({ ...l, sessionId, createdAt: l.createdAt + 86_400_000 })).join('\n') + '\n');
 }
 
@@ -37,17 +42,34 @@ describe('Tape Inspector in a real VS Code', () => {
     api = await ext.activate();
   });
   after(async () => {
-    await vscode.window.tabGroups.close([...tabs().filter((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === TAPE_EDITOR), ...panelTabs()]);
+    await vscode.window.tabGroups.close([
+      ...tabs().filter((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === TAPE_EDITOR),
+      ...panelTabs(),
+    ]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('registers its commands and contributes the tape file editor for both tape formats', async () => {
     const registered = await vscode.commands.getCommands(true);
-    for (const c of ['agentTape.openInspector', 'agentTape.importTapeFile', 'agentTape.sessions.openInspector', 'agentTape.sessions.export', 'agentTape.sessions.compact', 'agentTape.sessions.handoff', 'agentTape.sessions.delete']) {
+    for (const c of [
+      'agentTape.openInspector',
+      'agentTape.importTapeFile',
+      'agentTape.sessions.openInspector',
+      'agentTape.sessions.export',
+      'agentTape.sessions.compact',
+      'agentTape.sessions.handoff',
+      'agentTape.sessions.delete',
+    ]) {
       assert.ok(registered.includes(c), `${c} is registered`);
     }
-    const editors = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON.contributes.customEditors as { viewType: string; selector: { filenamePattern: string }[] }[];
-    assert.deepStrictEqual(editors.find((e) => e.viewType === TAPE_EDITOR)?.selector.map((s) => s.filenamePattern), ['*.tape.sqlite', '*.tape.jsonl']);
+    const editors = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON.contributes.customEditors as {
+      viewType: string;
+      selector: { filenamePattern: string }[];
+    }[];
+    assert.deepStrictEqual(
+      editors.find((e) => e.viewType === TAPE_EDITOR)?.selector.map((s) => s.filenamePattern),
+      ['*.tape.sqlite', '*.tape.jsonl'],
+    );
   });
 
   it('opens a .tape.jsonl in the inspector editor, read-only', async () => {
@@ -73,7 +95,11 @@ describe('Tape Inspector in a real VS Code', () => {
     const log = await agentTapeLog(`could not open the tape file: ${file}`);
     assert.match(log, new RegExp(`could not open the tape file: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .+`));
     assert.strictEqual(sha256(file), before, 'the file is unchanged');
-    assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.startsWith('truncated')), ['truncated.tape.sqlite'], 'no journal, lock or temp file beside it');
+    assert.deepStrictEqual(
+      fs.readdirSync(dir).filter((f) => f.startsWith('truncated')),
+      ['truncated.tape.sqlite'],
+      'no journal, lock or temp file beside it',
+    );
   });
 
   it('refuses a .tape.jsonl that is a FIFO, or too large for the editor, to an error naming the file, at once', async () => {
@@ -92,7 +118,10 @@ describe('Tape Inspector in a real VS Code', () => {
   it('"Tape: Import Tape File…" adds a file\'s sessions to the workspace tape, and the sessions view lists them newest first', async () => {
     const newer = path.join(dir, 'newer.tape.jsonl');
     laterCopy(newer, 'inspector-newer');
-    const first = await vscode.commands.executeCommand<{ imported: { sessionId: string; entries: number }[]; skipped: string[] }>('agentTape.importTapeFile', vscode.Uri.file(SAMPLE));
+    const first = await vscode.commands.executeCommand<{ imported: { sessionId: string; entries: number }[]; skipped: string[] }>(
+      'agentTape.importTapeFile',
+      vscode.Uri.file(SAMPLE),
+    );
     assert.deepStrictEqual(first, { imported: [{ sessionId: 'inspector-sample', entries: 25 }], skipped: [] });
     await vscode.commands.executeCommand('agentTape.importTapeFile', vscode.Uri.file(newer));
     const again = await vscode.commands.executeCommand<{ skipped: string[] }>('agentTape.importTapeFile', vscode.Uri.file(SAMPLE));
@@ -101,12 +130,19 @@ describe('Tape Inspector in a real VS Code', () => {
     const rows = await api.sessionsTree.getChildren();
     assert.ok(rows);
     const times = rows.map((r) => r.lastCreatedAt);
-    assert.deepStrictEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+    assert.deepStrictEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+      'newest first',
+    );
     const ours = rows.filter((r) => r.sessionId.startsWith('inspector-'));
-    assert.deepStrictEqual(ours.map((r) => [r.sessionId, r.title, r.entryCount]), [
-      ['inspector-newer', 'Read notes.md and tell me what it says <script>alert(1)</script>', 25],
-      ['inspector-sample', 'Read notes.md and tell me what it says <script>alert(1)</script>', 25],
-    ]);
+    assert.deepStrictEqual(
+      ours.map((r) => [r.sessionId, r.title, r.entryCount]),
+      [
+        ['inspector-newer', 'Read notes.md and tell me what it says <script>alert(1)</script>', 25],
+        ['inspector-sample', 'Read notes.md and tell me what it says <script>alert(1)</script>', 25],
+      ],
+    );
     const item = api.sessionsTree.getTreeItem(ours[0]);
     assert.strictEqual(item.description, '25 entries');
     assert.strictEqual(item.contextValue, 'session', 'the tape is writable here');
@@ -128,7 +164,7 @@ describe('Tape Inspector in a real VS Code', () => {
   it('"Tape: Open Inspector" opens one panel per session, revealed when asked for again', async () => {
     await vscode.commands.executeCommand('agentTape.openInspector', 'inspector-sample');
     const tab = await until('the inspector panel', () => panelTabs()[0]);
-    await until('its title, the session\'s', () => (panelTabs()[0]?.label.startsWith('Tape: Read notes.md') ? true : undefined));
+    await until("its title, the session's", () => (panelTabs()[0]?.label.startsWith('Tape: Read notes.md') ? true : undefined));
     await vscode.commands.executeCommand('agentTape.openInspector', 'inspector-sample');
     await new Promise((r) => setTimeout(r, 500)); // time for a second panel to appear, were one made
     assert.strictEqual(panelTabs().length, 1);

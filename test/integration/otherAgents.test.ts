@@ -11,8 +11,10 @@ import { tempDir } from '../unit/store/helpers';
 import { until } from './waiting';
 
 const EXTENSION_ID = 'agent-tape.agent-tape';
-const inspectorTabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
-  .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentTape.inspector'));
+const inspectorTabs = (): vscode.Tab[] =>
+  vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentTape.inspector'));
 
 describe("other agents' sessions in a real VS Code", () => {
   let api: AgentTapeApi;
@@ -20,7 +22,10 @@ describe("other agents' sessions in a real VS Code", () => {
   const userPrompts = async (sessionId: string): Promise<unknown[]> => {
     const store = await TapeStore.open(await api.workspaceTapeFile(), { readOnly: true });
     try {
-      return store.entries(sessionId).filter((e) => e.name === 'message/user').map((e) => e.payload.content);
+      return store
+        .entries(sessionId)
+        .filter((e) => e.name === 'message/user')
+        .map((e) => e.payload.content);
     } finally {
       await store.close();
     }
@@ -45,13 +50,20 @@ describe("other agents' sessions in a real VS Code", () => {
     assert.strictEqual(again?.appended, 0);
   });
 
-  it("with agentTape.followAgentSessions on, a Claude Code session of this workspace lands on the tape as it is written", async () => {
+  it('with agentTape.followAgentSessions on, a Claude Code session of this workspace lands on the tape as it is written', async () => {
     const workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const project = claudeCodeProjectDir(os.homedir(), workspace);
     const created = !fs.existsSync(project);
     const sessionId = `follow-${process.pid}-${Date.now()}`;
     const file = path.join(project, `${sessionId}.jsonl`);
-    const record = (uuid: string, text: string) => ({ type: 'user', uuid, parentUuid: null, sessionId, timestamp: new Date().toISOString(), message: { role: 'user', content: text } });
+    const record = (uuid: string, text: string) => ({
+      type: 'user',
+      uuid,
+      parentUuid: null,
+      sessionId,
+      timestamp: new Date().toISOString(),
+      message: { role: 'user', content: text },
+    });
     const config = vscode.workspace.getConfiguration('agentTape');
     await config.update('followAgentSessions', true, vscode.ConfigurationTarget.Global);
     try {

@@ -99,7 +99,13 @@ describe('Agent Tape as a language model provider (OpenAI-compatible server)', (
 
   it('makes a tool round trip: the server gets the tools, returns a call, gets the result and answers', async () => {
     const server = await serve(
-      { stream: [{ text: 'Reading.' }, { toolCall: { index: 0, id: 'call_1', name: 'read_file', arguments: '{"path":' } }, { toolCall: { index: 0, arguments: '"a.txt"}' } }] },
+      {
+        stream: [
+          { text: 'Reading.' },
+          { toolCall: { index: 0, id: 'call_1', name: 'read_file', arguments: '{"path":' } },
+          { toolCall: { index: 0, arguments: '"a.txt"}' } },
+        ],
+      },
       { stream: [{ text: 'It says: hi' }] },
     );
     const model = await ownModel();
@@ -107,38 +113,61 @@ describe('Agent Tape as a language model provider (OpenAI-compatible server)', (
     const ask = vscode.LanguageModelChatMessage.User('What is in a.txt?');
     const first = await readResponse(await model.sendRequest([ask], { tools }));
     assert.strictEqual(first.text, 'Reading.');
-    assert.deepStrictEqual(first.calls.map((c) => [c.callId, c.name, c.input]), [['call_1', 'read_file', { path: 'a.txt' }]]);
-    const second = await readResponse(await model.sendRequest([
-      ask,
-      vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelTextPart('Reading.'), ...first.calls]),
-      vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart('call_1', [new vscode.LanguageModelTextPart('hi')])]),
-    ], { tools }));
+    assert.deepStrictEqual(
+      first.calls.map((c) => [c.callId, c.name, c.input]),
+      [['call_1', 'read_file', { path: 'a.txt' }]],
+    );
+    const second = await readResponse(
+      await model.sendRequest(
+        [
+          ask,
+          vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelTextPart('Reading.'), ...first.calls]),
+          vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart('call_1', [new vscode.LanguageModelTextPart('hi')])]),
+        ],
+        { tools },
+      ),
+    );
     assert.strictEqual(second.text, 'It says: hi');
-    assert.deepStrictEqual(server.requests[0]?.body.tools, [{ type: 'function', function: { name: 'read_file', description: READ_FILE.description, parameters: READ_FILE.parameters } }]);
+    assert.deepStrictEqual(server.requests[0]?.body.tools, [
+      { type: 'function', function: { name: 'read_file', description: READ_FILE.description, parameters: READ_FILE.parameters } },
+    ]);
     assert.deepStrictEqual(server.requests[1]?.body.messages, [
       { role: 'user', content: 'What is in a.txt?' },
-      { role: 'assistant', content: 'Reading.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } }] },
+      {
+        role: 'assistant',
+        content: 'Reading.',
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'hi' },
     ]);
-    assert.deepStrictEqual(server.requests.map((r) => r.headers.authorization), [`Bearer ${KEY}`, `Bearer ${KEY}`]);
+    assert.deepStrictEqual(
+      server.requests.map((r) => r.headers.authorization),
+      [`Bearer ${KEY}`, `Bearer ${KEY}`],
+    );
   });
 
-  it('a 401 fails with the credentials headline and the server\'s words, the key redacted', async () => {
+  it("a 401 fails with the credentials headline and the server's words, the key redacted", async () => {
     await serve({ status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}` } } });
     const model = await ownModel();
-    await assert.rejects(async () => readResponse(await model.sendRequest([vscode.LanguageModelChatMessage.User('hi')], {})), (e: Error) => {
-      assert.strictEqual(e.message, 'The model server refused the credentials (HTTP 401): Incorrect API key provided: [redacted]');
-      return true;
-    });
+    await assert.rejects(
+      async () => readResponse(await model.sendRequest([vscode.LanguageModelChatMessage.User('hi')], {})),
+      (e: Error) => {
+        assert.strictEqual(e.message, 'The model server refused the credentials (HTTP 401): Incorrect API key provided: [redacted]');
+        return true;
+      },
+    );
   });
 
   it('a server that is not there fails with the unreachable headline', async () => {
     await setting('baseUrl', `http://127.0.0.1:${await closedPort()}/v1`);
     const model = await ownModel();
-    await assert.rejects(async () => readResponse(await model.sendRequest([vscode.LanguageModelChatMessage.User('hi')], {})), (e: Error) => {
-      assert.match(e.message, /^The model server cannot be reached: .*ECONNREFUSED/);
-      return true;
-    });
+    await assert.rejects(
+      async () => readResponse(await model.sendRequest([vscode.LanguageModelChatMessage.User('hi')], {})),
+      (e: Error) => {
+        assert.match(e.message, /^The model server cannot be reached: .*ECONNREFUSED/);
+        return true;
+      },
+    );
   });
 
   it('counts tokens of a text and of a message', async () => {
@@ -194,41 +223,72 @@ describe('Agent Tape as a language model provider (OpenAI-compatible server)', (
       const port = new LmModelPort(await ownModel());
       // VS Code tells a consumer only the input limit (16384 - 4096): the budget the core computes from these is that limit.
       assert.deepStrictEqual(port.info, { id: MODEL_ID, vendor: 'agent-tape', contextWindow: 12288 + 3072, maxOutput: 3072 });
-      const events = await collect(port.stream(request([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Greet me' }]), new AbortController().signal));
+      const events = await collect(
+        port.stream(
+          request([
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: 'Greet me' },
+          ]),
+          new AbortController().signal,
+        ),
+      );
       assert.strictEqual(textOf(events), 'Hi there');
       assert.deepStrictEqual(stopOf(events), ['stop']);
       const usage = events.find((e) => e.type === 'usage');
       assert.ok(usage?.type === 'usage' && usage.usage.estimated && usage.usage.outputTokens > 0);
-      assert.deepStrictEqual(server.requests[0]?.body.messages, [{ role: 'user', content: 'Be brief.' }, { role: 'user', content: 'Greet me' }]);
+      assert.deepStrictEqual(server.requests[0]?.body.messages, [
+        { role: 'user', content: 'Be brief.' },
+        { role: 'user', content: 'Greet me' },
+      ]);
     });
 
     it('hands over complete tool calls and stops with tool_calls; the result goes back as a tool message', async () => {
       const server = await serve(
-        { stream: [{ toolCall: { index: 0, id: 'c1', name: 'read_file', arguments: '{"path":"b.txt"}' } }, { toolCall: { index: 1, id: 'c2', name: 'read_file', arguments: '{"path":"c.txt"}' } }] },
+        {
+          stream: [
+            { toolCall: { index: 0, id: 'c1', name: 'read_file', arguments: '{"path":"b.txt"}' } },
+            { toolCall: { index: 1, id: 'c2', name: 'read_file', arguments: '{"path":"c.txt"}' } },
+          ],
+        },
         { stream: [{ text: 'both read' }] },
       );
       const port = new LmModelPort(await ownModel());
       const ask = { role: 'user' as const, content: 'Read b and c' };
       const events = await collect(port.stream(request([ask], [READ_FILE]), new AbortController().signal));
-      assert.deepStrictEqual(events.flatMap((e) => (e.type === 'tool_call' ? [e.call] : [])), [
-        { id: 'c1', name: 'read_file', valid: true, arguments: { path: 'b.txt' }, rawArguments: '{"path":"b.txt"}' },
-        { id: 'c2', name: 'read_file', valid: true, arguments: { path: 'c.txt' }, rawArguments: '{"path":"c.txt"}' },
-      ]);
+      assert.deepStrictEqual(
+        events.flatMap((e) => (e.type === 'tool_call' ? [e.call] : [])),
+        [
+          { id: 'c1', name: 'read_file', valid: true, arguments: { path: 'b.txt' }, rawArguments: '{"path":"b.txt"}' },
+          { id: 'c2', name: 'read_file', valid: true, arguments: { path: 'c.txt' }, rawArguments: '{"path":"c.txt"}' },
+        ],
+      );
       assert.deepStrictEqual(stopOf(events), ['tool_calls']);
-      const answer = await collect(port.stream(request([
-        ask,
-        { role: 'assistant', content: '{"path":"b.txt"}', toolCallId: 'c1', toolName: 'read_file' },
-        { role: 'assistant', content: '{"path":"c.txt"}', toolCallId: 'c2', toolName: 'read_file' },
-        { role: 'tool', content: 'B', toolCallId: 'c1', toolName: 'read_file' },
-        { role: 'tool', content: 'C', toolCallId: 'c2', toolName: 'read_file' },
-      ], [READ_FILE]), new AbortController().signal));
+      const answer = await collect(
+        port.stream(
+          request(
+            [
+              ask,
+              { role: 'assistant', content: '{"path":"b.txt"}', toolCallId: 'c1', toolName: 'read_file' },
+              { role: 'assistant', content: '{"path":"c.txt"}', toolCallId: 'c2', toolName: 'read_file' },
+              { role: 'tool', content: 'B', toolCallId: 'c1', toolName: 'read_file' },
+              { role: 'tool', content: 'C', toolCallId: 'c2', toolName: 'read_file' },
+            ],
+            [READ_FILE],
+          ),
+          new AbortController().signal,
+        ),
+      );
       assert.strictEqual(textOf(answer), 'both read');
       assert.deepStrictEqual(server.requests[1]?.body.messages, [
         { role: 'user', content: 'Read b and c' },
-        { role: 'assistant', content: null, tool_calls: [
-          { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"b.txt"}' } },
-          { id: 'c2', type: 'function', function: { name: 'read_file', arguments: '{"path":"c.txt"}' } },
-        ] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"b.txt"}' } },
+            { id: 'c2', type: 'function', function: { name: 'read_file', arguments: '{"path":"c.txt"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'B' },
         { role: 'tool', tool_call_id: 'c2', content: 'C' },
       ]);
@@ -264,16 +324,25 @@ describe('Agent Tape as a language model provider (OpenAI-compatible server)', (
       const port = new LmModelPort(await ownModel());
       const error = await failureOf(port.stream(request([{ role: 'user', content: 'Read b' }], [READ_FILE]), new AbortController().signal));
       assert.strictEqual(error.failureClass, 'bad_response');
-      assert.match(error.message, /^The model server sent a response that could not be used: the model called "read_file" but the arguments are not valid JSON .*: \{"path": "b\.txt"$/);
+      assert.match(
+        error.message,
+        /^The model server sent a response that could not be used: the model called "read_file" but the arguments are not valid JSON .*: \{"path": "b\.txt"$/,
+      );
     });
 
-    it('keeps the failure class of the provider\'s errors: 401 is auth, 404 model_missing, a closed port unreachable', async () => {
+    it("keeps the failure class of the provider's errors: 401 is auth, 404 model_missing, a closed port unreachable", async () => {
       await serve({ status: 401 }, { status: 404, body: { error: { message: 'model "fake-model" not found' } } });
       const port = new LmModelPort(await ownModel());
       const auth = await failureOf(port.stream(request([{ role: 'user', content: 'hi' }]), new AbortController().signal));
-      assert.deepStrictEqual([auth.failureClass, auth.status, auth.transient, auth.message], ['auth', 401, false, 'The model server refused the credentials (HTTP 401): status 401']);
+      assert.deepStrictEqual(
+        [auth.failureClass, auth.status, auth.transient, auth.message],
+        ['auth', 401, false, 'The model server refused the credentials (HTTP 401): status 401'],
+      );
       const missing = await failureOf(port.stream(request([{ role: 'user', content: 'hi' }]), new AbortController().signal));
-      assert.deepStrictEqual([missing.failureClass, missing.message], ['model_missing', 'The model server does not know this model (HTTP 404): model "fake-model" not found']);
+      assert.deepStrictEqual(
+        [missing.failureClass, missing.message],
+        ['model_missing', 'The model server does not know this model (HTTP 404): model "fake-model" not found'],
+      );
       await setting('baseUrl', `http://127.0.0.1:${await closedPort()}/v1`);
       const unreachable = await failureOf(port.stream(request([{ role: 'user', content: 'hi' }]), new AbortController().signal));
       assert.strictEqual(unreachable.failureClass, 'unreachable');
@@ -282,7 +351,7 @@ describe('Agent Tape as a language model provider (OpenAI-compatible server)', (
   });
 });
 
-describe('LmModelPort over another vendor\'s model (the fake-lm test extension)', () => {
+describe("LmModelPort over another vendor's model (the fake-lm test extension)", () => {
   let port: LmModelPort;
   const signal = () => new AbortController().signal;
 
@@ -297,9 +366,20 @@ describe('LmModelPort over another vendor\'s model (the fake-lm test extension)'
   });
 
   it('streams text and stops', async () => {
-    const events = await collect(port.stream(request([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello' }]), signal()));
+    const events = await collect(
+      port.stream(
+        request([
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'hello' },
+        ]),
+        signal(),
+      ),
+    );
     assert.strictEqual(textOf(events), 'echo(2): hello');
-    assert.deepStrictEqual(events.slice(-2).map((e) => e.type), ['usage', 'stop']);
+    assert.deepStrictEqual(
+      events.slice(-2).map((e) => e.type),
+      ['usage', 'stop'],
+    );
     assert.deepStrictEqual(stopOf(events), ['stop']);
   });
 
@@ -310,17 +390,27 @@ describe('LmModelPort over another vendor\'s model (the fake-lm test extension)'
     assert.ok(call?.type === 'tool_call' && call.call.valid);
     assert.deepStrictEqual([call.call.name, call.call.arguments], ['read_file', { path: 'x.txt' }]);
     assert.deepStrictEqual(stopOf(events), ['tool_calls']);
-    const answer = await collect(port.stream(request([
-      ask,
-      { role: 'assistant', content: call.call.rawArguments, toolCallId: call.call.id, toolName: 'read_file' },
-      { role: 'tool', content: 'contents of x', toolCallId: call.call.id, toolName: 'read_file' },
-    ], [READ_FILE]), signal()));
+    const answer = await collect(
+      port.stream(
+        request(
+          [
+            ask,
+            { role: 'assistant', content: call.call.rawArguments, toolCallId: call.call.id, toolName: 'read_file' },
+            { role: 'tool', content: 'contents of x', toolCallId: call.call.id, toolName: 'read_file' },
+          ],
+          [READ_FILE],
+        ),
+        signal(),
+      ),
+    );
     assert.strictEqual(textOf(answer), 'done: contents of x');
   });
 
   it('a signal aborted before the request gives stop cancelled and no request', async () => {
     const controller = new AbortController();
     controller.abort();
-    assert.deepStrictEqual(await collect(port.stream(request([{ role: 'user', content: 'hello' }]), controller.signal)), [{ type: 'stop', reason: 'cancelled' }]);
+    assert.deepStrictEqual(await collect(port.stream(request([{ role: 'user', content: 'hello' }]), controller.signal)), [
+      { type: 'stop', reason: 'cancelled' },
+    ]);
   });
 });

@@ -19,7 +19,6 @@ async function readTape<T>(api: AgentTapeApi, read: (store: TapeStore) => T): Pr
   const store = await TapeStore.open(await api.workspaceTapeFile(), { readOnly: true });
   try {
     return read(store);
-
   } finally {
     await store.close();
   }
@@ -35,9 +34,15 @@ async function ask(query: string, modelSelector: vscode.LanguageModelChatSelecto
 
 /** The session's turns that have ended, each as the outcome its `turn/end` recorded. */
 const endedTurns = (store: TapeStore, sessionId: string): string[] =>
-  store.entries(sessionId).filter((e) => e.name === 'turn/end').map((e) => (e.payload.data as { outcome: string }).outcome);
+  store
+    .entries(sessionId)
+    .filter((e) => e.name === 'turn/end')
+    .map((e) => (e.payload.data as { outcome: string }).outcome);
 
-const manifests = (entries: readonly Entry[]) => entries.filter((e) => e.name === 'view/assembled').map((e) => e.payload.data as { anchorEntryId: number | null; included: { entryId: number | null; role: string }[] });
+const manifests = (entries: readonly Entry[]) =>
+  entries
+    .filter((e) => e.name === 'view/assembled')
+    .map((e) => e.payload.data as { anchorEntryId: number | null; included: { entryId: number | null; role: string }[] });
 
 /** CLI output, as a user would read it. */
 async function agentTape(...argv: string[]): Promise<string> {
@@ -61,8 +66,11 @@ describe('@tape in the Chat view', function () {
     for (let attempt = 1; ; attempt++) {
       await ask(firstQuery);
       try {
-        return await until('a new chat session with an ended turn', () =>
-          readTape(api, (s) => chatSessions(s).find((c) => !before.has(c.sessionId) && endedTurns(s, c.sessionId).length > 0)?.sessionId), 15_000);
+        return await until(
+          'a new chat session with an ended turn',
+          () => readTape(api, (s) => chatSessions(s).find((c) => !before.has(c.sessionId) && endedTurns(s, c.sessionId).length > 0)?.sessionId),
+          15_000,
+        );
       } catch (e) {
         if (attempt === 3) throw e;
       }
@@ -81,7 +89,8 @@ describe('@tape in the Chat view', function () {
     sessionId = await newThread('tool:read_file {"path":"README.md"}');
     const entries = await readTape(api, (s) => s.entries(sessionId));
     const names = entries.map((e) => e.name);
-    for (const name of ['turn/start', 'message/user', 'read_file', 'provider/attempt', 'view/assembled', 'turn/end']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+    for (const name of ['turn/start', 'message/user', 'read_file', 'provider/attempt', 'view/assembled', 'turn/end'])
+      assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
     const call = entries.find((e) => e.kind === 'tool_call')!;
     assert.deepStrictEqual(call.payload.input, { path: 'README.md' });
     const result = entries.find((e) => e.kind === 'tool_result')!;
@@ -89,11 +98,17 @@ describe('@tape in the Chat view', function () {
     assert.strictEqual(manifests(entries).length, 2, 'one manifest per request: the call, then the answer');
     assert.strictEqual(names.filter((n) => n === 'provider/attempt').length, 2);
     const answer = entries.filter((e) => e.name === 'message/assistant' && e.payload.status === 'sent').at(-1)!;
-    assert.ok(String(answer.payload.content).startsWith('done: ') && String(answer.payload.content).includes(content.split('\n')[0]), String(answer.payload.content));
+    assert.ok(
+      String(answer.payload.content).startsWith('done: ') && String(answer.payload.content).includes(content.split('\n')[0]),
+      String(answer.payload.content),
+    );
     assert.deepStrictEqual(await readTape(api, (s) => endedTurns(s, sessionId)), ['answer']);
 
     const exported = path.join(scratch, 'session.tape.jsonl');
-    const receipt = await vscode.commands.executeCommand<{ file: string; entries: number; sessionId: string }>('agentTape.exportSession', vscode.Uri.file(exported));
+    const receipt = await vscode.commands.executeCommand<{ file: string; entries: number; sessionId: string }>(
+      'agentTape.exportSession',
+      vscode.Uri.file(exported),
+    );
     assert.deepStrictEqual(receipt, { file: exported, entries: entries.length, sessionId });
     const fromExport = await agentTape('view', exported, '--session', sessionId);
     assert.strictEqual(fromExport, await agentTape('view', await api.workspaceTapeFile(), '--session', sessionId));
@@ -109,8 +124,10 @@ describe('@tape in the Chat view', function () {
     assert.strictEqual(entries.filter((e) => e.name.startsWith('compaction/')).length, 1);
     const last = manifests(entries).at(-1)!;
     assert.strictEqual(last.anchorEntryId, anchor.entryId);
-    assert.ok(last.included.every((i) => i.entryId === null || i.entryId > anchor.entryId || entries[i.entryId - 1].kind === 'system'),
-      'nothing from before the anchor but the system prompt');
+    assert.ok(
+      last.included.every((i) => i.entryId === null || i.entryId > anchor.entryId || entries[i.entryId - 1].kind === 'system'),
+      'nothing from before the anchor but the system prompt',
+    );
   });
 
   it('/handoff phase-2 notes, then a question: the next request holds the handoff checkpoint and no earlier history', async () => {
@@ -122,7 +139,10 @@ describe('@tape in the Chat view', function () {
     const entries = await readTape(api, (s) => s.entries(sessionId));
     const last = manifests(entries).at(-1)!;
     assert.strictEqual(last.anchorEntryId, anchor.entryId);
-    assert.ok(last.included.some((i) => i.entryId === null), 'the checkpoint, rendered from the anchor');
+    assert.ok(
+      last.included.some((i) => i.entryId === null),
+      'the checkpoint, rendered from the anchor',
+    );
     assert.ok(last.included.every((i) => i.entryId === null || i.entryId > anchor.entryId || entries[i.entryId - 1].kind === 'system'));
   });
 
@@ -147,8 +167,9 @@ describe('@tape in the Chat view', function () {
   it('an attached file goes into the user message on the tape, under its workspace path', async () => {
     const readme = vscode.Uri.file(path.join(demo, 'README.md'));
     await ask('what is this file about?', FAKE, [readme]);
-    const user = await until('the attachment on the tape', () => readTape(api, (s) => s.entries(sessionId)
-      .find((e) => e.name === 'message/user' && String(e.payload.content).startsWith('what is this file about?'))));
+    const user = await until('the attachment on the tape', () =>
+      readTape(api, (s) => s.entries(sessionId).find((e) => e.name === 'message/user' && String(e.payload.content).startsWith('what is this file about?'))),
+    );
     const first = fs.readFileSync(readme.fsPath, 'utf8').split('\n')[0];
     assert.ok(String(user.payload.content).includes(`Attached: README.md\n\`\`\`\n${first}`), String(user.payload.content));
   });
@@ -159,7 +180,10 @@ describe('@tape in the Chat view', function () {
     try {
       const id = await newThread('tool:fake_upper {"text":"shout this"}');
       const entries = await readTape(api, (s) => s.entries(id));
-      assert.deepStrictEqual(entries.filter((e) => e.kind === 'tool_call').map((e) => [e.name, e.payload.input]), [['fake_upper', { text: 'shout this' }]]);
+      assert.deepStrictEqual(
+        entries.filter((e) => e.kind === 'tool_call').map((e) => [e.name, e.payload.input]),
+        [['fake_upper', { text: 'shout this' }]],
+      );
       const result = entries.find((e) => e.kind === 'tool_result')!;
       assert.deepStrictEqual([result.payload.status, result.payload.output], ['ok', 'SHOUT THIS']);
       assert.strictEqual(entries.filter((e) => e.name === 'message/assistant').at(-1)!.payload.content, 'done: SHOUT THIS');
@@ -201,7 +225,11 @@ describe('@tape in the Chat view', function () {
       const file = await api.workspaceTapeFile();
       await api.closeWorkspaceTape();
       const writer = await TapeStore.open(file);
-      const late = await writer.append(child, { kind: 'event', name: 'test/late', payload: { name: 'test/late', data: { text: 'quokka written after the link' } } });
+      const late = await writer.append(child, {
+        kind: 'event',
+        name: 'test/late',
+        payload: { name: 'test/late', data: { text: 'quokka written after the link' } },
+      });
       await writer.close();
       await ask('tool:tape_search {"query":"quokka","scope":"linked"}');
       await until('the search turn', () => readTape(api, (s) => (endedTurns(s, parent).length === 2 ? true : undefined)));
@@ -218,7 +246,7 @@ describe('@tape in the Chat view', function () {
     }
   });
 
-  it('agentTape.subagentMaxRounds is the child\'s budget: a child that needs more requests is linked as failed', async () => {
+  it("agentTape.subagentMaxRounds is the child's budget: a child that needs more requests is linked as failed", async () => {
     const config = vscode.workspace.getConfiguration('agentTape');
     await config.update('subagentMaxRounds', 1, vscode.ConfigurationTarget.Global);
     try {
@@ -244,10 +272,15 @@ describe('@tape in the Chat view', function () {
     assert.strictEqual(seen.parentHead, parentHead, 'the parent is unchanged');
     assert.deepStrictEqual(seen.fork[1].payload.state, { parentSessionId: parent, parentHeadEntryId: parentHead, forkId: fork.split('::fork::')[1] });
     // The fork's request holds the parent's question, read through at its position in the parent.
-    const included = manifests(seen.fork).at(-1)!.included.map((i) => i.entryId);
+    const included = manifests(seen.fork)
+      .at(-1)!
+      .included.map((i) => i.entryId);
     const parentQuestion = await readTape(api, (s) => s.entries(parent).find((e) => e.name === 'message/user')!.entryId);
     assert.ok(included.includes(parentQuestion), `#${parentQuestion} in ${included.join(', ')}`);
-    assert.deepStrictEqual(seen.fork.filter((e) => e.name === 'message/user').map((e) => e.payload.content), ['the fork question']);
+    assert.deepStrictEqual(
+      seen.fork.filter((e) => e.name === 'message/user').map((e) => e.payload.content),
+      ['the fork question'],
+    );
 
     const receipt = await vscode.commands.executeCommand<{ mergedCount: number; parentMovedOn: boolean }>('agentTape.mergeFork', fork);
     assert.deepStrictEqual([receipt.mergedCount, receipt.parentMovedOn], [seen.fork.length - 2, false]);
@@ -285,8 +318,15 @@ describe('@tape in the Chat view', function () {
       await vscode.commands.executeCommand('workbench.action.chat.newChat');
       const before = new Set(await readTape(api, (s) => chatSessions(s).map((c) => c.sessionId)));
       await ask('write a long answer', OWN);
-      const id = await until('streamed text on the tape', () => readTape(api, (s) =>
-        chatSessions(s).find((c) => !before.has(c.sessionId) && s.entries(c.sessionId).some((e) => e.name === 'message/assistant' && e.payload.status === 'pending'))?.sessionId));
+      const id = await until('streamed text on the tape', () =>
+        readTape(
+          api,
+          (s) =>
+            chatSessions(s).find(
+              (c) => !before.has(c.sessionId) && s.entries(c.sessionId).some((e) => e.name === 'message/assistant' && e.payload.status === 'pending'),
+            )?.sessionId,
+        ),
+      );
       await vscode.commands.executeCommand('workbench.action.chat.cancel');
       await until('the cancelled turn', () => readTape(api, (s) => (endedTurns(s, id).length === 1 ? true : undefined)));
       let entries = await readTape(api, (s) => s.entries(id));
@@ -311,7 +351,11 @@ describe('@tape in the Chat view', function () {
         await vscode.commands.executeCommand('workbench.action.chat.newChat');
         const before = new Set(await readTape(api, (s) => chatSessions(s).map((c) => c.sessionId)));
         await ask('hello', OWN);
-        const id = await until('the failed turn', () => readTape(api, (s) => chatSessions(s).find((c) => !before.has(c.sessionId) && endedTurns(s, c.sessionId).length > 0)?.sessionId), 60_000);
+        const id = await until(
+          'the failed turn',
+          () => readTape(api, (s) => chatSessions(s).find((c) => !before.has(c.sessionId) && endedTurns(s, c.sessionId).length > 0)?.sessionId),
+          60_000,
+        );
         const entries = await readTape(api, (s) => s.entries(id));
         assert.deepStrictEqual(await readTape(api, (s) => endedTurns(s, id)), ['provider_error']);
         const error = entries.find((e) => e.name === 'error/provider')!;

@@ -16,7 +16,10 @@ const folder = (): vscode.Uri => {
 
 /** The text parts of a tool result, as a model would read them. */
 const textOf = (result: vscode.LanguageModelToolResult): string =>
-  result.content.filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => p.value).join('');
+  result.content
+    .filter((p) => p instanceof vscode.LanguageModelTextPart)
+    .map((p) => p.value)
+    .join('');
 
 const invoke = async (name: string, input: object): Promise<string> => textOf(await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }));
 
@@ -44,8 +47,13 @@ describe('the core tools in VS Code', () => {
   });
 
   it('lists the 11 core tools but run_subagent (chat-only) in vscode.lm.tools, with the schemas and descriptions the core validates with', () => {
-    assert.strictEqual(vscode.lm.tools.find((t) => t.name === 'run_subagent'), undefined);
-    for (const spec of defaultTools().specs().filter((s) => !CHAT_ONLY_TOOLS.has(s.name))) {
+    assert.strictEqual(
+      vscode.lm.tools.find((t) => t.name === 'run_subagent'),
+      undefined,
+    );
+    for (const spec of defaultTools()
+      .specs()
+      .filter((s) => !CHAT_ONLY_TOOLS.has(s.name))) {
       const tool = vscode.lm.tools.find((t) => t.name === spec.name);
       assert.ok(tool, `${spec.name} is listed`);
       assert.deepStrictEqual(tool.inputSchema, spec.parameters, spec.name);
@@ -122,9 +130,15 @@ describe('the core tools in VS Code', () => {
     const ctx = (): ToolContext => ({ workspace: new VsCodeWorkspace(folder()), permissions: { edits: false, commands: false } });
 
     it('offers the core tools, without apply_edit and run_command when the workspace is not trusted, and ignores bad extra tool names', () => {
-      const names = (isTrusted: boolean) => new ChatToolbox({ toolInvocationToken: undefined, extraTools: ['read_file', 'no_such_tool'], isTrusted, log }).specs().map((s) => s.name);
+      const names = (isTrusted: boolean) =>
+        new ChatToolbox({ toolInvocationToken: undefined, extraTools: ['read_file', 'no_such_tool'], isTrusted, log }).specs().map((s) => s.name);
       assert.deepStrictEqual(names(true), defaultTools().names());
-      assert.deepStrictEqual(names(false), defaultTools().names().filter((n) => n !== 'apply_edit' && n !== 'run_command'));
+      assert.deepStrictEqual(
+        names(false),
+        defaultTools()
+          .names()
+          .filter((n) => n !== 'apply_edit' && n !== 'run_command'),
+      );
     });
 
     it('runs read-only tools in-process and refuses confirmed tools in an untrusted workspace', async () => {
@@ -139,7 +153,10 @@ describe('the core tools in VS Code', () => {
       const toolbox = new ChatToolbox({ toolInvocationToken: undefined, extraTools: [], isTrusted: true, log });
       assert.ok(toolbox.shownByEditor('apply_edit') && !toolbox.shownByEditor('read_file'));
       const result = await toolbox.invoke('apply_edit', { path: `${dir}/sub/b.md`, oldText: 'not there', newText: 'x' }, ctx());
-      assert.deepStrictEqual(result, { status: 'error', output: `oldText occurs 0 times in ${dir}/sub/b.md; it must occur exactly once (check the exact text, whitespace included)` });
+      assert.deepStrictEqual(result, {
+        status: 'error',
+        output: `oldText occurs 0 times in ${dir}/sub/b.md; it must occur exactly once (check the exact text, whitespace included)`,
+      });
       const invalid = await toolbox.invoke('apply_edit', { path: `${dir}/sub/b.md` }, ctx());
       assert.match(invalid.output, /invalid input for apply_edit: ✖ .*\n {2}→ at newText/);
     });

@@ -38,7 +38,11 @@ describe('Tape: Verify Replay in a real VS Code', () => {
   });
 
   it('reports an altered builder version as cannot rebuild', async () => {
-    const lines = fs.readFileSync(SAMPLE, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { name: string; payload: { data: ViewManifest } });
+    const lines = fs
+      .readFileSync(SAMPLE, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { name: string; payload: { data: ViewManifest } });
     const target = lines.find((l) => l.name === VIEW_ASSEMBLED);
     assert.ok(target);
     target.payload.data.builderVersion = 'agent-tape/assemble@0';
@@ -54,7 +58,10 @@ describe('Tape: Verify Replay in a real VS Code', () => {
   it('verifies a session of the workspace tape given by id or by a row of the sessions view', async () => {
     await vscode.commands.executeCommand('agentTape.importTapeFile', vscode.Uri.file(SAMPLE));
     const byId = await vscode.commands.executeCommand<VerifyReport>('agentTape.verifyReplay', SAMPLE_SESSION);
-    assert.deepStrictEqual(byId?.sessions.map((s) => [s.sessionId, s.ok]), [[SAMPLE_SESSION, true]]);
+    assert.deepStrictEqual(
+      byId?.sessions.map((s) => [s.sessionId, s.ok]),
+      [[SAMPLE_SESSION, true]],
+    );
     const byRow = await vscode.commands.executeCommand<VerifyReport>('agentTape.verifyReplay', { sessionId: SAMPLE_SESSION, title: 'sample' });
     assert.strictEqual(byRow?.summary.match, 2);
   });

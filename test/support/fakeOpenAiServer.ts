@@ -116,7 +116,18 @@ async function streamReply(res: http.ServerResponse, reply: Extract<FakeReply, {
     if (reply.cutAfter !== undefined && sent === reply.cutAfter) break;
     if (reply.chunkDelayMs) await later(reply.chunkDelayMs);
     if (res.destroyed) return;
-    const delta = 'text' in chunk ? { content: chunk.text } : { tool_calls: [{ index: chunk.toolCall.index, ...(chunk.toolCall.id ? { id: chunk.toolCall.id, type: 'function' } : {}), function: { name: chunk.toolCall.name, arguments: chunk.toolCall.arguments } }] };
+    const delta =
+      'text' in chunk
+        ? { content: chunk.text }
+        : {
+            tool_calls: [
+              {
+                index: chunk.toolCall.index,
+                ...(chunk.toolCall.id ? { id: chunk.toolCall.id, type: 'function' } : {}),
+                function: { name: chunk.toolCall.name, arguments: chunk.toolCall.arguments },
+              },
+            ],
+          };
     send([{ index: 0, delta: sent === 0 ? { role: 'assistant', ...delta } : delta, finish_reason: null }]);
     sent++;
   }
@@ -130,7 +141,13 @@ async function streamReply(res: http.ServerResponse, reply: Extract<FakeReply, {
   send([{ index: 0, delta: {}, finish_reason: finish }]);
   if (reply.usage) {
     const { cached_tokens, ...counts } = reply.usage;
-    send([], { usage: { ...counts, total_tokens: counts.prompt_tokens + counts.completion_tokens, ...(cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens } } : {}) } });
+    send([], {
+      usage: {
+        ...counts,
+        total_tokens: counts.prompt_tokens + counts.completion_tokens,
+        ...(cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens } } : {}),
+      },
+    });
   }
   res.end('data: [DONE]\n\n');
 }

@@ -51,7 +51,12 @@ export class TapeAssembler {
       hashes: { promptHash: promptHashOf(context.messages), toolsHash: toolsHashOf(tools) },
       assembledAt: Date.now(),
     });
-    const messages = context.messages.map(({ role, content, toolCallId, toolName }) => ({ role, content, ...(toolCallId ? { toolCallId } : {}), ...(toolName ? { toolName } : {}) }));
+    const messages = context.messages.map(({ role, content, toolCallId, toolName }) => ({
+      role,
+      content,
+      ...(toolCallId ? { toolCallId } : {}),
+      ...(toolName ? { toolName } : {}),
+    }));
     return { request: { messages, tools, maxOutput: info.maxOutput }, manifest };
   };
 }

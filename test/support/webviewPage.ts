@@ -13,10 +13,16 @@ export function webviewPageUrl(root: string, page: { title: string; script: stri
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-webview-'));
   const file = path.join(dir, 'index.html');
   const url = (rel: string) => pathToFileURL(path.join(root, rel)).href;
-  fs.writeFileSync(file, renderWebviewHtml({
-    title: page.title, cspSource: 'file:', nonce: page.nonce,
-    scriptUri: url(page.script), styleUri: url(page.style),
-    ...(page.codicons ? { codiconsUri: url('dist/codicon.css') } : {}),
-  }));
+  fs.writeFileSync(
+    file,
+    renderWebviewHtml({
+      title: page.title,
+      cspSource: 'file:',
+      nonce: page.nonce,
+      scriptUri: url(page.script),
+      styleUri: url(page.style),
+      ...(page.codicons ? { codiconsUri: url('dist/codicon.css') } : {}),
+    }),
+  );
   return pathToFileURL(file).href;
 }

@@ -35,7 +35,9 @@ describe('webview page in Chromium', () => {
   it('asks the host what it runs on with a typed `about` request', async () => {
     const page = await openPage(browser);
     await page.waitForFunction(() => (window as unknown as { posted: unknown[] }).posted.length > 0);
-    assert.deepStrictEqual(await page.evaluate(() => (window as unknown as { posted: unknown[] }).posted), [{ type: 'request', id: 1, method: 'about', params: {} }]);
+    assert.deepStrictEqual(await page.evaluate(() => (window as unknown as { posted: unknown[] }).posted), [
+      { type: 'request', id: 1, method: 'about', params: {} },
+    ]);
   });
 
   it('SPEC 3.20: text containing HTML or script is shown as text, never run', async () => {
@@ -55,7 +57,7 @@ describe('webview page in Chromium', () => {
     assert.match((await page.locator('.error').textContent()) ?? '', /Unexpected message from the extension/);
   });
 
-  it('refuses a malformed answer, and shows the host\'s error answer, as visible errors', async () => {
+  it("refuses a malformed answer, and shows the host's error answer, as visible errors", async () => {
     const page = await openPage(browser);
     await fromHost(page, about({ extension: 42 }));
     await page.waitForSelector('.error');

@@ -18,7 +18,8 @@ describe('@tape in the Chat view, as a user sees it', () => {
     let ws: string;
 
     afterEach(async function () {
-      if (this.currentTest?.state === 'failed') await page.screenshot({ path: path.join(shots, `failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}.png`) });
+      if (this.currentTest?.state === 'failed')
+        await page.screenshot({ path: path.join(shots, `failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}.png`) });
     });
     before(async () => {
       workbench = await openWorkbench();

@@ -13,9 +13,23 @@ const GRANDCHILD = 's1::fork::ab12::fork::cd34';
 
 /** A light theme's variables, for the screenshots. */
 const LIGHT = {
-  'foreground': '#3b3b3b', 'editor-background': '#ffffff', 'descriptionForeground': '#717171', 'focusBorder': '#005fb8', 'badge-foreground': '#ffffff', 'badge-background': '#616161',
-  'button-foreground': '#ffffff', 'button-background': '#005fb8', 'button-secondaryBackground': '#e5e5e5', 'button-secondaryForeground': '#3b3b3b', 'panel-border': '#e5e5e5',
-  'textLink-foreground': '#005fb8', 'charts-green': '#388a34', 'list-inactiveSelectionBackground': '#e4e6f1', 'font-family': 'sans-serif', 'font-size': '13px', 'editor-font-family': 'monospace',
+  foreground: '#3b3b3b',
+  'editor-background': '#ffffff',
+  descriptionForeground: '#717171',
+  focusBorder: '#005fb8',
+  'badge-foreground': '#ffffff',
+  'badge-background': '#616161',
+  'button-foreground': '#ffffff',
+  'button-background': '#005fb8',
+  'button-secondaryBackground': '#e5e5e5',
+  'button-secondaryForeground': '#3b3b3b',
+  'panel-border': '#e5e5e5',
+  'textLink-foreground': '#005fb8',
+  'charts-green': '#388a34',
+  'list-inactiveSelectionBackground': '#e4e6f1',
+  'font-family': 'sans-serif',
+  'font-size': '13px',
+  'editor-font-family': 'monospace',
 };
 
 interface FakeWindow {
@@ -32,13 +46,41 @@ function fakeHost(ids: { parent: string; fork: string; grandchild: string }): vo
   const reply = (m: unknown) => setTimeout(() => window.postMessage(m, '*'), 0);
   const base = { role: 'user', status: 'sent', cut: false, toolCalls: [] };
   const items = [
-    { ...base, entryId: 3, messageId: 'm1', text: 'plan the parser', markers: ['inherited'], entryIds: [3], origin: { via: 'parent', sessionId: ids.parent, entryId: 3 }, forkAt: 5 },
-    { ...base, entryId: 7, messageId: 'm2', role: 'assistant', text: 'rewritten in the fork', markers: ['merged'], entryIds: [7, 8], origin: { via: 'merge', sessionId: ids.grandchild, entryId: 3 }, forkAt: 9 },
+    {
+      ...base,
+      entryId: 3,
+      messageId: 'm1',
+      text: 'plan the parser',
+      markers: ['inherited'],
+      entryIds: [3],
+      origin: { via: 'parent', sessionId: ids.parent, entryId: 3 },
+      forkAt: 5,
+    },
+    {
+      ...base,
+      entryId: 7,
+      messageId: 'm2',
+      role: 'assistant',
+      text: 'rewritten in the fork',
+      markers: ['merged'],
+      entryIds: [7, 8],
+      origin: { via: 'merge', sessionId: ids.grandchild, entryId: 3 },
+      forkAt: 9,
+    },
   ];
   const answer = (m: InspectorToHost) => {
     if (m.type === 'ready') {
-      reply({ type: 'source', label: 'Workspace tape', readOnly: false, headEntryId: 10, sessionId: ids.fork,
-        sessions: [{ sessionId: ids.fork, title: 'plan the parser', entryCount: 6, lastCreatedAt: 1 }, { sessionId: ids.parent, title: 'plan the parser', entryCount: 5, lastCreatedAt: 0 }] });
+      reply({
+        type: 'source',
+        label: 'Workspace tape',
+        readOnly: false,
+        headEntryId: 10,
+        sessionId: ids.fork,
+        sessions: [
+          { sessionId: ids.fork, title: 'plan the parser', entryCount: 6, lastCreatedAt: 1 },
+          { sessionId: ids.parent, title: 'plan the parser', entryCount: 5, lastCreatedAt: 0 },
+        ],
+      });
       return reply({ type: 'transcript', sessionId: ids.fork, headEntryId: 10, offset: 0, total: items.length, items });
     }
     if (m.type !== 'request') return undefined;
@@ -46,23 +88,61 @@ function fakeHost(ids: { parent: string; fork: string; grandchild: string }): vo
     const p = m.params as { offset: number; limit: number; entryId: number };
     switch (m.method) {
       case 'lineage':
-        return ok({ sessionId: ids.fork, view: {
-          ancestors: [{ sessionId: ids.parent, title: 'plan the parser', relation: 'root', at: null }, { sessionId: ids.fork, title: 'plan the parser', relation: 'fork', at: 5 }],
-          children: [{ sessionId: ids.grandchild, title: 'plan the parser', relation: 'fork', state: 'merged', receipt: 'Merged fork "cd34" up to its #4: 2 entries; the parent had not moved on since #6.', receiptEntryId: 9 }],
-          receipts: [
-            { entryId: 6, name: 'fork/start', createdAt: 0, summary: `Forked as "ab12" from ${ids.parent} at #5.`, aboutSessionId: ids.parent },
-            { entryId: 9, name: 'fork/merge', createdAt: 1000, summary: 'Merged fork "cd34" up to its #4: 2 entries; the parent had not moved on since #6.', aboutSessionId: ids.grandchild },
-          ] } });
+        return ok({
+          sessionId: ids.fork,
+          view: {
+            ancestors: [
+              { sessionId: ids.parent, title: 'plan the parser', relation: 'root', at: null },
+              { sessionId: ids.fork, title: 'plan the parser', relation: 'fork', at: 5 },
+            ],
+            children: [
+              {
+                sessionId: ids.grandchild,
+                title: 'plan the parser',
+                relation: 'fork',
+                state: 'merged',
+                receipt: 'Merged fork "cd34" up to its #4: 2 entries; the parent had not moved on since #6.',
+                receiptEntryId: 9,
+              },
+            ],
+            receipts: [
+              { entryId: 6, name: 'fork/start', createdAt: 0, summary: `Forked as "ab12" from ${ids.parent} at #5.`, aboutSessionId: ids.parent },
+              {
+                entryId: 9,
+                name: 'fork/merge',
+                createdAt: 1000,
+                summary: 'Merged fork "cd34" up to its #4: 2 entries; the parent had not moved on since #6.',
+                aboutSessionId: ids.grandchild,
+              },
+            ],
+          },
+        });
       case 'entries':
-        return ok({ offset: p.offset, total: 10,
-          rows: Array.from({ length: Math.max(0, Math.min(p.limit, 10 - p.offset)) }, (_, k) => ({ entryId: p.offset + k + 1, kind: 'event', name: `e/${p.offset + k + 1}`, summary: `row ${p.offset + k + 1}`, createdAt: 0 })) });
+        return ok({
+          offset: p.offset,
+          total: 10,
+          rows: Array.from({ length: Math.max(0, Math.min(p.limit, 10 - p.offset)) }, (_, k) => ({
+            entryId: p.offset + k + 1,
+            kind: 'event',
+            name: `e/${p.offset + k + 1}`,
+            summary: `row ${p.offset + k + 1}`,
+            createdAt: 0,
+          })),
+        });
       case 'entry':
         return ok({ entryId: p.entryId, entry: JSON.stringify({ entryId: p.entryId }) });
       default:
         return undefined;
     }
   };
-  w.acquireVsCodeApi = () => ({ postMessage: (m: InspectorToHost) => { w.posted.push(m); answer(m); }, getState: () => undefined, setState: () => undefined });
+  w.acquireVsCodeApi = () => ({
+    postMessage: (m: InspectorToHost) => {
+      w.posted.push(m);
+      answer(m);
+    },
+    getState: () => undefined,
+    setState: () => undefined,
+  });
 }
 
 const posted = (page: Page) => page.evaluate(() => (window as unknown as FakeWindow).posted);
@@ -73,7 +153,13 @@ async function tabTo(page: Page, matches: (el: Element) => boolean, key = 'Tab',
   const fn = matches.toString();
   for (let i = 0; i < limit; i++) {
     await page.keyboard.press(key);
-    if (await page.evaluate((src) => { const el = document.activeElement; return el !== null && (new Function(`return (${src})`)() as (e: Element) => boolean)(el); }, fn)) return;
+    if (
+      await page.evaluate((src) => {
+        const el = document.activeElement;
+        return el !== null && (new Function(`return (${src})`)() as (e: Element) => boolean)(el);
+      }, fn)
+    )
+      return;
   }
   throw new Error('focus never reached the element by Tab');
 }
@@ -85,9 +171,17 @@ describe('Tape Inspector webview in Chromium: forks', function () {
 
   before(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const url = webviewPageUrl(root, { title: 'Tape Inspector', nonce: 'testnonce123', script: 'dist/inspector.js', style: 'media/inspector.css', codicons: true });
+    const url = webviewPageUrl(root, {
+      title: 'Tape Inspector',
+      nonce: 'testnonce123',
+      script: 'dist/inspector.js',
+      style: 'media/inspector.css',
+      codicons: true,
+    });
     page = await browser.newPage({ viewport: { width: 1000, height: 640 } });
-    page.on('console', (m) => { if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text()); });
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text());
+    });
     page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
     await page.addInitScript(fakeHost, { parent: PARENT, fork: FORK, grandchild: GRANDCHILD });
     await page.goto(url);
@@ -103,8 +197,11 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     assert.deepStrictEqual(await page.locator('.transcript-item[data-message-id="m2"] .markers .badge').allTextContents(), ['merged from fork cd34 #3']);
   });
 
-  it('tells a fork from its parent in the session picker, though both carry the parent\'s title', async () => {
-    assert.deepStrictEqual(await page.locator('#session-picker vscode-option').allTextContents(), ['plan the parser · fork ab12 (6 entries)', 'plan the parser (5 entries)']);
+  it("tells a fork from its parent in the session picker, though both carry the parent's title", async () => {
+    assert.deepStrictEqual(await page.locator('#session-picker vscode-option').allTextContents(), [
+      'plan the parser · fork ab12 (6 entries)',
+      'plan the parser (5 entries)',
+    ]);
   });
 
   it('"Fork from here" on a transcript message is reached by Tab and runs Tape: Fork Session at the end of its turn', async () => {
@@ -146,7 +243,10 @@ describe('Tape Inspector webview in Chromium: forks', function () {
   it('shows the lineage: the chain with the fork point, the merged child and the receipts; another session opens by keyboard', async () => {
     await page.locator('vscode-tab-header[data-view=lineage]').click();
     await page.waitForSelector('.lineage-chain li');
-    assert.deepStrictEqual(await page.locator('.lineage-chain li').allTextContents(), ['root plan the parser (s1)', "fork plan the parser (fork ab12) from its parent's #5"]);
+    assert.deepStrictEqual(await page.locator('.lineage-chain li').allTextContents(), [
+      'root plan the parser (s1)',
+      "fork plan the parser (fork ab12) from its parent's #5",
+    ]);
     assert.strictEqual(await page.locator('.lineage-chain li[aria-current="page"] .session-ref').textContent(), 'plan the parser (fork ab12)');
     assert.deepStrictEqual(await page.locator('.lineage-children .child .badge').allTextContents(), ['merged', 'fork']);
     assert.match((await page.locator('.lineage-children .receipt-text').textContent()) ?? '', /^Merged fork "cd34" up to its #4: 2 entries/);
@@ -164,6 +264,9 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     await page.locator('.lineage-chain button.session-ref').focus();
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => (window as unknown as FakeWindow).posted.some((m) => m.type === 'selectSession'));
-    assert.deepStrictEqual((await posted(page)).filter((m) => m.type === 'selectSession'), [{ type: 'selectSession', sessionId: PARENT }]);
+    assert.deepStrictEqual(
+      (await posted(page)).filter((m) => m.type === 'selectSession'),
+      [{ type: 'selectSession', sessionId: PARENT }],
+    );
   });
 });

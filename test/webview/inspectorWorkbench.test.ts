@@ -37,7 +37,8 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
     ({ page, ws } = workbench as Workbench);
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await page.screenshot({ path: path.join(shots, `workbench-inspector-failed-${this.currentTest.title.slice(0, 20).replace(/\W+/g, '-')}.png`) });
+    if (this.currentTest?.state === 'failed')
+      await page.screenshot({ path: path.join(shots, `workbench-inspector-failed-${this.currentTest.title.slice(0, 20).replace(/\W+/g, '-')}.png`) });
   });
   after(() => closeWorkbench(workbench));
 
@@ -59,7 +60,9 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
   /** Moves the keyboard focus with Tab until the inspector page's focused element is (inside) `selector`. */
   async function tabTo(selector: string): Promise<void> {
     for (let i = 0; i < 40; i++) {
-      const hit = await inspector().locator('body').evaluate((_b, sel) => document.activeElement?.closest(sel) != null, selector);
+      const hit = await inspector()
+        .locator('body')
+        .evaluate((_b, sel) => document.activeElement?.closest(sel) != null, selector);
       if (hit) return;
       await page.keyboard.press('Tab');
     }
@@ -81,10 +84,22 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
     await inspector().locator('vscode-tab-header[data-view="requests"]').click();
     const diff = inspector().locator('.diff');
     await diff.waitFor();
-    const cells = async (table: string) => (await diff.locator(`table.${table} tbody tr`).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent))));
+    const cells = async (table: string) =>
+      await diff.locator(`table.${table} tbody tr`).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent)));
     assert.strictEqual(await diff.locator('h3').textContent(), 'Request #5 → #19');
-    assert.deepStrictEqual((await cells('diff-added')).map((r) => [r[0], r[3]]), [['none', '45'], ['#18', '11']], 'added: the checkpoint and entry 18');
-    assert.deepStrictEqual((await cells('diff-removed')).map((r) => [r[0], r[4]]), [['#4', '20']], 'removed: entry 4');
+    assert.deepStrictEqual(
+      (await cells('diff-added')).map((r) => [r[0], r[3]]),
+      [
+        ['none', '45'],
+        ['#18', '11'],
+      ],
+      'added: the checkpoint and entry 18',
+    );
+    assert.deepStrictEqual(
+      (await cells('diff-removed')).map((r) => [r[0], r[4]]),
+      [['#4', '20']],
+      'removed: entry 4',
+    );
     assert.strictEqual(await diff.locator('[data-delta="estimatedPrompt"]').textContent(), '1,700 → 1,736 (+36)');
     assert.strictEqual(await diff.locator('.unchanged-prefix').textContent(), 'Unchanged prefix: 1 items, 274 tokens a prompt cache can reuse');
     assert.ok(((await diff.locator('.changes').textContent()) ?? '').includes('Anchor: none → #14'));
@@ -96,11 +111,26 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
     await transcriptItem(FIRST_QUESTION).waitFor({ timeout: 60_000 });
     await inspector().locator('vscode-option', { hasText: '(25 entries)' }).waitFor({ state: 'attached' });
     const appended = 'Appended by the CLI while the inspector is open';
-    const out = agentTape(['append', file, '--session', 'inspector-sample'], [
-      { kind: 'message', name: 'message/user', payload: { messageId: 'live-1', role: 'user', status: 'sent', orderSeq: 100, content: appended } },
-      { kind: 'message', name: 'message/assistant', payload: { messageId: 'live-2', role: 'assistant', status: 'sent', orderSeq: 101, content: 'And this answer too.' } },
-    ].map((e) => JSON.stringify(e)).join('\n') + '\n');
-    assert.deepStrictEqual(out.trim().split('\n').map((l) => JSON.parse(l).entryId), [26, 27]);
+    const out = agentTape(
+      ['append', file, '--session', 'inspector-sample'],
+      [
+        { kind: 'message', name: 'message/user', payload: { messageId: 'live-1', role: 'user', status: 'sent', orderSeq: 100, content: appended } },
+        {
+          kind: 'message',
+          name: 'message/assistant',
+          payload: { messageId: 'live-2', role: 'assistant', status: 'sent', orderSeq: 101, content: 'And this answer too.' },
+        },
+      ]
+        .map((e) => JSON.stringify(e))
+        .join('\n') + '\n',
+    );
+    assert.deepStrictEqual(
+      out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).entryId),
+      [26, 27],
+    );
     await transcriptItem(appended).waitFor({ timeout: 30_000 });
     await transcriptItem('And this answer too.').waitFor();
     await page.screenshot({ path: path.join(shots, 'workbench-inspector-sqlite-live.png') });
@@ -114,7 +144,10 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
     const input = page.locator('.quick-input-widget input[aria-label*="Import Tape File"]');
     await input.waitFor();
     // The dialog fills in the folder after it shows; typing before that is overwritten.
-    await page.waitForFunction((sel) => ((document.querySelector(sel) as HTMLInputElement | null)?.value ?? '') !== '', '.quick-input-widget input[aria-label*="Import Tape File"]');
+    await page.waitForFunction(
+      (sel) => ((document.querySelector(sel) as HTMLInputElement | null)?.value ?? '') !== '',
+      '.quick-input-widget input[aria-label*="Import Tape File"]',
+    );
     // The path goes in whole, as a paste would: typed key by key on a loaded machine, the dialog
     // lists each partial path's folder as it goes and can take a half-typed one (seen twice in CI).
     // It may also still be listing the path's folder when Enter comes, and not take it: then the
@@ -124,7 +157,10 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
       await page.keyboard.press('Control+A');
       await input.fill(file);
       await page.keyboard.press('Enter');
-      const closed = await input.waitFor({ state: 'hidden', timeout: 10_000 }).then(() => true, () => false);
+      const closed = await input.waitFor({ state: 'hidden', timeout: 10_000 }).then(
+        () => true,
+        () => false,
+      );
       if (closed) break;
       if (attempt === 3) assert.fail(`the file dialog did not take ${file} (it shows ${JSON.stringify(await input.inputValue())})`);
     }
@@ -153,7 +189,10 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
   });
 
   it('each view in the dark and the light theme (screenshots)', async () => {
-    for (const [theme, kind] of [['Dark Modern', 'vs-dark'], ['Light Modern', 'vs']] as const) {
+    for (const [theme, kind] of [
+      ['Dark Modern', 'vs-dark'],
+      ['Light Modern', 'vs'],
+    ] as const) {
       // The palette's keys go to the workbench, not to the page that has the focus.
       await page.locator('.explorer-folders-view').click();
       await useTheme(theme, kind);

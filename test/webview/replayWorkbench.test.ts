@@ -38,7 +38,9 @@ describe('step replay in the VS Code web workbench', () => {
     await inspector().locator('.vlist-row[data-index="0"][aria-selected="true"]').waitFor({ timeout: 30_000 });
     for (let n = 2; n <= 4; n++) {
       await stepOver.click();
-      await inspector().locator(`.vlist-row[data-index="${n - 1}"][aria-selected="true"]`).waitFor({ timeout: 30_000 });
+      await inspector()
+        .locator(`.vlist-row[data-index="${n - 1}"][aria-selected="true"]`)
+        .waitFor({ timeout: 30_000 });
     }
     assert.strictEqual(await inspector().locator('.vlist-row[aria-selected="true"]').count(), 1);
     // The Variables view shows the replay's scopes for the entry at the cursor.

@@ -11,7 +11,8 @@ import { FAKE_LM, answer, openChat, openWindow, scratchWorkspace, send, sendUnti
  * workspace storage in <user data>/User/workspaceStorage/<workspace id>/<extension id>/).
  */
 function findTapes(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && e.name === 'workspace.tape.sqlite')
     .map((e) => path.join(e.parentPath, e.name))
     .sort();
@@ -21,7 +22,10 @@ function findTapes(dir: string): string[] {
 async function tapeText(file: string): Promise<string> {
   const store = await TapeStore.open(file, { readOnly: true });
   try {
-    return store.entries(null).map((e) => JSON.stringify(e)).join('\n');
+    return store
+      .entries(null)
+      .map((e) => JSON.stringify(e))
+      .join('\n');
   } finally {
     await store.close();
   }
@@ -54,7 +58,10 @@ describe('@tape in a second window on the same workspace', () => {
   afterEach(async function () {
     if (this.currentTest?.state !== 'failed') return;
     const name = `failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`;
-    for (const [label, page] of [['first', first], ['second', second]] as const) {
+    for (const [label, page] of [
+      ['first', first],
+      ['second', second],
+    ] as const) {
       if (page && !page.isClosed()) await page.screenshot({ path: path.join(shots, `${name}-${label}-window.png`) });
     }
   });
@@ -92,7 +99,7 @@ describe('@tape in a second window on the same workspace', () => {
     const text = await sendUntil(second, SECOND, new RegExp(`read-only|echo\\(\\d+\\): ${SECOND}`));
     // Both windows must be on one tape, although a VS Code server gives the second window the
     // storage folder "<id>-1" (src/extension/tapeLocation.ts).
-    assert.deepStrictEqual(findTapes(server.dir), [tape], 'window 2 opened a workspace tape of its own instead of window 1\'s');
+    assert.deepStrictEqual(findTapes(server.dir), [tape], "window 2 opened a workspace tape of its own instead of window 1's");
     assert.match(text, /This window's tape is read-only: another window on this workspace \(process \d+\) is writing it\./);
     assert.match(text, /Nothing was sent or written/);
     assert.match(text, /The workspace tape is read-only in this window\./);
@@ -104,7 +111,7 @@ describe('@tape in a second window on the same workspace', () => {
     assert.strictEqual(Number.parseInt(fs.readFileSync(`${tape}.lock`, 'utf8'), 10), firstHost);
     const onTape = await tapeText(tape);
     assert.match(onTape, /hello/);
-    assert.ok(!onTape.includes(SECOND), 'window 2\'s request is on the tape');
+    assert.ok(!onTape.includes(SECOND), "window 2's request is on the tape");
   });
 
   it('takes the tape over when the first window closes', async () => {
@@ -117,7 +124,7 @@ describe('@tape in a second window on the same workspace', () => {
     for (let i = 0; i < 75 && isAlive(firstHost); i++) await new Promise((r) => setTimeout(r, 200));
     assert.ok(!isAlive(firstHost), `window 1's extension host (pid ${firstHost}) still runs 15 s after its window closed`);
     const holder = fs.existsSync(`${tape}.lock`) ? Number.parseInt(fs.readFileSync(`${tape}.lock`, 'utf8'), 10) : null;
-    assert.notStrictEqual(holder, firstHost, 'window 1 closed but the tape\'s lock still names its host');
+    assert.notStrictEqual(holder, firstHost, "window 1 closed but the tape's lock still names its host");
     assert.strictEqual(wasReadOnly, 1, 'window 2 did not show a read-only tape before window 1 closed: nothing to take over');
 
     // Window 2 notices the released lock, reopens the tape writable and hides the item.
@@ -125,7 +132,7 @@ describe('@tape in a second window on the same workspace', () => {
     await send(second, TAKEOVER);
     await answer(second, new RegExp(`echo\\(\\d+\\): ${TAKEOVER}`));
     await second.screenshot({ path: path.join(shots, 'second-window-writable.png') });
-    assert.notStrictEqual(Number.parseInt(fs.readFileSync(`${tape}.lock`, 'utf8'), 10), firstHost, 'window 2 writes, yet the lock names window 1\'s host');
-    assert.ok((await tapeText(tape)).includes(TAKEOVER), 'window 2\'s request after the takeover is not on the tape');
+    assert.notStrictEqual(Number.parseInt(fs.readFileSync(`${tape}.lock`, 'utf8'), 10), firstHost, "window 2 writes, yet the lock names window 1's host");
+    assert.ok((await tapeText(tape)).includes(TAKEOVER), "window 2's request after the takeover is not on the tape");
   });
 });

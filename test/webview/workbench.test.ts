@@ -47,7 +47,11 @@ describe('the extension in the VS Code web workbench (as `npm start` serves it)'
       b.append(probe);
       const expected = getComputedStyle(probe).color;
       probe.remove();
-      return { defined: getComputedStyle(document.documentElement).getPropertyValue('--vscode-foreground').trim() !== '', body: getComputedStyle(b).color, expected };
+      return {
+        defined: getComputedStyle(document.documentElement).getPropertyValue('--vscode-foreground').trim() !== '',
+        body: getComputedStyle(b).color,
+        expected,
+      };
     });
     assert.ok(theme.defined, 'VS Code injects its theme variables');
     assert.strictEqual(theme.body, theme.expected, 'the page takes its text colour from the theme');

@@ -8,7 +8,13 @@ export class ErrorBanner {
   constructor() {
     const dismiss = h('vscode-button', { secondary: true, icon: 'close', 'aria-label': 'Dismiss error' }, 'Dismiss');
     dismiss.addEventListener('click', () => (this.element.hidden = true));
-    this.element = h('div', { class: 'banner', role: 'alert', hidden: true }, h('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }), this.text, dismiss);
+    this.element = h(
+      'div',
+      { class: 'banner', role: 'alert', hidden: true },
+      h('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }),
+      this.text,
+      dismiss,
+    );
   }
 
   show(message: string): void {

@@ -1,5 +1,12 @@
 import * as z from 'zod/mini';
-import { hostToInspector, inspectorRequests, type InspectorNotice, type InspectorPush, type InspectorRequests, type InspectorToHost } from '../../src/protocol/inspector';
+import {
+  hostToInspector,
+  inspectorRequests,
+  type InspectorNotice,
+  type InspectorPush,
+  type InspectorRequests,
+  type InspectorToHost,
+} from '../../src/protocol/inspector';
 import type { Method, ParamsOf, ReplyOf } from '../../src/protocol/requestMap';
 import { Messenger } from '../messenger';
 import type { PersistedState } from './state';
@@ -24,7 +31,10 @@ export class HostChannel {
   readonly api: VsCodeApi = acquireVsCodeApi();
   private readonly messenger = new Messenger(inspectorRequests, (m) => this.api.postMessage(m));
 
-  constructor(onPush: (msg: InspectorPush) => void, private readonly onProblem: (text: string) => void) {
+  constructor(
+    onPush: (msg: InspectorPush) => void,
+    private readonly onProblem: (text: string) => void,
+  ) {
     window.addEventListener('message', (event: MessageEvent) => {
       const parsed = hostToInspector.safeParse(event.data);
       if (!parsed.success) {

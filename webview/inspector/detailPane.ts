@@ -10,7 +10,11 @@ export class DetailPane {
   readonly element: HTMLElement;
   private readonly body: HTMLElement;
 
-  constructor(private readonly channel: HostChannel, private readonly label: string, id: string) {
+  constructor(
+    private readonly channel: HostChannel,
+    private readonly label: string,
+    id: string,
+  ) {
     this.body = h('div', { class: 'detail-body' }, h('p', { class: 'muted' }, 'Select an item to see its entries.'));
     this.element = h('section', { class: 'detail', id, 'aria-label': label, tabindex: -1 }, h('h2', {}, label), this.body);
   }
@@ -24,12 +28,15 @@ export class DetailPane {
         if (!copy.hasAttribute('disabled')) this.channel.post({ type: 'copy', text: pre.textContent ?? '' });
       });
       this.body.append(h('article', { class: 'detail-entry', 'data-entry-id': entryId }, h('header', {}, h('h3', {}, `Entry #${entryId}`), copy), pre));
-      this.channel.request('entry', { entryId }).then((reply) => {
-        if (!this.body.contains(pre)) return;
-        pre.textContent = prettyJson(reply.entry);
-        pre.removeAttribute('aria-busy');
-        copy.removeAttribute('disabled');
-      }, (e: unknown) => this.channel.report(e));
+      this.channel.request('entry', { entryId }).then(
+        (reply) => {
+          if (!this.body.contains(pre)) return;
+          pre.textContent = prettyJson(reply.entry);
+          pre.removeAttribute('aria-busy');
+          copy.removeAttribute('disabled');
+        },
+        (e: unknown) => this.channel.report(e),
+      );
     }
   }
 

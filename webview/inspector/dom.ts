@@ -5,7 +5,11 @@
  */
 export type Child = Node | string | null | undefined | false;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Record<string, string | number | boolean | undefined>, ...children: Child[]): HTMLElementTagNameMap[K];
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Record<string, string | number | boolean | undefined>,
+  ...children: Child[]
+): HTMLElementTagNameMap[K];
 export function h(tag: string, attrs?: Record<string, string | number | boolean | undefined>, ...children: Child[]): HTMLElement;
 export function h(tag: string, attrs: Record<string, string | number | boolean | undefined> = {}, ...children: Child[]): HTMLElement {
   const e = document.createElement(tag);
@@ -39,7 +43,11 @@ export const badge = (text: string, variant = ''): HTMLElement => h('span', { cl
 const numberFormat = new Intl.NumberFormat('en-US');
 export const num = (n: number | null): string => (n === null ? '—' : numberFormat.format(n));
 export const signed = (n: number): string => (n > 0 ? `+${numberFormat.format(n)}` : numberFormat.format(n));
-export const time = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+export const time = (ms: number): string =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 
 /** Pretty-prints JSON text; text that is not JSON is shown as it came. */
 export function prettyJson(text: string): string {

@@ -26,7 +26,11 @@ export class EntriesView {
   /** The offset to restore once the list knows its length (a scroll offset past the end is clamped). */
   private pendingScroll: number | null = null;
 
-  constructor(channel: HostChannel, private readonly store: StateStore, private readonly forks: ForkAction) {
+  constructor(
+    channel: HostChannel,
+    private readonly store: StateStore,
+    private readonly forks: ForkAction,
+  ) {
     this.pages = new EntryPages(
       (offset, limit) => channel.request('entries', { offset, limit, filter: store.get().filter }),
       (page) => this.onEntries(page),
@@ -58,18 +62,23 @@ export class EntriesView {
       kinds.append(box);
     }
     this.nameField = h('vscode-textfield', { id: 'filter-name', placeholder: 'message/', value: filter.name ?? '' }) as HTMLElement & { value: string };
-    this.textField = h('vscode-textfield', { id: 'filter-text', placeholder: 'words, "phrases", prefix*', value: filter.text ?? '' }) as HTMLElement & { value: string };
+    this.textField = h('vscode-textfield', { id: 'filter-text', placeholder: 'words, "phrases", prefix*', value: filter.text ?? '' }) as HTMLElement & {
+      value: string;
+    };
     for (const field of [this.nameField, this.textField]) {
       field.addEventListener('input', () => {
         clearTimeout(this.debounce);
         this.debounce = window.setTimeout(() => this.applyFilter(), DEBOUNCE_MS);
       });
     }
-    const bar = h('div', { class: 'filter-bar', role: 'search', 'aria-label': 'Filter entries' },
+    const bar = h(
+      'div',
+      { class: 'filter-bar', role: 'search', 'aria-label': 'Filter entries' },
       kinds,
       h('span', { class: 'field' }, h('label', { for: 'filter-name' }, 'Name prefix'), this.nameField),
       h('span', { class: 'field' }, h('label', { for: 'filter-text' }, 'Text'), this.textField),
-      this.count);
+      this.count,
+    );
     this.forkButton.addEventListener('click', () => {
       const { selectedEntryId } = this.store.get();
       if (!this.forkButton.hasAttribute('disabled') && selectedEntryId !== null) this.forks.fork(selectedEntryId);
@@ -166,7 +175,8 @@ export class EntriesView {
     setAttrs(this.forkButton, {
       disabled: !enabled,
       hidden: !this.forks.enabled,
-      'aria-label': selectedEntryId === null ? 'Fork from here: select an entry first' : `Fork from here: a new session with everything up to entry #${selectedEntryId}`,
+      'aria-label':
+        selectedEntryId === null ? 'Fork from here: select an entry first' : `Fork from here: a new session with everything up to entry #${selectedEntryId}`,
     });
   }
 

@@ -44,14 +44,17 @@ export class EntryPages {
       if (this.inflight.has(p) || (rows && rows.length >= needed)) continue;
       const asked = this.request(p * PAGE_SIZE, PAGE_SIZE);
       this.inflight.set(p, asked);
-      asked.then((page) => {
-        if (this.inflight.get(p) !== asked) return;
-        this.inflight.delete(p);
-        this.accept(p, page);
-        this.onPage(page);
-      }, (e: unknown) => {
-        if (this.inflight.get(p) === asked) this.onFailed(e);
-      });
+      asked.then(
+        (page) => {
+          if (this.inflight.get(p) !== asked) return;
+          this.inflight.delete(p);
+          this.accept(p, page);
+          this.onPage(page);
+        },
+        (e: unknown) => {
+          if (this.inflight.get(p) === asked) this.onFailed(e);
+        },
+      );
     }
     this.evict(Math.floor((first + last) / 2 / PAGE_SIZE));
   }

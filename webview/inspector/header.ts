@@ -19,7 +19,11 @@ export class Header {
   private readonly readOnly = badge('read-only', 'marker-read-only');
   private readonly select = h('vscode-single-select', { id: 'session-picker', 'aria-label': 'Session' }) as HTMLElement & { value: string };
   // A replay only reads, so it is offered on read-only tapes too.
-  private readonly replay = h('vscode-button', { secondary: true, icon: 'debug-alt', disabled: true, title: 'Step through this session in the debugger (Tape: Replay Session)' }, 'Replay');
+  private readonly replay = h(
+    'vscode-button',
+    { secondary: true, icon: 'debug-alt', disabled: true, title: 'Step through this session in the debugger (Tape: Replay Session)' },
+    'Replay',
+  );
 
   constructor(onSession: (sessionId: string) => void, onReplay: (sessionId: string) => void) {
     this.readOnly.hidden = true;
@@ -27,15 +31,29 @@ export class Header {
     this.replay.addEventListener('click', () => {
       if (this.select.value) onReplay(this.select.value);
     });
-    this.element = h('header', { class: 'inspector-header' }, this.label, this.readOnly,
-      h('label', { for: 'session-picker', class: 'session-label' }, 'Session'), this.select, this.replay);
+    this.element = h(
+      'header',
+      { class: 'inspector-header' },
+      this.label,
+      this.readOnly,
+      h('label', { for: 'session-picker', class: 'session-label' }, 'Session'),
+      this.select,
+      this.replay,
+    );
   }
 
   update(s: Source): void {
     this.label.textContent = s.label;
     this.readOnly.hidden = !s.readOnly;
-    this.select.replaceChildren(...s.sessions.map((x) =>
-      h('vscode-option', { value: x.sessionId, selected: x.sessionId === s.sessionId }, `${x.title ?? x.sessionId}${branchOf(x.sessionId)} (${num(x.entryCount)} entries)`)));
+    this.select.replaceChildren(
+      ...s.sessions.map((x) =>
+        h(
+          'vscode-option',
+          { value: x.sessionId, selected: x.sessionId === s.sessionId },
+          `${x.title ?? x.sessionId}${branchOf(x.sessionId)} (${num(x.entryCount)} entries)`,
+        ),
+      ),
+    );
     if (s.sessionId !== null) this.select.value = s.sessionId;
     this.replay.toggleAttribute('disabled', s.sessionId === null);
   }

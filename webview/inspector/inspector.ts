@@ -20,7 +20,14 @@ import { RequestsView } from './requestsView';
 import { StateStore } from './state';
 import { TranscriptView } from './transcriptView';
 
-const TITLES: Record<InspectorView, string> = { transcript: 'Transcript', entries: 'Entries', anchors: 'Anchors', requests: 'Requests', projections: 'Projections', lineage: 'Lineage' };
+const TITLES: Record<InspectorView, string> = {
+  transcript: 'Transcript',
+  entries: 'Entries',
+  anchors: 'Anchors',
+  requests: 'Requests',
+  projections: 'Projections',
+  lineage: 'Lineage',
+};
 /** Views the host sends whole; after the tape grows they are asked for again, when shown. */
 const WHOLE_VIEWS = ['anchors', 'requests', 'projections', 'lineage'] as const satisfies InspectorView[];
 type WholeView = (typeof WHOLE_VIEWS)[number];
@@ -28,10 +35,16 @@ const isWhole = (view: InspectorView): view is WholeView => (WHOLE_VIEWS as read
 
 /** The Tape Inspector: routes the host's pushes to the views and asks for what the shown view needs. */
 export class Inspector {
-  private readonly channel = new HostChannel((m) => this.handle(m), (problem) => this.banner.show(problem));
+  private readonly channel = new HostChannel(
+    (m) => this.handle(m),
+    (problem) => this.banner.show(problem),
+  );
   private readonly store = new StateStore(this.channel.api);
   private readonly banner = new ErrorBanner();
-  private readonly header = new Header((id) => this.pickSession(id), (id) => this.channel.post({ type: 'command', command: 'agentTape.replaySession', args: [id] }));
+  private readonly header = new Header(
+    (id) => this.pickSession(id),
+    (id) => this.channel.post({ type: 'command', command: 'agentTape.replaySession', args: [id] }),
+  );
   private readonly forks = new ForkAction(this.channel);
   private readonly transcript = new TranscriptView(this.channel, this.forks);
   private readonly entries = new EntriesView(this.channel, this.store, this.forks);
@@ -49,13 +62,20 @@ export class Inspector {
 
   constructor(root: HTMLElement) {
     const bodies: Record<InspectorView, HTMLElement> = {
-      transcript: this.transcript.element, entries: this.entries.element, anchors: this.anchors.element,
-      requests: this.requests.element, projections: this.projections.element, lineage: this.lineage.element,
+      transcript: this.transcript.element,
+      entries: this.entries.element,
+      anchors: this.anchors.element,
+      requests: this.requests.element,
+      projections: this.projections.element,
+      lineage: this.lineage.element,
     };
-    this.tabs = h('vscode-tabs', { 'selected-index': VIEWS.indexOf(this.store.get().view), class: 'views' },
+    this.tabs = h(
+      'vscode-tabs',
+      { 'selected-index': VIEWS.indexOf(this.store.get().view), class: 'views' },
       // vscode-tabs gives headers and panels their ids and aria links itself; ours go in data-view.
       ...VIEWS.map((v) => h('vscode-tab-header', { 'data-view': v }, TITLES[v])),
-      ...VIEWS.map((v) => h('vscode-tab-panel', { 'data-view': v }, bodies[v])));
+      ...VIEWS.map((v) => h('vscode-tab-panel', { 'data-view': v }, bodies[v])),
+    );
     this.tabs.addEventListener('vsc-tabs-select', (e) => this.show(VIEWS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex]));
     this.tabs.hidden = true;
     root.replaceChildren(this.banner.element, this.header.element, this.placeholder, this.failed, this.tabs);
@@ -64,7 +84,8 @@ export class Inspector {
 
   private handle(msg: InspectorPush): void {
     switch (msg.type) {
-      case 'source': return this.onSource(msg);
+      case 'source':
+        return this.onSource(msg);
       case 'failed':
         this.failed.textContent = `The tape could not be shown: ${msg.message}`;
         this.failed.hidden = false;
@@ -74,7 +95,8 @@ export class Inspector {
       case 'transcript':
         if (msg.sessionId === this.sessionId) this.transcript.set(msg);
         return;
-      case 'appended': return this.onAppended(msg);
+      case 'appended':
+        return this.onAppended(msg);
       case 'reveal':
         this.show('entries');
         this.entries.reveal(msg.entryId);
@@ -85,7 +107,8 @@ export class Inspector {
         if (msg.entryId !== null) this.entries.follow(msg.entryId, this.loaded.has('entries'));
         this.transcript.markCursor(msg.entryId);
         return;
-      case 'error': return this.banner.show(msg.message);
+      case 'error':
+        return this.banner.show(msg.message);
     }
   }
 
@@ -149,16 +172,22 @@ export class Inspector {
   /** A reply for a session the page no longer shows (it switched meanwhile) is dropped. */
   private loadWhole(view: WholeView): void {
     const ask = <R extends { sessionId: string }>(asked: Promise<R>, show: (reply: R) => void): void => {
-      asked.then((reply) => {
-        if (reply.sessionId === this.sessionId) show(reply);
-      }, (e: unknown) => this.channel.report(e));
+      asked.then(
+        (reply) => {
+          if (reply.sessionId === this.sessionId) show(reply);
+        },
+        (e: unknown) => this.channel.report(e),
+      );
     };
     switch (view) {
-      case 'anchors': return ask(this.channel.request('anchors', {}), (r) => this.anchors.set(r.items));
-      case 'requests': return ask(this.channel.request('requests', {}), (r) => this.requests.set(r.items));
-      case 'projections': return ask(this.channel.request('projections', {}), (r) => this.projections.set(r.view));
-      case 'lineage': return ask(this.channel.request('lineage', {}), (r) => this.lineage.set(r.sessionId, r.view));
+      case 'anchors':
+        return ask(this.channel.request('anchors', {}), (r) => this.anchors.set(r.items));
+      case 'requests':
+        return ask(this.channel.request('requests', {}), (r) => this.requests.set(r.items));
+      case 'projections':
+        return ask(this.channel.request('projections', {}), (r) => this.projections.set(r.view));
+      case 'lineage':
+        return ask(this.channel.request('lineage', {}), (r) => this.lineage.set(r.sessionId, r.view));
     }
   }
-
 }

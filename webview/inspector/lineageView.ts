@@ -28,23 +28,59 @@ export class LineageView {
       button.addEventListener('click', () => this.open(id));
       return button;
     };
-    const chain = h('ol', { class: 'lineage-chain', 'aria-labelledby': 'lineage-chain-title' },
-      ...v.ancestors.map((a) => h('li', { 'aria-current': a.sessionId === sessionId ? 'page' : undefined },
-        badge(a.relation, `relation-${a.relation}`), ' ', ref(a.sessionId, a.title),
-        a.at === null ? null : h('span', { class: 'muted' }, ` from its parent's #${a.at}`))));
-    const children = v.children.length === 0
-      ? h('p', { class: 'muted' }, 'No forks or subagents.')
-      : h('ul', { class: 'lineage-children', 'aria-labelledby': 'lineage-children-title' },
-        ...v.children.map((c) => h('li', { class: `child state-${c.state}` },
-          h('header', {}, badge(c.state, `state-${c.state}`), ' ', badge(c.relation, `relation-${c.relation}`), ' ', ref(c.sessionId, c.title),
-            c.receiptEntryId === null ? null : h('span', { class: 'muted entry-ref' }, `receipt #${c.receiptEntryId}`)),
-          c.receipt === '' ? null : h('p', { class: 'receipt-text' }, c.receipt))));
-    const receipts = v.receipts.length === 0
-      ? h('p', { class: 'muted' }, 'No fork, merge, discard or subagent entries.')
-      : h('ol', { class: 'timeline receipts', 'aria-labelledby': 'lineage-receipts-title' },
-        ...v.receipts.map((r) => h('li', { class: 'anchor receipt' },
-          h('header', {}, h('span', { class: 'anchor-name' }, r.name), h('span', { class: 'muted' }, ` #${r.entryId} · ${time(r.createdAt)}`)),
-          h('p', { class: 'receipt-text' }, r.summary))));
+    const chain = h(
+      'ol',
+      { class: 'lineage-chain', 'aria-labelledby': 'lineage-chain-title' },
+      ...v.ancestors.map((a) =>
+        h(
+          'li',
+          { 'aria-current': a.sessionId === sessionId ? 'page' : undefined },
+          badge(a.relation, `relation-${a.relation}`),
+          ' ',
+          ref(a.sessionId, a.title),
+          a.at === null ? null : h('span', { class: 'muted' }, ` from its parent's #${a.at}`),
+        ),
+      ),
+    );
+    const children =
+      v.children.length === 0
+        ? h('p', { class: 'muted' }, 'No forks or subagents.')
+        : h(
+            'ul',
+            { class: 'lineage-children', 'aria-labelledby': 'lineage-children-title' },
+            ...v.children.map((c) =>
+              h(
+                'li',
+                { class: `child state-${c.state}` },
+                h(
+                  'header',
+                  {},
+                  badge(c.state, `state-${c.state}`),
+                  ' ',
+                  badge(c.relation, `relation-${c.relation}`),
+                  ' ',
+                  ref(c.sessionId, c.title),
+                  c.receiptEntryId === null ? null : h('span', { class: 'muted entry-ref' }, `receipt #${c.receiptEntryId}`),
+                ),
+                c.receipt === '' ? null : h('p', { class: 'receipt-text' }, c.receipt),
+              ),
+            ),
+          );
+    const receipts =
+      v.receipts.length === 0
+        ? h('p', { class: 'muted' }, 'No fork, merge, discard or subagent entries.')
+        : h(
+            'ol',
+            { class: 'timeline receipts', 'aria-labelledby': 'lineage-receipts-title' },
+            ...v.receipts.map((r) =>
+              h(
+                'li',
+                { class: 'anchor receipt' },
+                h('header', {}, h('span', { class: 'anchor-name' }, r.name), h('span', { class: 'muted' }, ` #${r.entryId} · ${time(r.createdAt)}`)),
+                h('p', { class: 'receipt-text' }, r.summary),
+              ),
+            ),
+          );
     this.element.replaceChildren(
       h('section', {}, h('h3', { id: 'lineage-chain-title' }, 'Lineage'), chain),
       h('section', {}, h('h3', { id: 'lineage-children-title' }, 'Forks and subagents'), children),

@@ -33,23 +33,33 @@ export class RequestsView {
       return;
     }
     const head = ['Compare', 'Request', 'Model', 'Est. prompt', 'Input', 'Cached', 'Output', 'Attempts', 'Duration'];
-    const table = h('table', { class: 'data', id: TABLE_ID },
+    const table = h(
+      'table',
+      { class: 'data', id: TABLE_ID },
       h('caption', {}, 'Model requests (pick two to compare)'),
       h('thead', {}, h('tr', {}, ...head.map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, ...this.items.map((r) => {
-        const box = h('vscode-checkbox', { 'aria-label': `Compare request #${r.entryId}`, checked: this.picked.includes(r.entryId) });
-        box.addEventListener('change', () => this.toggle(r.entryId));
-        return h('tr', { 'data-entry-id': r.entryId, class: this.picked.includes(r.entryId) ? 'picked' : undefined },
-          h('td', {}, box),
-          h('th', { scope: 'row' }, `#${r.entryId} (${r.turnId} · ${r.requestSeq})`),
-          h('td', {}, r.model),
-          h('td', { class: 'n' }, num(r.estimatedPrompt)),
-          h('td', { class: 'n' }, num(r.inputTokens)),
-          h('td', { class: 'n' }, num(r.cachedTokens)),
-          h('td', { class: 'n' }, num(r.outputTokens)),
-          h('td', { class: 'n' }, num(r.attempts)),
-          h('td', { class: 'n' }, r.durationMs === null ? '—' : `${num(r.durationMs)} ms`));
-      })));
+      h(
+        'tbody',
+        {},
+        ...this.items.map((r) => {
+          const box = h('vscode-checkbox', { 'aria-label': `Compare request #${r.entryId}`, checked: this.picked.includes(r.entryId) });
+          box.addEventListener('change', () => this.toggle(r.entryId));
+          return h(
+            'tr',
+            { 'data-entry-id': r.entryId, class: this.picked.includes(r.entryId) ? 'picked' : undefined },
+            h('td', {}, box),
+            h('th', { scope: 'row' }, `#${r.entryId} (${r.turnId} · ${r.requestSeq})`),
+            h('td', {}, r.model),
+            h('td', { class: 'n' }, num(r.estimatedPrompt)),
+            h('td', { class: 'n' }, num(r.inputTokens)),
+            h('td', { class: 'n' }, num(r.cachedTokens)),
+            h('td', { class: 'n' }, num(r.outputTokens)),
+            h('td', { class: 'n' }, num(r.attempts)),
+            h('td', { class: 'n' }, r.durationMs === null ? '—' : `${num(r.durationMs)} ms`),
+          );
+        }),
+      ),
+    );
     this.element.replaceChildren(h('div', { class: 'table-scroll' }, table), tokenPlot(this.items, TABLE_ID), this.diffSlot);
   }
 
@@ -70,8 +80,11 @@ export class RequestsView {
     const asked = this.channel.request('diff', { a, b });
     this.diffAsked = asked;
     this.diffSlot.replaceChildren(h('p', { class: 'muted', 'aria-busy': 'true' }, `Comparing #${a} and #${b}…`));
-    asked.then((diff) => {
-      if (asked === this.diffAsked) this.diffSlot.replaceChildren(diffView(diff));
-    }, (e: unknown) => this.channel.report(e));
+    asked.then(
+      (diff) => {
+        if (asked === this.diffAsked) this.diffSlot.replaceChildren(diffView(diff));
+      },
+      (e: unknown) => this.channel.report(e),
+    );
   }
 }

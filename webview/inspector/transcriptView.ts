@@ -33,7 +33,10 @@ export class TranscriptView {
   /** The earlier page asked for: a new last page (`set`) drops it, so its late answer is ignored. */
   private asked: Promise<TranscriptPage> | null = null;
 
-  constructor(private readonly channel: HostChannel, private readonly forks: ForkAction) {
+  constructor(
+    private readonly channel: HostChannel,
+    private readonly forks: ForkAction,
+  ) {
     this.detail = new DetailPane(channel, 'Raw entries', 'transcript-detail');
     this.earlier.addEventListener('click', () => this.askEarlier());
     this.scroller = h('div', { class: 'transcript-scroll' }, this.status, this.earlier, this.list);
@@ -89,9 +92,12 @@ export class TranscriptView {
     const asked = this.channel.request('transcript', { offset, limit: this.offset - offset });
     this.asked = asked;
     this.update();
-    asked.then((page) => {
-      if (asked === this.asked) this.prepend(page);
-    }, (e: unknown) => this.channel.report(e));
+    asked.then(
+      (page) => {
+        if (asked === this.asked) this.prepend(page);
+      },
+      (e: unknown) => this.channel.report(e),
+    );
   }
 
   /** Held items are redrawn in place; the others go at the `at` end, in the order given. */
@@ -144,16 +150,42 @@ export class TranscriptView {
   private renderItem(item: TranscriptItem): HTMLElement {
     const markers = h('span', { class: 'markers' }, ...item.markers.map((m) => badge(markerText(m, item), `marker-${m}`)));
     const fork = item.forkAt === undefined || !this.forks.enabled ? null : this.forkButton(item.forkAt);
-    const tools = item.toolCalls.length === 0 ? null : h('ul', { class: 'tool-calls', 'aria-label': 'Tool calls' },
-      ...item.toolCalls.map((t) => h('li', {},
-        h('span', { class: 'tool-name' }, t.name), ' ',
-        h('span', { class: 'tool-summary' }, t.summary), ' ',
-        badge(t.resultStatus ?? 'no result', t.resultStatus === 'error' ? 'marker-error' : ''))));
-    const li = h('li', { class: 'transcript-item', tabindex: 0, 'data-message-id': item.messageId, 'aria-controls': 'transcript-detail' },
-      h('header', {}, h('span', { class: `role role-${item.role}` }, item.role), ' ', badge(item.status, `status-${item.status}`), ' ', markers, h('span', { class: 'muted entry-ref' }, `#${item.entryId}`), fork),
+    const tools =
+      item.toolCalls.length === 0
+        ? null
+        : h(
+            'ul',
+            { class: 'tool-calls', 'aria-label': 'Tool calls' },
+            ...item.toolCalls.map((t) =>
+              h(
+                'li',
+                {},
+                h('span', { class: 'tool-name' }, t.name),
+                ' ',
+                h('span', { class: 'tool-summary' }, t.summary),
+                ' ',
+                badge(t.resultStatus ?? 'no result', t.resultStatus === 'error' ? 'marker-error' : ''),
+              ),
+            ),
+          );
+    const li = h(
+      'li',
+      { class: 'transcript-item', tabindex: 0, 'data-message-id': item.messageId, 'aria-controls': 'transcript-detail' },
+      h(
+        'header',
+        {},
+        h('span', { class: `role role-${item.role}` }, item.role),
+        ' ',
+        badge(item.status, `status-${item.status}`),
+        ' ',
+        markers,
+        h('span', { class: 'muted entry-ref' }, `#${item.entryId}`),
+        fork,
+      ),
       h('div', { class: 'text' }, item.text),
       item.cut ? h('p', { class: 'muted' }, 'Cut at 4,000 characters; the entry has the whole text.') : null,
-      tools);
+      tools,
+    );
     const open = () => {
       for (const other of this.items.values()) other.classList.remove('selected');
       li.classList.add('selected');
@@ -179,8 +211,12 @@ export class TranscriptView {
   }
 
   private forkButton(entryId: number): HTMLElement {
-    const button = h('button', { type: 'button', class: 'fork-here', 'aria-label': `Fork from here: a new session with everything up to entry #${entryId}` },
-      h('span', { class: 'codicon codicon-repo-forked', 'aria-hidden': 'true' }), ' Fork from here');
+    const button = h(
+      'button',
+      { type: 'button', class: 'fork-here', 'aria-label': `Fork from here: a new session with everything up to entry #${entryId}` },
+      h('span', { class: 'codicon codicon-repo-forked', 'aria-hidden': 'true' }),
+      ' Fork from here',
+    );
     button.addEventListener('click', (e) => {
       e.stopPropagation();
       this.forks.fork(entryId);

@@ -107,7 +107,8 @@ export class VirtualList {
       row.setAttribute('aria-selected', String(index === this.selected));
       this.o.renderRow(index, row);
     }
-    if (this.selected !== null && this.selected >= first && this.selected <= last) this.element.setAttribute('aria-activedescendant', `${this.o.idPrefix}-${this.selected}`);
+    if (this.selected !== null && this.selected >= first && this.selected <= last)
+      this.element.setAttribute('aria-activedescendant', `${this.o.idPrefix}-${this.selected}`);
     else this.element.removeAttribute('aria-activedescendant');
     if (count > 0) this.o.onRange(first, last);
   }

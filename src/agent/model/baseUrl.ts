@@ -17,10 +17,16 @@ export function checkBaseUrl(raw: string): BaseUrlCheck {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: `"${shownUrl(text)}" is not an http(s) URL` };
   if (url.username !== '' || url.password !== '') {
-    return { ok: false, reason: `"${shownUrl(text)}" holds a user name or password, which would go with every request and into logs; give the address without them (the API key is set on its own)` };
+    return {
+      ok: false,
+      reason: `"${shownUrl(text)}" holds a user name or password, which would go with every request and into logs; give the address without them (the API key is set on its own)`,
+    };
   }
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    return { ok: false, reason: `"${text}" uses plain http to ${url.host}, which anyone on the network can read, API key included; use https (plain http is allowed only for localhost, 127.0.0.0/8 and ::1)` };
+    return {
+      ok: false,
+      reason: `"${text}" uses plain http to ${url.host}, which anyone on the network can read, API key included; use https (plain http is allowed only for localhost, 127.0.0.0/8 and ::1)`,
+    };
   }
   return { ok: true, url: text, host: url.host };
 }

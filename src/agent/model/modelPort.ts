@@ -16,10 +16,7 @@ export type StopReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | '
  * cancellation is not a failure but the stop reason `cancelled`.
  */
 export type ModelEvent =
-  | { type: 'text'; delta: string }
-  | { type: 'tool_call'; call: ToolCall }
-  | { type: 'usage'; usage: Usage }
-  | { type: 'stop'; reason: StopReason };
+  { type: 'text'; delta: string } | { type: 'tool_call'; call: ToolCall } | { type: 'usage'; usage: Usage } | { type: 'stop'; reason: StopReason };
 
 export interface ModelPort {
   readonly info: ModelInfo;

@@ -96,7 +96,8 @@ export class OpenAiCompatibleModel implements ModelPort {
           if (chunk.usage) reported = chunk.usage;
           const choice = chunk.choices[0];
           const content = choice?.delta?.content;
-          for (const f of choice?.delta?.tool_calls ?? []) assembler.add({ index: f.index, id: f.id, name: f.function?.name, arguments: f.function?.arguments });
+          for (const f of choice?.delta?.tool_calls ?? [])
+            assembler.add({ index: f.index, id: f.id, name: f.function?.name, arguments: f.function?.arguments });
           if (choice?.finish_reason) finish = choice.finish_reason;
           if (content) {
             outputChars += content.length;
@@ -135,7 +136,12 @@ export class OpenAiCompatibleModel implements ModelPort {
     if (reported) {
       this.estimator.calibrate(prompt, reported.prompt_tokens);
       const cached = reported.prompt_tokens_details?.cached_tokens;
-      return { inputTokens: reported.prompt_tokens, outputTokens: reported.completion_tokens, ...(cached !== undefined ? { cachedInputTokens: cached } : {}), estimated: false };
+      return {
+        inputTokens: reported.prompt_tokens,
+        outputTokens: reported.completion_tokens,
+        ...(cached !== undefined ? { cachedInputTokens: cached } : {}),
+        estimated: false,
+      };
     }
     return { inputTokens: this.estimator.count(prompt), outputTokens: this.estimator.countChars(outputChars), estimated: true };
   }

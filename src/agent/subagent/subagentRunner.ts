@@ -64,7 +64,14 @@ export class SubagentRunner implements SubagentPort {
     let ending: Ending;
     let thrown: { error: unknown } | undefined;
     try {
-      const turn = await this.options.runChild({ sessionId: childSessionId, tools, maxRounds, prompt: childPrompt(request), signal, onEvent: narrator(progress) });
+      const turn = await this.options.runChild({
+        sessionId: childSessionId,
+        tools,
+        maxRounds,
+        prompt: childPrompt(request),
+        signal,
+        onEvent: narrator(progress),
+      });
       ending = endingOf(turn);
     } catch (error) {
       thrown = { error };
@@ -83,12 +90,18 @@ export class SubagentRunner implements SubagentPort {
 
   /** The requested tools of the parent's (all but run_subagent by default); an unknown or forbidden name is the caller's error. */
   private toolsFor(requested: readonly string[] | undefined): ToolSubset {
-    const own = this.options.parentTools.specs().map((spec) => spec.name).filter((name) => name !== RUN_SUBAGENT);
+    const own = this.options.parentTools
+      .specs()
+      .map((spec) => spec.name)
+      .filter((name) => name !== RUN_SUBAGENT);
     if (requested === undefined) return new ToolSubset(this.options.parentTools, own);
-    if (requested.includes(RUN_SUBAGENT)) throw new Error(`tools: a subagent cannot be given ${RUN_SUBAGENT} (subagents do not start subagents); nothing was started`);
+    if (requested.includes(RUN_SUBAGENT))
+      throw new Error(`tools: a subagent cannot be given ${RUN_SUBAGENT} (subagents do not start subagents); nothing was started`);
     const unknown = requested.filter((name) => !own.includes(name));
     if (unknown.length > 0) {
-      throw new Error(`tools: ${unknown.map((n) => JSON.stringify(n)).join(', ')} ${unknown.length === 1 ? 'is not a tool' : 'are not tools'} of this session (its tools: ${own.join(', ')}); nothing was started`);
+      throw new Error(
+        `tools: ${unknown.map((n) => JSON.stringify(n)).join(', ')} ${unknown.length === 1 ? 'is not a tool' : 'are not tools'} of this session (its tools: ${own.join(', ')}); nothing was started`,
+      );
     }
     return new ToolSubset(this.options.parentTools, [...new Set(requested)]);
   }

@@ -27,9 +27,17 @@ export const readFileTool: Tool<typeof input> = {
     const first = startLine ?? 1;
     const last = Math.min(endLine ?? lines.length, lines.length);
     const beyond = `read_file reads the first ${CAP_MIB} MiB of ${path} (${size} bytes), which hold ${lines.length} lines`;
-    if (first > lines.length) return { status: 'error', output: cut ? `${beyond}; startLine ${first} is past them` : `${path} has ${lines.length} lines; startLine ${first} is past the end` };
+    if (first > lines.length)
+      return {
+        status: 'error',
+        output: cut ? `${beyond}; startLine ${first} is past them` : `${path} has ${lines.length} lines; startLine ${first} is past the end`,
+      };
     if (last < first) return { status: 'error', output: `endLine ${last} is before startLine ${first}` };
     const reachedCut = cut && last === lines.length;
-    return { status: 'ok', output: lines.slice(first - 1, last).join('') + (reachedCut ? `\n[${beyond}; the rest cannot be read]` : ''), ...(reachedCut ? { truncated: true } : {}) };
+    return {
+      status: 'ok',
+      output: lines.slice(first - 1, last).join('') + (reachedCut ? `\n[${beyond}; the rest cannot be read]` : ''),
+      ...(reachedCut ? { truncated: true } : {}),
+    };
   },
 };

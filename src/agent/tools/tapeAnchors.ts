@@ -13,7 +13,11 @@ export const tapeAnchorsTool: Tool<typeof input> = {
       const anchors = tape.anchors();
       const inForce = anchors.find((a) => a.inForce);
       const lines = anchors.map((a) => `#${a.entryId} ${a.name}${a.inForce ? '  <- in force: the context starts here' : ''}`);
-      lines.push(inForce === undefined ? 'no compaction or handoff anchor: the context starts at the beginning of the session' : `in force: ${inForce.name} (#${inForce.entryId})`);
+      lines.push(
+        inForce === undefined
+          ? 'no compaction or handoff anchor: the context starts at the beginning of the session'
+          : `in force: ${inForce.name} (#${inForce.entryId})`,
+      );
       return { status: 'ok', output: lines.join('\n') };
     });
   },

@@ -53,8 +53,10 @@ export const tapeContextTool: Tool<typeof input> = {
   inputSchema: input,
   run({ entryIds, before, after, scope, session }, ctx) {
     return withTapePort(ctx, 'tape_context', (tape) => {
-      if (session !== undefined && (scope ?? 'current') === 'current') return { status: 'error', output: '`session` names a linked subagent session: use it with scope linked or current_and_linked' };
-      if (scope === 'linked' && session === undefined) return { status: 'error', output: 'scope linked needs `session`: the linked subagent session the ids are in (tape_search with scope linked names it)' };
+      if (session !== undefined && (scope ?? 'current') === 'current')
+        return { status: 'error', output: '`session` names a linked subagent session: use it with scope linked or current_and_linked' };
+      if (scope === 'linked' && session === undefined)
+        return { status: 'error', output: 'scope linked needs `session`: the linked subagent session the ids are in (tape_search with scope linked names it)' };
       let entries: Entry[];
       try {
         entries = tape.window(entryIds, before ?? 2, after ?? 2, session);
@@ -65,7 +67,11 @@ export const tapeContextTool: Tool<typeof input> = {
       const where = session === undefined || session === tape.sessionId ? 'this session' : session;
       const found = new Set(entries.map((e) => e.entryId));
       const missing = [...new Set(entryIds)].filter((id) => !found.has(id));
-      if (entries.length === 0) return { status: 'error', output: `no entry ${missing.join(', ')} in ${where}${session === undefined ? ` (head ${tape.info().headEntryId})` : ' up to where its link froze it'}` };
+      if (entries.length === 0)
+        return {
+          status: 'error',
+          output: `no entry ${missing.join(', ')} in ${where}${session === undefined ? ` (head ${tape.info().headEntryId})` : ' up to where its link froze it'}`,
+        };
       const asked = new Set(entryIds);
       const lines: string[] = [];
       let bytes = 0;

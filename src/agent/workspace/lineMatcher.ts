@@ -79,7 +79,9 @@ export class LineMatcher {
         stop(
           wait < this.limitMs
             ? new PatternTimeoutError(`the search ran out of time while searching ${on}; narrow it with include`)
-            : new PatternTimeoutError(`the pattern took longer than ${this.limitMs / 1000} s on ${on}; simplify it (nested quantifiers such as (a+)+ backtrack exponentially)`),
+            : new PatternTimeoutError(
+                `the pattern took longer than ${this.limitMs / 1000} s on ${on}; simplify it (nested quantifiers such as (a+)+ backtrack exponentially)`,
+              ),
         );
       };
       const timer = setTimeout(onTimeout, wait);

@@ -13,7 +13,8 @@ export async function writeNoFollow(real: string, rel: string, content: string):
   try {
     handle = await fs.open(real, WRITE_FLAGS, 0o666);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`${rel} became a symlink after it was checked; refusing to write through it`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new Error(`${rel} became a symlink after it was checked; refusing to write through it`, { cause: error });
     throw error;
   }
   try {

@@ -10,7 +10,18 @@ import { LineMatcher, PatternTimeoutError, type NamedText } from './lineMatcher'
 import { writeNoFollow } from './noFollowWrite';
 import { walkFiles } from './gitignoreWalk';
 import { runShellCommand } from './shellCommand';
-import type { Capped, CommandOptions, CommandResult, DirEntry, EntryKind, FilePrefix, FileStat, SearchOptions, TextMatch, WorkspacePort } from './workspacePort';
+import type {
+  Capped,
+  CommandOptions,
+  CommandResult,
+  DirEntry,
+  EntryKind,
+  FilePrefix,
+  FileStat,
+  SearchOptions,
+  TextMatch,
+  WorkspacePort,
+} from './workspacePort';
 
 /** Files larger than this are not searched: they are generated or data, and reading them costs more than it tells. */
 const MAX_SEARCHED_FILE_BYTES = 2 * 1024 * 1024;

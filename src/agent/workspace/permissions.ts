@@ -4,9 +4,7 @@
  */
 export type PermissionKind = 'edit' | 'command';
 
-export type Permissions =
-  | { readonly edits: boolean; readonly commands: boolean }
-  | { ask(kind: PermissionKind, detail: string): Promise<boolean> };
+export type Permissions = { readonly edits: boolean; readonly commands: boolean } | { ask(kind: PermissionKind, detail: string): Promise<boolean> };
 
 export async function isPermitted(permissions: Permissions, kind: PermissionKind, detail: string): Promise<boolean> {
   if ('ask' in permissions) return (await permissions.ask(kind, detail)) === true;

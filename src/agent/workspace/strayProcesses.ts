@@ -51,9 +51,16 @@ export function findStrays(mark: ProcessMark, except: number | undefined): numbe
 }
 
 function carries(pid: number, mark: ProcessMark): boolean {
-  if (readOr(() => fs.readFileSync(`/proc/${pid}/environ`, 'latin1'), '').split('\0').includes(mark.env)) return true;
+  if (
+    readOr(() => fs.readFileSync(`/proc/${pid}/environ`, 'latin1'), '')
+      .split('\0')
+      .includes(mark.env)
+  )
+    return true;
   if (mark.outputs.length === 0) return false;
-  return readOr(() => fs.readdirSync(`/proc/${pid}/fd`), [] as string[]).some((fd) => mark.outputs.includes(readOr(() => fs.readlinkSync(`/proc/${pid}/fd/${fd}`), '')));
+  return readOr(() => fs.readdirSync(`/proc/${pid}/fd`), [] as string[]).some((fd) =>
+    mark.outputs.includes(readOr(() => fs.readlinkSync(`/proc/${pid}/fd/${fd}`), '')),
+  );
 }
 
 // The fields after the command name, which is in parentheses and may itself hold ") ".

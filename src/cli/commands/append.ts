@@ -83,9 +83,12 @@ export async function appendCommand(args: string[], io: Io, input: NodeJS.Readab
     appended.catch((e: unknown) => (failure ??= e));
     printed = printed
       .then(() =>
-        appended.then((results) => {
-          if (results.length) io.data(results.map(ack).join(''));
-        }, () => undefined),
+        appended.then(
+          (results) => {
+            if (results.length) io.data(results.map(ack).join(''));
+          },
+          () => undefined,
+        ),
       )
       // A reader of the acks that has gone (a closed stdout) stops the stream like a refused line.
       .catch((e: unknown) => void (failure ??= e));

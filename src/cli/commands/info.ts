@@ -21,8 +21,10 @@ export function infoCommand(args: string[], io: Io): Promise<number> {
         anchors: store.rawEntries(s.sessionId, { kind: 'anchor' }).map((a) => ({ entryId: a.entryId, name: a.name })),
       })),
     };
-    if (p.flags.has('json')) return json(io, info), 0;
-    io.out(`${file} (${format}, ${info.bytes} bytes${info.journalBytes ? ` + ${info.journalBytes} bytes of journal records` : ''}), ${info.sessions.length} sessions\n`);
+    if (p.flags.has('json')) return (json(io, info), 0);
+    io.out(
+      `${file} (${format}, ${info.bytes} bytes${info.journalBytes ? ` + ${info.journalBytes} bytes of journal records` : ''}), ${info.sessions.length} sessions\n`,
+    );
     for (const s of info.sessions) {
       io.out(`  ${s.sessionId}: head ${s.headEntryId}, ${s.entryCount} entries, ${s.anchorCount} anchors\n`);
       for (const a of s.anchors) io.out(`    #${a.entryId} ${a.name}\n`);

@@ -20,7 +20,8 @@ import { requireSqliteTape } from './session';
 export async function ingestCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['from'], switches: ['json', 'follow'], positional: ['file-or-dir', 'dst.tape.sqlite'], rest: true });
   const from = str(p, 'from');
-  if (from !== undefined && !FORMAT_NAMES.includes(from as FormatName)) throw new UsageError(`--from must be one of ${FORMAT_NAMES.join(', ')}, got ${JSON.stringify(from)}`);
+  if (from !== undefined && !FORMAT_NAMES.includes(from as FormatName))
+    throw new UsageError(`--from must be one of ${FORMAT_NAMES.join(', ')}, got ${JSON.stringify(from)}`);
   const dst = p.positional[p.positional.length - 1];
   requireSqliteTape('ingest', dst);
   const sources = p.positional.slice(0, -1).map((src) => {
@@ -45,9 +46,18 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
     if (p.flags.has('follow')) {
       printReport(io, dst, reports, passedOver, p.flags.has('json'));
       io.err('following; Ctrl+C stops\n');
-      await withInterrupt((signal) => followTranscripts(store, p.positional.slice(0, -1), from as FormatName | undefined, signal, (r) => {
-        if (r.appended > 0 || r.tornLastLine) printFollowed(io, r, p.flags.has('json'));
-      }, (e) => io.err(`refused: ${e.message}\n`)));
+      await withInterrupt((signal) =>
+        followTranscripts(
+          store,
+          p.positional.slice(0, -1),
+          from as FormatName | undefined,
+          signal,
+          (r) => {
+            if (r.appended > 0 || r.tornLastLine) printFollowed(io, r, p.flags.has('json'));
+          },
+          (e) => io.err(`refused: ${e.message}\n`),
+        ),
+      );
       return EXIT_INTERRUPTED;
     }
   } finally {
@@ -67,7 +77,7 @@ function printReport(io: Io, dst: string, reports: readonly IngestReport[], pass
     tornLastLine: reports.filter((r) => r.tornLastLine).map((r) => r.file),
     notTranscripts: passedOver,
   };
-  if (asJson) return json(io, { ...total, reports }), 0;
+  if (asJson) return (json(io, { ...total, reports }), 0);
   io.out(`${total.files} transcripts, ${total.sessions} sessions, ${total.appended} entries appended to ${dst}\n`);
   const types = Object.entries(skipped).sort(([a], [b]) => (a < b ? -1 : 1));
   if (types.length) io.out(`lines skipped by type: ${types.map(([t, n]) => `${t} ${n}`).join(', ')}\n`);

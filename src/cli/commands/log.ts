@@ -13,7 +13,6 @@ export function kindOf(v: string | undefined): Kind | undefined {
   return v as Kind | undefined;
 }
 
-
 export function logCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['session', 'kind', 'name', 'from', 'to'], switches: ['json'], positional: ['tape'] });
   const filter = { kind: kindOf(str(p, 'kind')), name: str(p, 'name'), fromEntryId: int(p, 'from'), toEntryId: int(p, 'to') };

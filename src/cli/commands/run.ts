@@ -42,7 +42,9 @@ function humanPrinter(io: Io): (event: SessionEvent) => void {
         io.err(`[tool] ${event.name} ${oneLine(typeof event.input === 'string' ? event.input : JSON.stringify(event.input), TOOL_LINE_MAX)}\n`);
         break;
       case 'tool_result':
-        io.err(`[tool] ${event.name} ${event.status}${event.truncated ? ' (truncated)' : ''}${event.status === 'error' ? `: ${oneLine(event.output, TOOL_LINE_MAX)}` : ''}\n`);
+        io.err(
+          `[tool] ${event.name} ${event.status}${event.truncated ? ' (truncated)' : ''}${event.status === 'error' ? `: ${oneLine(event.output, TOOL_LINE_MAX)}` : ''}\n`,
+        );
         break;
       case 'subagent':
         endLine();
@@ -73,7 +75,10 @@ function workspaceOf(p: Parsed): string {
 
 /** `--pass-env A,B`: secret-looking variables the user lets commands see. */
 function passEnvOf(p: Parsed): string[] {
-  const names = (str(p, 'pass-env') ?? '').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const names = (str(p, 'pass-env') ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
   const bad = names.find((n) => !/^[^=\0]+$/.test(n));
   if (bad !== undefined) throw new UsageError(`--pass-env: ${JSON.stringify(bad)} is not an environment variable name`);
   return names;

@@ -25,7 +25,13 @@ function printReport(io: Io, report: VerifyReport): void {
     if (s.note !== null) io.out(`  ${s.note}\n`);
   }
   const { summary: n } = report;
-  const counts = [`${n.match} match`, `${n.mismatch} mismatch`, `${n.cannotRebuild} cannot rebuild`, ...(n.merged > 0 ? [`${n.merged} merged`] : []), `${n.integrityProblems} integrity problems`];
+  const counts = [
+    `${n.match} match`,
+    `${n.mismatch} mismatch`,
+    `${n.cannotRebuild} cannot rebuild`,
+    ...(n.merged > 0 ? [`${n.merged} merged`] : []),
+    `${n.integrityProblems} integrity problems`,
+  ];
   const verdict = report.ok ? (report.note ?? 'verified') : 'FAILED';
   io.out(`${verdict}: ${n.requests} requests in ${n.sessions} sessions: ${counts.join(', ')}\n`);
 }

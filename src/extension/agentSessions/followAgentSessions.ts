@@ -51,22 +51,30 @@ function follow(deps: Deps, workspace: string): vscode.Disposable {
     const transcript = workspaceTranscriptOf(file, workspace, home);
     if (transcript === null) return;
     clearTimeout(timers.get(transcript));
-    timers.set(transcript, setTimeout(() => {
-      timers.delete(transcript);
-      queue = queue.then(async () => {
-        try {
-          const ws = await deps.tape.open();
-          if (ws.state.mode === 'readOnly') return;
-          const { appended } = await deps.ingest(ws.store, transcript);
-          if (appended > 0) deps.log.debug(`followed ${path.basename(transcript)}: ${appended} new entries`);
-        } catch (e) {
-          deps.log.warn(`following ${transcript} failed: ${errorMessage(e)}`);
-        }
-      });
-    }, DEBOUNCE_MS));
+    timers.set(
+      transcript,
+      setTimeout(() => {
+        timers.delete(transcript);
+        queue = queue.then(async () => {
+          try {
+            const ws = await deps.tape.open();
+            if (ws.state.mode === 'readOnly') return;
+            const { appended } = await deps.ingest(ws.store, transcript);
+            if (appended > 0) deps.log.debug(`followed ${path.basename(transcript)}: ${appended} new entries`);
+          } catch (e) {
+            deps.log.warn(`following ${transcript} failed: ${errorMessage(e)}`);
+          }
+        });
+      }, DEBOUNCE_MS),
+    );
   };
   const watches = [claudeCodeProjectDir(home, workspace), path.join(home, '.codex', 'sessions')].map((dir) => watchWhenThere(dir, changed));
-  return { dispose: () => { for (const w of watches) w.dispose(); for (const t of timers.values()) clearTimeout(t); } };
+  return {
+    dispose: () => {
+      for (const w of watches) w.dispose();
+      for (const t of timers.values()) clearTimeout(t);
+    },
+  };
 }
 
 /** How often a folder that is not there yet is looked for (an agent used here for the first time). */

@@ -37,18 +37,23 @@ export function registerImportAgentSessions(deps: Deps): vscode.Disposable {
       if (chosen === undefined || chosen.length === 0) return undefined;
       const ws = await deps.tape.open();
       if (ws.state.mode === 'readOnly') throw new Error(`the tape is read-only in this window (${ws.state.reason})`);
-      const outcomes = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Importing agent sessions', cancellable: false }, async (progress) => {
-        const done: IngestOutcome[] = [];
-        for (const file of chosen) {
-          progress.report({ message: path.basename(file), increment: 100 / chosen.length });
-          done.push(await deps.ingest(ws.store, file));
-        }
-        return done;
-      });
+      const outcomes = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Importing agent sessions', cancellable: false },
+        async (progress) => {
+          const done: IngestOutcome[] = [];
+          for (const file of chosen) {
+            progress.report({ message: path.basename(file), increment: 100 / chosen.length });
+            done.push(await deps.ingest(ws.store, file));
+          }
+          return done;
+        },
+      );
       const sessions = outcomes.flatMap((o) => o.sessions);
       const appended = outcomes.reduce((n, o) => n + o.appended, 0);
       deps.log.info(`imported ${chosen.length} agent transcript(s): ${sessions.length} session(s), ${appended} new entries`);
-      void vscode.window.showInformationMessage(`Agent Tape: imported ${sessions.length} session${sessions.length === 1 ? '' : 's'} (${appended} new entries).`);
+      void vscode.window.showInformationMessage(
+        `Agent Tape: imported ${sessions.length} session${sessions.length === 1 ? '' : 's'} (${appended} new entries).`,
+      );
       if (sessions[0] !== undefined) await vscode.commands.executeCommand('agentTape.openInspector', sessions[0]);
       return { sessions, appended };
     } catch (e) {
@@ -70,6 +75,11 @@ async function pick(found: DiscoveredSession[], workspace: string): Promise<stri
     detail: s.file,
     file: s.file,
   }));
-  const picked = await vscode.window.showQuickPick(items, { canPickMany: true, title: 'Tape: Import Agent Sessions', placeHolder: 'Sessions of this workspace, newest first', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    canPickMany: true,
+    title: 'Tape: Import Agent Sessions',
+    placeHolder: 'Sessions of this workspace, newest first',
+    matchOnDetail: true,
+  });
   return picked?.map((p) => p.file);
 }

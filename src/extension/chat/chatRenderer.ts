@@ -56,7 +56,8 @@ export class ChatRenderer {
         notice(this.stream, 'fold', `Compacted: the context now starts from the summary anchor ${codeSpan(event.anchorName)}.`);
         break;
       case 'error':
-        if (event.kind === 'compaction') notice(this.stream, 'warning', `Automatic compaction failed (${codeSpan(event.message)}); older messages are left out of this request instead.`);
+        if (event.kind === 'compaction')
+          notice(this.stream, 'warning', `Automatic compaction failed (${codeSpan(event.message)}); older messages are left out of this request instead.`);
         break;
       case 'turn_end':
         break;

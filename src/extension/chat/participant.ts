@@ -53,7 +53,9 @@ async function handle(
   const { log } = deps;
   if (request.command === 'new') {
     const sessionId = newChatSessionId();
-    stream.markdown(`Started a new tape session (${codeSpan(sessionId)}). The next request starts from an empty context; the earlier session stays on the tape.`);
+    stream.markdown(
+      `Started a new tape session (${codeSpan(sessionId)}). The next request starts from an empty context; the earlier session stays on the tape.`,
+    );
     return { metadata: { sessionId } };
   }
   const sessionId = sessionOfHistory(context.history) ?? newChatSessionId();
@@ -81,14 +83,20 @@ async function handle(
     return { metadata };
   }
   if (ws.state.mode === 'readOnly') {
-    stream.markdown(`This window's tape is **read-only**: another window on this workspace (process ${ws.state.holderPid}) is writing it. Nothing was sent or written. Ask in that window, or close it: this one then takes the tape over.`);
+    stream.markdown(
+      `This window's tape is **read-only**: another window on this workspace (process ${ws.state.holderPid}) is writing it. Nothing was sent or written. Ask in that window, or close it: this one then takes the tape over.`,
+    );
     return { metadata, errorDetails: { message: 'The workspace tape is read-only in this window.' } };
   }
   deps.sessions.used(sessionId, request.model);
   const rebuilt = await backfillSession(session.store, sessionId, historyTurnsOf(context.history, sessionId), 'vscode-chat-history');
   if (rebuilt > 0) {
     log.info(`session ${sessionId} was not on the tape; rebuilt ${rebuilt} exchanges from the chat history`);
-    notice(stream, 'history', `This chat's session was not on the tape (storage cleared, or another machine); rebuilt ${rebuilt} exchange${rebuilt === 1 ? '' : 's'} from the chat history.`);
+    notice(
+      stream,
+      'history',
+      `This chat's session was not on the tape (storage cleared, or another machine); rebuilt ${rebuilt} exchange${rebuilt === 1 ? '' : 's'} from the chat history.`,
+    );
   }
 
   const abort = abortSignalOf(token);
@@ -100,7 +108,11 @@ async function handle(
       stream.progress('Summarising the session…');
       const outcome = await session.compact(model, abort.signal);
       if ('error' in outcome) return { metadata, errorDetails: { message: `Compaction failed: ${codeSpan(outcome.error)}` } };
-      notice(stream, 'fold', `Compacted: the next request starts from the summary anchor ${codeSpan(outcome.anchor.name)} (entry #${outcome.anchor.entryId}); nothing was deleted.`);
+      notice(
+        stream,
+        'fold',
+        `Compacted: the next request starts from the summary anchor ${codeSpan(outcome.anchor.name)} (entry #${outcome.anchor.entryId}); nothing was deleted.`,
+      );
       return { metadata };
     }
     return await runTurn(deps, { request, session, root, model, stream, signal: abort.signal });
@@ -158,12 +170,18 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
       notice(t.stream, 'debug-stop', 'Cancelled. What was streamed is on the tape, marked as interrupted.');
       return { metadata };
     case 'round_limit':
-      notice(t.stream, 'warning', `Stopped after ${outcome.rounds} model requests (the \`agentTape.maxRounds\` setting) while the model was still calling tools.`);
+      notice(
+        t.stream,
+        'warning',
+        `Stopped after ${outcome.rounds} model requests (the \`agentTape.maxRounds\` setting) while the model was still calling tools.`,
+      );
       return { metadata };
     case 'provider_error': {
       const error = outcome.error;
       if (error && SET_UP_FAILURES.has(error.failureClass)) {
-        t.stream.markdown(`\n\nThe model ${codeSpan(t.request.model.name)} cannot be used as it is set up. Pick another model in the chat's model picker, or set up Agent Tape's own OpenAI-compatible provider (base URL, models and API key).`);
+        t.stream.markdown(
+          `\n\nThe model ${codeSpan(t.request.model.name)} cannot be used as it is set up. Pick another model in the chat's model picker, or set up Agent Tape's own OpenAI-compatible provider (base URL, models and API key).`,
+        );
         t.stream.button({ command: 'agentTape.manageModels', title: 'Set Up a Model…' });
       }
       // VS Code renders the message as Markdown, and its detail is the server's own words.
@@ -177,7 +195,11 @@ async function handoff(session: SessionHandle, prompt: string, stream: vscode.Ch
   if (name === '') return { metadata, errorDetails: { message: 'Usage: /handoff <name> [notes], e.g. /handoff phase-2 the parser is done; next, the CLI' } };
   // The notes are the checkpoint the next request starts from: without any, say that much.
   const anchor = await session.handoff(name, notes.trim() || `Handoff "${name}" (the user left no notes).`);
-  notice(stream, 'milestone', `Handoff ${codeSpan(anchor.name)} (entry #${anchor.entryId}): the next request starts from its notes, without the history before it.`);
+  notice(
+    stream,
+    'milestone',
+    `Handoff ${codeSpan(anchor.name)} (entry #${anchor.entryId}): the next request starts from its notes, without the history before it.`,
+  );
   return { metadata };
 }
 
@@ -185,12 +207,22 @@ async function handoff(session: SessionHandle, prompt: string, stream: vscode.Ch
  * `/fork`: the thread's session forks at its head and the thread goes on in the fork: its id is the
  * session this answer leaves in the metadata, which the next request of the thread reads.
  */
-async function forkThread(deps: ParticipantDeps, session: SessionHandle, model: vscode.LanguageModelChat, stream: vscode.ChatResponseStream): Promise<TapeChatResult> {
+async function forkThread(
+  deps: ParticipantDeps,
+  session: SessionHandle,
+  model: vscode.LanguageModelChat,
+  stream: vscode.ChatResponseStream,
+): Promise<TapeChatResult> {
   const { sessionId } = session;
-  if (session.head() === 0) return { metadata: { sessionId }, errorDetails: { message: 'There is nothing to fork yet: this chat has no session on the tape. Ask something first.' } };
+  if (session.head() === 0)
+    return { metadata: { sessionId }, errorDetails: { message: 'There is nothing to fork yet: this chat has no session on the tape. Ask something first.' } };
   const fork = await session.fork();
   deps.sessions.used(fork.forkSessionId, model);
-  notice(stream, 'repo-forked', `Forked this session at entry #${fork.parentHeadEntryId} as fork ${codeSpan(fork.forkId)} (session ${codeSpan(fork.forkSessionId)}). This chat now continues in the fork: the next request reads the session up to the fork point, then the fork's own entries. The original session stays as it was; merge the fork into it or discard it when you are done.`);
+  notice(
+    stream,
+    'repo-forked',
+    `Forked this session at entry #${fork.parentHeadEntryId} as fork ${codeSpan(fork.forkId)} (session ${codeSpan(fork.forkSessionId)}). This chat now continues in the fork: the next request reads the session up to the fork point, then the fork's own entries. The original session stays as it was; merge the fork into it or discard it when you are done.`,
+  );
   stream.button({ command: 'agentTape.mergeFork', arguments: [fork.forkSessionId], title: 'Merge Fork' });
   stream.button({ command: 'agentTape.discardFork', arguments: [fork.forkSessionId], title: 'Discard Fork…' });
   return { metadata: { sessionId: fork.forkSessionId } };

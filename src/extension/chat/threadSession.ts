@@ -44,9 +44,7 @@ export function historyTurnsOf(history: History, sessionId: string): HistoryTurn
     const response = history[i + 1];
     if (!(request instanceof vscode.ChatRequestTurn) || !(response instanceof vscode.ChatResponseTurn)) continue;
     if (request.command !== undefined || sessionOfTurn(response) !== sessionId) continue;
-    const text = response.response
-      .map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : ''))
-      .join('');
+    const text = response.response.map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : '')).join('');
     turns.push({ prompt: request.prompt, response: text });
     i++;
   }

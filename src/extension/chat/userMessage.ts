@@ -39,7 +39,11 @@ async function attachmentOf(value: unknown, root: vscode.Uri): Promise<string | 
       const bytes = uri.scheme === 'file' ? (await readRegularPrefix(uri.fsPath, MAX_FILE_READ_BYTES)).bytes : await vscode.workspace.fs.readFile(uri);
       if (looksBinary(bytes)) return `Attached: ${name} (binary, not shown)`;
       text = new TextDecoder().decode(bytes);
-      if (range) text = text.split('\n').slice(range.start.line, range.end.line + 1).join('\n');
+      if (range)
+        text = text
+          .split('\n')
+          .slice(range.start.line, range.end.line + 1)
+          .join('\n');
     }
   } catch (e) {
     return `Attached: ${name} (could not be read: ${errorMessage(e)})`;

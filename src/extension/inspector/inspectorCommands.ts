@@ -19,7 +19,8 @@ const WHITELIST: Record<string, (args: readonly (string | number)[], where: Comm
   'agentTape.importTapeFile': () => vscode.commands.executeCommand('agentTape.importTapeFile'),
   'agentTape.forkSession': (args) => vscode.commands.executeCommand('agentTape.forkSession', ...forkArgs.parse(args)),
   // The replay reads the tape the page shows: a tape file's editor replays that file.
-  'agentTape.replaySession': (args, where) => vscode.commands.executeCommand('agentTape.replaySession', { sessionId: replayArgs.parse(args)[0], tapeFile: where.tapeFile }),
+  'agentTape.replaySession': (args, where) =>
+    vscode.commands.executeCommand('agentTape.replaySession', { sessionId: replayArgs.parse(args)[0], tapeFile: where.tapeFile }),
 };
 
 /** Where the page that asks is: the tape file a tape editor shows; none for the workspace tape. */

@@ -33,7 +33,12 @@ interface OpenPanel {
   hosted: HostedInspector;
 }
 
-const sourceOf = (tape: WorkspaceTape, ws: WorkspaceStore): InspectorSource => ({ store: ws.store, reader: tape.tapeOf(ws).reader, label: 'Workspace tape', readOnly: ws.state.mode === 'readOnly' });
+const sourceOf = (tape: WorkspaceTape, ws: WorkspaceStore): InspectorSource => ({
+  store: ws.store,
+  reader: tape.tapeOf(ws).reader,
+  label: 'Workspace tape',
+  readOnly: ws.state.mode === 'readOnly',
+});
 
 /**
  * The inspector panels of the workspace tape: one per session, revealed when asked for again,
@@ -51,7 +56,10 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
       const ws = deps.tape.opened;
       if (ws) for (const p of this.open) p.hosted.controller.setSource(sourceOf(deps.tape, ws));
     });
-    this.cursorWatch = followReplayCursor(() => deps.tape.opened?.file, () => [...this.open].map((p) => p.hosted.controller));
+    this.cursorWatch = followReplayCursor(
+      () => deps.tape.opened?.file,
+      () => [...this.open].map((p) => p.hosted.controller),
+    );
   }
 
   /** Shows the inspector on `sessionId`, else on the session the palette commands act on. */
@@ -67,7 +75,8 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
     const saved = savedPageState.safeParse(state);
     // No saved state (the page never got to save one) is not worth a warning; a wrong shape is.
-    if (!saved.success && state !== undefined && state !== null) this.deps.log.warn(`inspector panel: ignored a saved state of another shape: ${z.prettifyError(saved.error)}`);
+    if (!saved.success && state !== undefined && state !== null)
+      this.deps.log.warn(`inspector panel: ignored a saved state of another shape: ${z.prettifyError(saved.error)}`);
     let ws: WorkspaceStore;
     try {
       ws = await this.deps.tape.open();

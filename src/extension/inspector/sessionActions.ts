@@ -39,9 +39,13 @@ export function registerSessionActions(deps: Deps): vscode.Disposable[] {
       await panels.show(node(row).sessionId);
       return true;
     }),
-    run('agentTape.sessions.export', async (row: unknown) => vscode.commands.executeCommand<unknown>('agentTape.exportSession', undefined, node(row).sessionId)),
+    run('agentTape.sessions.export', async (row: unknown) =>
+      vscode.commands.executeCommand<unknown>('agentTape.exportSession', undefined, node(row).sessionId),
+    ),
     run('agentTape.sessions.compact', async (row: unknown) => vscode.commands.executeCommand<unknown>('agentTape.compactSession', node(row).sessionId)),
-    run('agentTape.sessions.handoff', async (row: unknown) => vscode.commands.executeCommand<unknown>('agentTape.handoff', undefined, undefined, node(row).sessionId)),
+    run('agentTape.sessions.handoff', async (row: unknown) =>
+      vscode.commands.executeCommand<unknown>('agentTape.handoff', undefined, undefined, node(row).sessionId),
+    ),
 
     run('agentTape.sessions.delete', async (row: unknown) => {
       const { sessionId, title } = node(row);
@@ -95,12 +99,16 @@ export function registerSessionActions(deps: Deps): vscode.Disposable[] {
         void vscode.window.showWarningMessage(`Agent Tape: the tape is read-only in this window (${ws.state.reason}); nothing was imported.`);
         return undefined;
       }
-      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Importing ${path.basename(file)}…` }, () => importTapeFile(ws.store, file));
+      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Importing ${path.basename(file)}…` }, () =>
+        importTapeFile(ws.store, file),
+      );
       tree.refresh();
       const entries = report.imported.reduce((n, s) => n + s.entries, 0);
       log.info(`imported ${report.imported.length} sessions (${entries} entries) from ${file}; skipped ${report.skipped.length} already on the tape`);
       const skipped = report.skipped.length === 0 ? '' : ` Skipped ${report.skipped.length} already on the tape: ${report.skipped.join(', ')}.`;
-      void vscode.window.showInformationMessage(`Agent Tape: imported ${report.imported.length} session${report.imported.length === 1 ? '' : 's'} (${entries} entries) from ${path.basename(file)}.${skipped}`);
+      void vscode.window.showInformationMessage(
+        `Agent Tape: imported ${report.imported.length} session${report.imported.length === 1 ? '' : 's'} (${entries} entries) from ${path.basename(file)}.${skipped}`,
+      );
       return report;
     }),
   ];

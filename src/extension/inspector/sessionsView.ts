@@ -73,7 +73,10 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
   }
 
   getTreeItem(node: SessionNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(node.title ?? 'Untitled session', node.children.length === 0 ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Expanded);
+    const item = new vscode.TreeItem(
+      node.title ?? 'Untitled session',
+      node.children.length === 0 ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Expanded,
+    );
     item.id = node.sessionId;
     const entries = `${node.entryCount.toLocaleString('en-US')} ${node.entryCount === 1 ? 'entry' : 'entries'}`;
     item.description = node.state === null ? entries : `${shortName(node)} · ${node.state} · ${entries}`;
@@ -102,7 +105,7 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     const writable = ws.state.mode === 'writable';
     if (this.view) this.view.description = writable ? undefined : 'read-only';
     const nodes = this.nest(this.tape.tapeOf(ws), writable);
-    this.setMessage(nodes.length === 0 ? 'No sessions on this workspace\'s tape yet. Ask @tape something in the chat, or import a tape file.' : undefined);
+    this.setMessage(nodes.length === 0 ? "No sessions on this workspace's tape yet. Ask @tape something in the chat, or import a tape file." : undefined);
     return nodes;
   }
 
@@ -135,7 +138,16 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
         // A linked child no longer on the tape has nothing to open; a loop on a damaged tape is cut.
         return child === undefined || within.has(c.sessionId) ? [] : [node(child, c.relation, c.state, within)];
       });
-      return { sessionId: s.sessionId, title: titles.title(s.sessionId), entryCount: s.entryCount, lastCreatedAt: s.lastCreatedAt, writable, relation, state, children };
+      return {
+        sessionId: s.sessionId,
+        title: titles.title(s.sessionId),
+        entryCount: s.entryCount,
+        lastCreatedAt: s.lastCreatedAt,
+        writable,
+        relation,
+        state,
+        children,
+      };
     };
     return [...sessions.values()]
       .filter((s) => !nested.has(s.sessionId))

@@ -82,7 +82,9 @@ class TapeFileDocument implements vscode.CustomDocument {
       log.error(`could not open the tape file: ${error}`);
       if (!(e instanceof TapeFileTooLargeError && formatOf(file) === 'jsonl')) return new TapeFileDocument(uri, undefined, error, log);
       const offer = `${error}. Its sessions can be imported into the workspace tape instead (Tape: Import Tape File).`;
-      void vscode.window.showErrorMessage(`Agent Tape: ${offer}`, IMPORT).then((choice) => choice === IMPORT && vscode.commands.executeCommand('agentTape.importTapeFile', uri));
+      void vscode.window
+        .showErrorMessage(`Agent Tape: ${offer}`, IMPORT)
+        .then((choice) => choice === IMPORT && vscode.commands.executeCommand('agentTape.importTapeFile', uri));
       return new TapeFileDocument(uri, undefined, offer, log);
     }
   }
@@ -140,7 +142,10 @@ export class TapeEditorProvider implements vscode.CustomReadonlyEditorProvider<T
       if ('error' in r) postToInspector(panel.webview, { type: 'error', message: r.error });
       else hosted.controller.setSource(r);
     });
-    const cursor = followReplayCursor(() => document.uri.fsPath, () => [hosted.controller]);
+    const cursor = followReplayCursor(
+      () => document.uri.fsPath,
+      () => [hosted.controller],
+    );
     panel.onDidDispose(() => {
       cursor.dispose();
       reloads.dispose();

@@ -42,11 +42,14 @@ export class LmModelPort implements ModelPort {
     try {
       try {
         // Raced with the signal: a provider that ignores the cancellation (or a consent dialog) must not hold up a cancel.
-        const response = await orAbort(this.model.sendRequest(
-          toLmMessages(request.messages),
-          { ...(request.tools.length > 0 ? { tools: toLmTools(request.tools) } : {}), justification: JUSTIFICATION },
-          cancellation.token,
-        ), signal);
+        const response = await orAbort(
+          this.model.sendRequest(
+            toLmMessages(request.messages),
+            { ...(request.tools.length > 0 ? { tools: toLmTools(request.tools) } : {}), justification: JUSTIFICATION },
+            cancellation.token,
+          ),
+          signal,
+        );
         const parts = response === ABORTED ? undefined : response.stream[Symbol.asyncIterator]();
         while (parts !== undefined) {
           const next = await orAbort(parts.next(), signal);
@@ -67,7 +70,10 @@ export class LmModelPort implements ModelPort {
       }
       // Calls are handed over only once the answer is complete, as the port promises.
       if (!signal.aborted) for (const call of calls) yield { type: 'tool_call', call };
-      yield { type: 'usage', usage: { inputTokens: this.estimator.count(promptOf(request)), outputTokens: this.estimator.countChars(outputChars), estimated: true } };
+      yield {
+        type: 'usage',
+        usage: { inputTokens: this.estimator.count(promptOf(request)), outputTokens: this.estimator.countChars(outputChars), estimated: true },
+      };
       yield { type: 'stop', reason: signal.aborted ? 'cancelled' : calls.length > 0 ? 'tool_calls' : 'stop' };
     } finally {
       // Also ends the provider's work when the consumer stops reading early.

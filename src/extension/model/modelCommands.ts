@@ -43,9 +43,10 @@ export function registerModelCommands(context: vscode.ExtensionContext, log: vsc
       await vscode.commands.executeCommand('workbench.action.openSettings', 'agentTape.provider');
       const { baseUrl, models, problems } = provider.current;
       const hasKey = (await context.secrets.get(API_KEY_SECRET)) !== undefined;
-      const state = baseUrl === ''
-        ? 'Set agentTape.provider.baseUrl to an OpenAI-compatible server to offer its models.'
-        : `${models.length} model(s) offered${problems.length > 0 ? `, ${problems.length} setting(s) ignored (see the "Agent Tape" log)` : ''}; API key ${hasKey ? 'set' : 'not set'}.`;
+      const state =
+        baseUrl === ''
+          ? 'Set agentTape.provider.baseUrl to an OpenAI-compatible server to offer its models.'
+          : `${models.length} model(s) offered${problems.length > 0 ? `, ${problems.length} setting(s) ignored (see the "Agent Tape" log)` : ''}; API key ${hasKey ? 'set' : 'not set'}.`;
       // Not awaited: the notification stays until dismissed, and the command is done once settings show.
       const setUp = 'Find Local Servers…';
       void vscode.window.showInformationMessage(`Agent Tape models: ${state}`, 'Set API Key…', setUp).then((choice) => {

@@ -136,7 +136,14 @@ export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscod
     await this.keyMayGo(this.settings.baseUrl, apiKey);
     const cached = this.clients.get(m.id);
     if (cached?.apiKey === apiKey) return cached.model;
-    const model = new OpenAiCompatibleModel({ baseURL: this.settings.baseUrl, apiKey, model: m.id, vendor: OWN_VENDOR, contextWindow: m.contextWindow, maxOutput: m.maxOutput });
+    const model = new OpenAiCompatibleModel({
+      baseURL: this.settings.baseUrl,
+      apiKey,
+      model: m.id,
+      vendor: OWN_VENDOR,
+      contextWindow: m.contextWindow,
+      maxOutput: m.maxOutput,
+    });
     this.clients.set(m.id, { apiKey, model });
     return model;
   }
@@ -190,7 +197,8 @@ export function registerOwnProvider(context: vscode.ExtensionContext, log: vscod
 
 /** VS Code's tool-call part holds an object; a call whose arguments are not one cannot be handed on. */
 function toolCallPart(call: ToolCall): vscode.LanguageModelToolCallPart {
-  if (!call.valid) throw new ProviderError('bad_response', { detail: `the model called "${call.name}" but ${call.problem}: ${call.rawArguments.slice(0, 200)}` });
+  if (!call.valid)
+    throw new ProviderError('bad_response', { detail: `the model called "${call.name}" but ${call.problem}: ${call.rawArguments.slice(0, 200)}` });
   return new vscode.LanguageModelToolCallPart(call.id, call.name, call.arguments);
 }
 

@@ -199,7 +199,13 @@ export class ReplayDebugSession extends LoggingDebugSession {
         .map((f, depth) => {
           const e = cursor.entryAt(depth);
           const source = new Source(`${f.sessionId}${REPLAY_EXTENSION}`, replayDocumentPath(tape.file, f.sessionId));
-          return new StackFrame(depth + 1, `${f.sessionId} #${f.position} ${e.kind} ${e.name}`, source, this.convertDebuggerLineToClient(f.position), this.convertDebuggerColumnToClient(1));
+          return new StackFrame(
+            depth + 1,
+            `${f.sessionId} #${f.position} ${e.kind} ${e.name}`,
+            source,
+            this.convertDebuggerLineToClient(f.position),
+            this.convertDebuggerColumnToClient(1),
+          );
         })
         .reverse();
       const start = args.startFrame ?? 0;
@@ -223,7 +229,20 @@ export class ReplayDebugSession extends LoggingDebugSession {
       ];
       const manifest = cursor.manifestAt(depth);
       if (manifest !== null) {
-        scopes.push(new Scope('Manifest', v.ref({ named: () => ('error' in manifest ? [v.json('error', manifest.error)] : [v.json('manifestHash', manifest.check.ok ? 'matches the manifest' : manifest.check.reason), ...Object.entries(manifest.manifest).map(([k, x]) => v.json(k, x))]) })));
+        scopes.push(
+          new Scope(
+            'Manifest',
+            v.ref({
+              named: () =>
+                'error' in manifest
+                  ? [v.json('error', manifest.error)]
+                  : [
+                      v.json('manifestHash', manifest.check.ok ? 'matches the manifest' : manifest.check.reason),
+                      ...Object.entries(manifest.manifest).map(([k, x]) => v.json(k, x)),
+                    ],
+            }),
+          ),
+        );
       }
       scopes.push(new Scope('Projections', v.ref({ named: () => Object.entries(cursor.projectionsAt(depth)).map(([k, x]) => v.json(k, x)) }), true));
       response.body = { scopes };
@@ -237,7 +256,14 @@ export class ReplayDebugSession extends LoggingDebugSession {
     const message = (m: ViewMessage, i: number): DebugProtocol.Variable => {
       const short = text(m.entryId);
       return v.node(`[${i}]`, `#${m.entryId} ${m.role} ${m.status}: ${short}`, {
-        named: () => [v.json('role', m.role), v.json('status', m.status), v.json('orderSeq', m.orderSeq), v.json('entryId', m.entryId), v.json('messageId', m.messageId), v.json('text', short)],
+        named: () => [
+          v.json('role', m.role),
+          v.json('status', m.status),
+          v.json('orderSeq', m.orderSeq),
+          v.json('entryId', m.entryId),
+          v.json('messageId', m.messageId),
+          v.json('text', short),
+        ],
       });
     };
     return [

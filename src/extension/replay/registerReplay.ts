@@ -19,7 +19,10 @@ const TAPE_EDITOR = 'agentTape.tapeFile';
  */
 const replayArg = z.union([
   z.undefined(),
-  z.string().min(1).transform((sessionId) => ({ sessionId, tapeFile: undefined })),
+  z
+    .string()
+    .min(1)
+    .transform((sessionId) => ({ sessionId, tapeFile: undefined })),
   z.looseObject({ sessionId: z.string().min(1).optional(), tapeFile: z.string().min(1).optional() }),
 ]);
 
@@ -32,7 +35,10 @@ function activeTapeFile(): string | undefined {
 /** Whether the active tab is a Tape Inspector: a tape file's editor or an inspector panel. */
 function inspectorActive(): boolean {
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-  return (input instanceof vscode.TabInputCustom && input.viewType === TAPE_EDITOR) || (input instanceof vscode.TabInputWebview && input.viewType.endsWith(INSPECTOR_PANEL));
+  return (
+    (input instanceof vscode.TabInputCustom && input.viewType === TAPE_EDITOR) ||
+    (input instanceof vscode.TabInputWebview && input.viewType.endsWith(INSPECTOR_PANEL))
+  );
 }
 
 /**
@@ -80,7 +86,9 @@ export function registerReplay(deps: { tape: WorkspaceTape; log: vscode.LogOutpu
     vscode.debug.registerDebugConfigurationProvider(REPLAY_DEBUG_TYPE, configurations),
     vscode.workspace.registerTextDocumentContentProvider(REPLAY_SCHEME, documents),
     // The log says where each replay stopped, so a walk through a tape can be retraced afterwards.
-    replayCursor.event((at) => deps.log.info(`replay: ${at.entryId === null ? 'ended' : 'stopped at'} ${at.sessionId}${at.entryId === null ? '' : `#${at.entryId}`} of ${at.tapeFile}`)),
+    replayCursor.event((at) =>
+      deps.log.info(`replay: ${at.entryId === null ? 'ended' : 'stopped at'} ${at.sessionId}${at.entryId === null ? '' : `#${at.entryId}`} of ${at.tapeFile}`),
+    ),
     vscode.commands.registerCommand(REPLAY_COMMAND, async (arg?: unknown) => {
       const parsed = replayArg.safeParse(arg instanceof vscode.Uri ? { tapeFile: arg.fsPath } : arg);
       if (!parsed.success) {
@@ -100,7 +108,11 @@ export function registerReplay(deps: { tape: WorkspaceTape; log: vscode.LogOutpu
       // there, and the inspector stays in view, following the cursor.
       if (sessionId !== undefined && inspectorActive()) {
         const file = tapeFile ?? (await deps.tape.open()).file;
-        await vscode.window.showTextDocument(vscode.Uri.parse(replayDocumentPath(file, sessionId)), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
+        await vscode.window.showTextDocument(vscode.Uri.parse(replayDocumentPath(file, sessionId)), {
+          viewColumn: vscode.ViewColumn.Beside,
+          preserveFocus: true,
+          preview: false,
+        });
       }
       if (!(await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], config))) {
         deps.log.warn(`replay: could not start ${JSON.stringify(config)}`);

@@ -20,7 +20,13 @@ interface Deps {
 const SCHEME = 'agent-tape-verify';
 
 /** A session id (the palette, the inspector) or a row of the sessions view. */
-const sessionArg = z.union([z.string().check(z.minLength(1)), z.pipe(z.looseObject({ sessionId: z.string() }), z.transform((row) => row.sessionId))]);
+const sessionArg = z.union([
+  z.string().check(z.minLength(1)),
+  z.pipe(
+    z.looseObject({ sessionId: z.string() }),
+    z.transform((row) => row.sessionId),
+  ),
+]);
 
 /**
  * "Tape: Verify Replay": verification replay of a session of the workspace tape (the one given,
@@ -81,7 +87,10 @@ async function pickSession(store: TapeStore, current: string | undefined): Promi
   }
   if (sessions.length === 1) return sessions[0].sessionId;
   const picked = await vscode.window.showQuickPick(
-    sessions.map((s) => ({ label: s.sessionId, description: `${s.sessionId === current ? 'current · ' : ''}${s.entryCount} entries · ${new Date(s.lastCreatedAt).toLocaleString()}` })),
+    sessions.map((s) => ({
+      label: s.sessionId,
+      description: `${s.sessionId === current ? 'current · ' : ''}${s.entryCount} entries · ${new Date(s.lastCreatedAt).toLocaleString()}`,
+    })),
     { title: 'Tape: Verify Replay', placeHolder: 'Session whose recorded requests to rebuild and compare' },
   );
   return picked?.label;
@@ -117,7 +126,10 @@ function reportMarkdown(title: string, report: VerifyReport): string {
     out.push('', `## ${codeSpan(s.sessionId)}`, '');
     if (s.note !== null) out.push(`${s.note}.`, '');
     for (const r of s.requests) {
-      const which = r.turnId === null ? `entry #${r.entryId}` : `${codeSpan(`${r.turnId}/${r.requestSeq}`)} #${r.entryId}${r.latestEntryId === null ? '' : ` (from entries up to #${r.latestEntryId})`}`;
+      const which =
+        r.turnId === null
+          ? `entry #${r.entryId}`
+          : `${codeSpan(`${r.turnId}/${r.requestSeq}`)} #${r.entryId}${r.latestEntryId === null ? '' : ` (from entries up to #${r.latestEntryId})`}`;
       out.push(`- ${mark(r)} ${which}: ${resultOf(r)}`);
     }
     if (s.integrity.length > 0) {

@@ -72,7 +72,8 @@ export class ChatToolbox implements Toolbox {
     // Checked here so the user is never asked to confirm a call the core would reject anyway.
     const parsed = this.core.get(name)?.inputSchema.safeParse(input);
     if (parsed?.success === false) return invokeTool(this.core, name, input, ctx);
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return { status: 'error', output: `invalid input for ${name}: expected a JSON object` };
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      return { status: 'error', output: `invalid input for ${name}: expected a JSON object` };
     return this.viaVsCode(name, input, ctx.signal);
   }
 
@@ -83,7 +84,10 @@ export class ChatToolbox implements Toolbox {
       const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: this.options.toolInvocationToken }, cancellation.token);
       const reported = slot.take();
       if (reported !== undefined) return reported;
-      const text = result.content.filter((p) => p instanceof vscode.LanguageModelTextPart).map((p) => p.value).join('\n');
+      const text = result.content
+        .filter((p) => p instanceof vscode.LanguageModelTextPart)
+        .map((p) => p.value)
+        .join('\n');
       return text.startsWith(SKIPPED_PREFIX) ? declined(name, input) : capResult({ status: 'ok', output: text });
     } catch (error) {
       const reported = slot.take();
@@ -105,7 +109,8 @@ export class ChatToolbox implements Toolbox {
 }
 
 function declined(name: string, input: object): ToolResult {
-  if (name === 'apply_edit') return { status: 'error', output: `the user declined the edit; ${'path' in input ? String(input.path) : 'the file'} was not changed` };
+  if (name === 'apply_edit')
+    return { status: 'error', output: `the user declined the edit; ${'path' in input ? String(input.path) : 'the file'} was not changed` };
   if (name === 'run_command') return { status: 'error', output: 'the user declined to run the command; nothing was run' };
   return { status: 'error', output: `the user declined to run ${name}; nothing was changed` };
 }

@@ -158,7 +158,10 @@ function invocationMessage(name: string, input: Record<string, unknown>): vscode
     return typeof value === 'string' ? codeSpan(value) : '';
   };
   const ids = Array.isArray(input.entryIds) ? input.entryIds.filter((id) => typeof id === 'number').join(', ') : '';
-  const lines = typeof input.startLine === 'number' || typeof input.endLine === 'number' ? ` (lines ${String(input.startLine ?? 1)}–${String(input.endLine ?? 'end')})` : '';
+  const lines =
+    typeof input.startLine === 'number' || typeof input.endLine === 'number'
+      ? ` (lines ${String(input.startLine ?? 1)}–${String(input.endLine ?? 'end')})`
+      : '';
   const text: Record<string, string> = {
     read_file: `Reading ${code('path')}${lines}`,
     list_dir: `Listing ${code('path')}`,
@@ -186,7 +189,13 @@ function stringField(fields: Record<string, unknown>, key: string): string | und
 
 /** The edit as removed and added lines (the replaced text, not the whole file). */
 function diffOf(oldText: string, newText: string): string {
-  const lines = (text: string, sign: string) => (text === '' ? [] : text.replace(/\n$/, '').split('\n').map((l) => `${sign}${l}`));
+  const lines = (text: string, sign: string) =>
+    text === ''
+      ? []
+      : text
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((l) => `${sign}${l}`);
   return [...lines(oldText, '-'), ...lines(newText, '+')].join('\n');
 }
 

@@ -42,39 +42,89 @@ export const CHAT_ONLY_TOOLS: ReadonlySet<string> = new Set([RUN_SUBAGENT]);
 
 /** The core tools registered with VS Code and contributed in package.json, in the core's order. */
 export function contributedToolNames(): string[] {
-  return defaultTools().names().filter((name) => !CHAT_ONLY_TOOLS.has(name));
+  return defaultTools()
+    .names()
+    .filter((name) => !CHAT_ONLY_TOOLS.has(name));
 }
 
 const PRESENTATION: Readonly<Record<string, Presentation>> = {
-  read_file: { displayName: 'Read File', userDescription: 'Read a text file of the workspace, or some of its lines.', icon: '$(file)', tags: ['workspace', 'read'] },
-  list_dir: { displayName: 'List Directory', userDescription: 'List the entries of a workspace directory.', icon: '$(folder-opened)', tags: ['workspace', 'read'] },
-  find_files: { displayName: 'Find Files', userDescription: 'Find workspace files by glob, leaving out what .gitignore ignores.', icon: '$(files)', tags: ['workspace', 'search'] },
-  search_text: { displayName: 'Search Text', userDescription: 'Search the text of workspace files line by line.', icon: '$(search)', tags: ['workspace', 'search'] },
-  apply_edit: { displayName: 'Apply Edit', userDescription: 'Replace one exact piece of a file, or create or overwrite a file (asks first).', icon: '$(edit)', tags: ['workspace', 'edit'] },
-  run_command: { displayName: 'Run Command', userDescription: 'Run a shell command in the workspace folder (asks first).', icon: '$(terminal)', tags: ['workspace', 'terminal'] },
+  read_file: {
+    displayName: 'Read File',
+    userDescription: 'Read a text file of the workspace, or some of its lines.',
+    icon: '$(file)',
+    tags: ['workspace', 'read'],
+  },
+  list_dir: {
+    displayName: 'List Directory',
+    userDescription: 'List the entries of a workspace directory.',
+    icon: '$(folder-opened)',
+    tags: ['workspace', 'read'],
+  },
+  find_files: {
+    displayName: 'Find Files',
+    userDescription: 'Find workspace files by glob, leaving out what .gitignore ignores.',
+    icon: '$(files)',
+    tags: ['workspace', 'search'],
+  },
+  search_text: {
+    displayName: 'Search Text',
+    userDescription: 'Search the text of workspace files line by line.',
+    icon: '$(search)',
+    tags: ['workspace', 'search'],
+  },
+  apply_edit: {
+    displayName: 'Apply Edit',
+    userDescription: 'Replace one exact piece of a file, or create or overwrite a file (asks first).',
+    icon: '$(edit)',
+    tags: ['workspace', 'edit'],
+  },
+  run_command: {
+    displayName: 'Run Command',
+    userDescription: 'Run a shell command in the workspace folder (asks first).',
+    icon: '$(terminal)',
+    tags: ['workspace', 'terminal'],
+  },
   tape_search: { displayName: 'Search Tape', userDescription: "Full-text search of this session's tape.", icon: '$(history)', tags: ['tape', 'search'] },
-  tape_context: { displayName: 'Tape Context', userDescription: "Show entries of this session's tape with their neighbours.", icon: '$(list-flat)', tags: ['tape', 'read'] },
-  tape_handoff: { displayName: 'Tape Handoff', userDescription: 'Leave a handoff anchor on the tape: a summary the next context starts from (asks first when another chat calls it).', icon: '$(bookmark)', tags: ['tape', 'write'] },
+  tape_context: {
+    displayName: 'Tape Context',
+    userDescription: "Show entries of this session's tape with their neighbours.",
+    icon: '$(list-flat)',
+    tags: ['tape', 'read'],
+  },
+  tape_handoff: {
+    displayName: 'Tape Handoff',
+    userDescription: 'Leave a handoff anchor on the tape: a summary the next context starts from (asks first when another chat calls it).',
+    icon: '$(bookmark)',
+    tags: ['tape', 'write'],
+  },
   tape_info: { displayName: 'Tape Info', userDescription: "This session's id, title, head and entry counts.", icon: '$(info)', tags: ['tape', 'read'] },
-  tape_anchors: { displayName: 'Tape Anchors', userDescription: "The anchors of this session's tape and the one the context starts from.", icon: '$(pinned)', tags: ['tape', 'read'] },
+  tape_anchors: {
+    displayName: 'Tape Anchors',
+    userDescription: "The anchors of this session's tape and the one the context starts from.",
+    icon: '$(pinned)',
+    tags: ['tape', 'read'],
+  },
 };
 
 /** One contribution per contributed core tool, in the core's order. */
 export function toolContributions(): ToolContribution[] {
-  return defaultTools().specs().filter((spec) => !CHAT_ONLY_TOOLS.has(spec.name)).map((spec) => {
-    const shown = PRESENTATION[spec.name];
-    if (shown === undefined) throw new Error(`core tool "${spec.name}" has no presentation in src/extension/tools/toolContributions.ts`);
-    return {
-      name: spec.name,
-      displayName: shown.displayName,
-      toolReferenceName: spec.name,
-      canBeReferencedInPrompt: true,
-      userDescription: shown.userDescription,
-      modelDescription: spec.description,
-      icon: shown.icon,
-      tags: ['agent-tape', ...shown.tags],
-      ...(CONFIRMED_TOOLS.has(spec.name) ? { when: WHEN_TRUSTED } : {}),
-      inputSchema: spec.parameters,
-    };
-  });
+  return defaultTools()
+    .specs()
+    .filter((spec) => !CHAT_ONLY_TOOLS.has(spec.name))
+    .map((spec) => {
+      const shown = PRESENTATION[spec.name];
+      if (shown === undefined) throw new Error(`core tool "${spec.name}" has no presentation in src/extension/tools/toolContributions.ts`);
+      return {
+        name: spec.name,
+        displayName: shown.displayName,
+        toolReferenceName: spec.name,
+        canBeReferencedInPrompt: true,
+        userDescription: shown.userDescription,
+        modelDescription: spec.description,
+        icon: shown.icon,
+        tags: ['agent-tape', ...shown.tags],
+        ...(CONFIRMED_TOOLS.has(spec.name) ? { when: WHEN_TRUSTED } : {}),
+        inputSchema: spec.parameters,
+      };
+    });
 }

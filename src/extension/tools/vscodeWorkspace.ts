@@ -2,7 +2,17 @@ import * as vscode from 'vscode';
 import type { CommandEnvPolicy } from '../../agent/workspace/commandEnv';
 import { confine } from '../../agent/workspace/confine';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
-import type { Capped, CommandOptions, CommandResult, DirEntry, FilePrefix, FileStat, SearchOptions, TextMatch, WorkspacePort } from '../../agent/workspace/workspacePort';
+import type {
+  Capped,
+  CommandOptions,
+  CommandResult,
+  DirEntry,
+  FilePrefix,
+  FileStat,
+  SearchOptions,
+  TextMatch,
+  WorkspacePort,
+} from '../../agent/workspace/workspacePort';
 
 /**
  * The workspace port inside the editor: the disk through a NodeWorkspace confined to the folder,
@@ -72,7 +82,8 @@ export class VsCodeWorkspace implements WorkspacePort {
       document = await vscode.workspace.openTextDocument(uri);
       edit.replace(uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), content);
     }
-    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code refused the edit to ${rel} (the file may have changed or be read-only); it was not changed`);
+    if (!(await vscode.workspace.applyEdit(edit)))
+      throw new Error(`VS Code refused the edit to ${rel} (the file may have changed or be read-only); it was not changed`);
     if (document && !(await document.save())) throw new Error(`${rel} was edited in the editor but could not be saved`);
   }
 }

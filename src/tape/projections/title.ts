@@ -16,14 +16,19 @@ export interface TitleState {
 
 function clip(line: string): string {
   const chars = Array.from(line); // by code point, so a surrogate pair is never cut in half
-  return chars.length <= TITLE_MAX_CHARS ? line : `${chars.slice(0, TITLE_MAX_CHARS - 1).join('').trimEnd()}…`;
+  return chars.length <= TITLE_MAX_CHARS
+    ? line
+    : `${chars
+        .slice(0, TITLE_MAX_CHARS - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 /** The first non-blank line: a message that starts with an empty line still names the session. */
 function firstLine(content: unknown): string | null {
   if (typeof content !== 'string') return null;
   // Line by line, not split whole: a long message's lines after the first are never looked at.
-  for (let start = 0; start <= content.length; ) {
+  for (let start = 0; start <= content.length;) {
     const nl = content.indexOf('\n', start);
     const end = nl < 0 ? content.length : nl;
     const t = content.slice(start, end).trim();

@@ -13,13 +13,19 @@ describe('backfillSession: a session the host knows and the tape does not', () =
     const store = await TapeStore.inMemory();
     assert.strictEqual(await backfillSession(store, 'chat-1', turns, 'test-history'), 2);
     const view = new FoldCache(store).view('chat-1', { includePending: false });
-    assert.deepStrictEqual(view.messages.map((m) => [m.role, store.requireEntry('chat-1', m.entryId).payload.content, m.status]), [
-      ['user', 'what does main.ts do?', 'sent'],
-      ['assistant', 'It starts the server.', 'sent'],
-      ['user', 'and the port?', 'sent'],
-    ]);
+    assert.deepStrictEqual(
+      view.messages.map((m) => [m.role, store.requireEntry('chat-1', m.entryId).payload.content, m.status]),
+      [
+        ['user', 'what does main.ts do?', 'sent'],
+        ['assistant', 'It starts the server.', 'sent'],
+        ['user', 'and the port?', 'sent'],
+      ],
+    );
     const marks = store.entries('chat-1').filter((e) => e.name === BACKFILLED_EVENT);
-    assert.deepStrictEqual(marks.map((e) => e.payload.data), [{ source: 'test-history', turns: 2 }]);
+    assert.deepStrictEqual(
+      marks.map((e) => e.payload.data),
+      [{ source: 'test-history', turns: 2 }],
+    );
   });
 
   it('runs once: a session already on the tape is left alone', async () => {

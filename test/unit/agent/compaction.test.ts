@@ -30,20 +30,32 @@ describe('compaction (domain)', () => {
     );
     assert.deepStrictEqual(req.tools, []);
     assert.strictEqual(req.maxOutput, 2048);
-    assert.deepStrictEqual(req.messages.map((m) => m.role), ['system', 'user']);
+    assert.deepStrictEqual(
+      req.messages.map((m) => m.role),
+      ['system', 'user'],
+    );
     assert.match(req.messages[0].content, /"goal".*\n.*"decisions".*\n.*"filesTouched".*\n.*"openWork"/);
     const body = req.messages[1].content;
     assert.doesNotMatch(body, /AGENT PROMPT/);
-    assert.match(body, /\[user\]\nFix it\n\n\[assistant calls read_file\]\n\{"path":"a\.ts"\}\n\n\[tool result read_file\]\nx{2000}\n\[… 6000 characters left out …\]\nx{2000}\n/);
+    assert.match(
+      body,
+      /\[user\]\nFix it\n\n\[assistant calls read_file\]\n\{"path":"a\.ts"\}\n\n\[tool result read_file\]\nx{2000}\n\[… 6000 characters left out …\]\nx{2000}\n/,
+    );
     assert.strictEqual(compactionRequest([], { ...MODEL, maxOutput: 500 }).maxOutput, 500);
   });
 
   it('parses JSON, fenced JSON and JSON inside prose; plain text is the summary itself; blank is null', () => {
-    const structured = { kind: 'structured', summary: { goal: 'Fix the DB timeout', decisions: ['raise timeoutMs to 5000'], filesTouched: ['src/db.ts'], openWork: ['run the tests'] } };
+    const structured = {
+      kind: 'structured',
+      summary: { goal: 'Fix the DB timeout', decisions: ['raise timeoutMs to 5000'], filesTouched: ['src/db.ts'], openWork: ['run the tests'] },
+    };
     assert.deepStrictEqual(parseCompactionAnswer(JSON_ANSWER), structured);
     assert.deepStrictEqual(parseCompactionAnswer(`Here you go:\n\`\`\`json\n${JSON_ANSWER}\n\`\`\`\n`), structured);
     assert.deepStrictEqual(parseCompactionAnswer(`Summary: ${JSON_ANSWER} hope that helps`), structured);
-    assert.deepStrictEqual(parseCompactionAnswer('The user wants the timeout fixed.\nDone: raised it.'), { kind: 'text', text: 'The user wants the timeout fixed.\nDone: raised it.' });
+    assert.deepStrictEqual(parseCompactionAnswer('The user wants the timeout fixed.\nDone: raised it.'), {
+      kind: 'text',
+      text: 'The user wants the timeout fixed.\nDone: raised it.',
+    });
     assert.strictEqual(parseCompactionAnswer('  \n'), null);
   });
 
@@ -77,7 +89,13 @@ describe('compaction (domain)', () => {
       name: 'compaction/auto',
       payload: {
         name: 'compaction/auto',
-        state: { summary: 'S', cursorOrderSeq: 3, sourceEntryIds: [3, 4], model: { id: 'm1', vendor: 'test' }, usage: { inputTokens: 100, outputTokens: 20, estimated: false } },
+        state: {
+          summary: 'S',
+          cursorOrderSeq: 3,
+          sourceEntryIds: [3, 4],
+          model: { id: 'm1', vendor: 'test' },
+          usage: { inputTokens: 100, outputTokens: 20, estimated: false },
+        },
       },
     });
     const store = await demoStore();
@@ -93,15 +111,29 @@ describe('compaction (domain)', () => {
     await store.close();
   });
 
-  it('contextFrom starts at a compaction anchor\'s cursor and shows the later messages', async () => {
+  it("contextFrom starts at a compaction anchor's cursor and shows the later messages", async () => {
     const store = await demoStore();
-    await store.append('s1', compactionAnchorEntry({ trigger: 'manual', summary: 'Goal: fix the DB', cursorOrderSeq: 2, sourceEntryIds: [3, 4, 5, 6], model: MODEL }));
+    await store.append(
+      's1',
+      compactionAnchorEntry({ trigger: 'manual', summary: 'Goal: fix the DB', cursorOrderSeq: 2, sourceEntryIds: [3, 4, 5, 6], model: MODEL }),
+    );
     await store.append('s1', user('u2', 4, 'thanks'));
     const ctx = contextFrom(new FoldCache(store), 's1', { kind: 'last' }, entryOf(store));
     assert.strictEqual(ctx.anchorEntryId, 8);
     // orderSeq 3 (entry 7) is after the cursor even though it was written before the anchor.
-    assert.deepStrictEqual(ctx.messages.map((m) => [m.role, m.entryId]), [['system', 2], ['user', null], ['assistant', 7], ['user', 9]]);
-    assert.strictEqual(ctx.messages[1].content, '[Checkpoint compaction/manual at entry 8: the conversation before this point is summarised here.]\n\nGoal: fix the DB');
+    assert.deepStrictEqual(
+      ctx.messages.map((m) => [m.role, m.entryId]),
+      [
+        ['system', 2],
+        ['user', null],
+        ['assistant', 7],
+        ['user', 9],
+      ],
+    );
+    assert.strictEqual(
+      ctx.messages[1].content,
+      '[Checkpoint compaction/manual at entry 8: the conversation before this point is summarised here.]\n\nGoal: fix the DB',
+    );
     await store.close();
   });
 
@@ -121,7 +153,10 @@ describe('compaction (domain)', () => {
       payload: { name: 'handoff/next-step', state: { summary: 'go on', state: { cursorOrderSeq: 99 } } },
     });
     assert.deepStrictEqual(handoffAnchorEntry('a1', 's').payload, { name: 'handoff/a1', state: { summary: 's' } });
-    assert.throws(() => handoffAnchorEntry('Next', 's'), (e: unknown) => e instanceof TapeValidationError && /handoff name "Next": ✖ use lowercase words/.test(e.message));
+    assert.throws(
+      () => handoffAnchorEntry('Next', 's'),
+      (e: unknown) => e instanceof TapeValidationError && /handoff name "Next": ✖ use lowercase words/.test(e.message),
+    );
     assert.throws(() => handoffAnchorEntry('ok', ' '), /non-empty summary/);
   });
 });
@@ -133,7 +168,10 @@ describe('compact (compactor)', () => {
   const signal = new AbortController().signal;
 
   it('asks the model, appends one compaction anchor, and the next context starts from it', async () => {
-    const model = new ScriptedModel([[{ text: '```json\n' }, { text: JSON_ANSWER }, { text: '\n```' }, { usage: { inputTokens: 120, outputTokens: 30 } }]], MODEL);
+    const model = new ScriptedModel(
+      [[{ text: '```json\n' }, { text: JSON_ANSWER }, { text: '\n```' }, { usage: { inputTokens: 120, outputTokens: 30 } }]],
+      MODEL,
+    );
     const out = await compact(new OpenTape(store), 's1', model, { trigger: 'manual', signal });
     assert.ok('anchor' in out, JSON.stringify(out));
     assert.strictEqual(out.anchor.entryId, 8);
@@ -153,7 +191,14 @@ describe('compact (compactor)', () => {
     await store.append('s1', user('u2', 4, 'run the tests'));
     const ctx = contextFrom(new FoldCache(store), 's1', { kind: 'last' }, entryOf(store));
     assert.strictEqual(ctx.anchorEntryId, 8);
-    assert.deepStrictEqual(ctx.messages.map((m) => [m.role, m.source]), [['system', 'tape'], ['user', 'synthetic'], ['user', 'tape']]);
+    assert.deepStrictEqual(
+      ctx.messages.map((m) => [m.role, m.source]),
+      [
+        ['system', 'tape'],
+        ['user', 'synthetic'],
+        ['user', 'tape'],
+      ],
+    );
     assert.match(ctx.messages[1].content, /^\[Checkpoint compaction\/manual at entry 8: .*\]\n\nGoal: Fix the DB timeout\n/);
   });
 
@@ -163,8 +208,14 @@ describe('compact (compactor)', () => {
     const model = new ScriptedModel([[{ text: 'second summary' }]], MODEL);
     const out = await compact(new OpenTape(store), 's1', model, { trigger: 'auto', signal });
     assert.ok('anchor' in out);
-    assert.deepStrictEqual([out.anchor.name, out.anchor.payload.state], ['compaction/auto', { summary: 'second summary', cursorOrderSeq: 5, sourceEntryIds: [9, 10], model: { id: 'm1', vendor: 'test' } }]);
-    assert.match(model.requests[0].messages[1].content, /\[Checkpoint compaction\/auto at entry 8[^\n]*\n\nfirst summary\n\n\[user\]\nnext\n\n\[assistant\]\ndone/);
+    assert.deepStrictEqual(
+      [out.anchor.name, out.anchor.payload.state],
+      ['compaction/auto', { summary: 'second summary', cursorOrderSeq: 5, sourceEntryIds: [9, 10], model: { id: 'm1', vendor: 'test' } }],
+    );
+    assert.match(
+      model.requests[0].messages[1].content,
+      /\[Checkpoint compaction\/auto at entry 8[^\n]*\n\nfirst summary\n\n\[user\]\nnext\n\n\[assistant\]\ndone/,
+    );
   });
 
   it('a failing model appends an error/provider entry and no anchor', async () => {
@@ -175,7 +226,13 @@ describe('compact (compactor)', () => {
     const added = store.entries('s1', { fromEntryId: 8 });
     assert.deepStrictEqual(
       added.map((e) => [e.kind, e.name, e.payload]),
-      [['error', 'error/provider', { kind: 'provider', message: out.error, details: { operation: 'compaction', trigger: 'auto', failureClass: 'server', status: 503 } }]],
+      [
+        [
+          'error',
+          'error/provider',
+          { kind: 'provider', message: out.error, details: { operation: 'compaction', trigger: 'auto', failureClass: 'server', status: 503 } },
+        ],
+      ],
     );
     assert.strictEqual(store.entries('s1', { kind: 'anchor' }).length, 1);
   });
@@ -193,7 +250,9 @@ describe('compact (compactor)', () => {
     assert.strictEqual(store.headEntryId('s1'), 8);
 
     const model = new ScriptedModel([], MODEL);
-    assert.deepStrictEqual(await compact(new OpenTape(store), 'fresh', model, { trigger: 'manual', signal }), { error: 'nothing to compact: no message after the anchor in force' });
+    assert.deepStrictEqual(await compact(new OpenTape(store), 'fresh', model, { trigger: 'manual', signal }), {
+      error: 'nothing to compact: no message after the anchor in force',
+    });
     assert.strictEqual(model.requests.length, 0);
     assert.strictEqual(store.headEntryId('fresh'), 0);
   });

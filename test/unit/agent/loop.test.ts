@@ -86,7 +86,11 @@ describe('runTurn (the agent loop)', () => {
   it('a turn where the model reads a file and then answers is on the tape, request by request', async () => {
     const { outcome, events, model } = await run(
       [
-        [{ text: 'Let me look.' }, { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.txt' } } }, { usage: { inputTokens: 40, outputTokens: 9, cachedInputTokens: 12 } }],
+        [
+          { text: 'Let me look.' },
+          { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.txt' } } },
+          { usage: { inputTokens: 40, outputTokens: 9, cachedInputTokens: 12 } },
+        ],
         [{ text: 'The file says hello.' }, { usage: { inputTokens: 70, outputTokens: 5 } }],
       ],
       'What does notes.txt say?',
@@ -151,8 +155,14 @@ describe('runTurn (the agent loop)', () => {
         ['assistant', 'sent'],
       ],
     );
-    assert.deepStrictEqual(view.toolCalls.map((c) => [c.messageId, c.name]), [[view.messages[1].messageId, 'read_file']]);
-    assert.deepStrictEqual(view.toolResults.map((r) => [r.toolCallId, r.status]), [['c1', 'ok']]);
+    assert.deepStrictEqual(
+      view.toolCalls.map((c) => [c.messageId, c.name]),
+      [[view.messages[1].messageId, 'read_file']],
+    );
+    assert.deepStrictEqual(
+      view.toolResults.map((r) => [r.toolCallId, r.status]),
+      [['c1', 'ok']],
+    );
 
     assert.deepStrictEqual(
       events.map((e) => e.type),
@@ -169,12 +179,21 @@ describe('runTurn (the agent loop)', () => {
     const seqs = entries()
       .filter((e) => e.kind === 'message')
       .map((e) => [e.payload.content, e.payload.orderSeq as number]);
-    assert.deepStrictEqual(seqs.map((s) => s[0]), ['one', 'first', 'two', 'second']);
+    assert.deepStrictEqual(
+      seqs.map((s) => s[0]),
+      ['one', 'first', 'two', 'second'],
+    );
     const orders = seqs.map((s) => s[1] as number);
-    assert.deepStrictEqual([...orders].sort((a, b) => a - b), orders);
+    assert.deepStrictEqual(
+      [...orders].sort((a, b) => a - b),
+      orders,
+    );
     assert.strictEqual(new Set(orders).size, 4);
     // The second request of the session saw the first turn.
-    assert.deepStrictEqual(two.model.requests[0].messages.map((m) => m.content), ['one', 'first', 'two']);
+    assert.deepStrictEqual(
+      two.model.requests[0].messages.map((m) => m.content),
+      ['one', 'first', 'two'],
+    );
   });
 
   it('throttles pending revisions: a 2,000-token answer writes a handful, then the sent version', async () => {
@@ -191,7 +210,10 @@ describe('runTurn (the agent loop)', () => {
     assert.strictEqual(versions[versions.length - 1].payload.status, 'sent');
     assert.strictEqual(versions[versions.length - 1].payload.content, full);
     const view = foldAll(store.foldRows(SESSION, 0), { includePending: true });
-    assert.deepStrictEqual(view.messages.map((m) => m.status), ['sent', 'sent']);
+    assert.deepStrictEqual(
+      view.messages.map((m) => m.status),
+      ['sent', 'sent'],
+    );
   });
 
   it('throttles by time too: at most one revision per interval', async () => {
@@ -271,7 +293,12 @@ describe('runTurn (the agent loop)', () => {
     assert.strictEqual(model.remaining, 1);
     assert.strictEqual(named('view/assembled').length, 2);
     assert.strictEqual(entries().filter((e) => e.kind === 'tool_result').length, 2);
-    assert.deepStrictEqual(named('turn/end').map(data).map((d) => [d.outcome, d.rounds]), [['round_limit', 2]]);
+    assert.deepStrictEqual(
+      named('turn/end')
+        .map(data)
+        .map((d) => [d.outcome, d.rounds]),
+      [['round_limit', 2]],
+    );
   });
 
   it('cancel mid-stream keeps the partial text with status error and ends cancelled', async () => {
@@ -288,17 +315,28 @@ describe('runTurn (the agent loop)', () => {
     assert.strictEqual(outcome.outcome, 'cancelled');
     assert.strictEqual(outcome.text, 'chunk0 chunk1 chunk2 ');
     const versions = assistants();
-    assert.ok(versions.some((e) => e.payload.status === 'pending'), 'pending revisions were written before the cancel');
+    assert.ok(
+      versions.some((e) => e.payload.status === 'pending'),
+      'pending revisions were written before the cancel',
+    );
     const last = versions[versions.length - 1];
     assert.deepStrictEqual([last.payload.status, last.payload.content], ['error', 'chunk0 chunk1 chunk2 ']);
     const [attempt] = named('provider/attempt').map(data);
     assert.deepStrictEqual([attempt.status, attempt.failureClass, attempt.stopReason], ['error', 'cancelled', 'cancelled']);
-    assert.deepStrictEqual(named('turn/end').map(data).map((d) => d.outcome), ['cancelled']);
+    assert.deepStrictEqual(
+      named('turn/end')
+        .map(data)
+        .map((d) => d.outcome),
+      ['cancelled'],
+    );
     assert.strictEqual(events[events.length - 1].type, 'turn_end');
     // Every view shows the error version, not a pending one left behind.
     for (const includePending of [false, true]) {
       const view = foldAll(store.foldRows(SESSION, 0), { includePending });
-      assert.deepStrictEqual(view.messages.map((m) => m.status), ['sent', 'error']);
+      assert.deepStrictEqual(
+        view.messages.map((m) => m.status),
+        ['sent', 'error'],
+      );
     }
   });
 
@@ -340,7 +378,10 @@ describe('runTurn (the agent loop)', () => {
     assert.strictEqual(outcome.outcome, 'provider_error');
     assert.strictEqual(outcome.error?.failureClass, 'server');
     const attempts = named('provider/attempt').map(data);
-    assert.deepStrictEqual(attempts.map((a) => a.retryDecision), ['retry', 'retry', 'give_up']);
+    assert.deepStrictEqual(
+      attempts.map((a) => a.retryDecision),
+      ['retry', 'retry', 'give_up'],
+    );
     const [error] = named('error/provider');
     assert.strictEqual(error.kind, 'error');
     assert.strictEqual(error.payload.kind, 'provider');
@@ -348,7 +389,12 @@ describe('runTurn (the agent loop)', () => {
     assert.deepStrictEqual(error.payload.details, { turnId: outcome.turnId, requestSeq: 1, failureClass: 'server', transient: true, status: 503 });
     assert.strictEqual(error.meta.turnId, outcome.turnId);
     assert.strictEqual(assistants().length, 0);
-    assert.deepStrictEqual(named('turn/end').map(data).map((d) => d.outcome), ['provider_error']);
+    assert.deepStrictEqual(
+      named('turn/end')
+        .map(data)
+        .map((d) => d.outcome),
+      ['provider_error'],
+    );
     assert.deepStrictEqual(
       events.map((e) => e.type),
       ['error', 'turn_end'],
@@ -358,8 +404,16 @@ describe('runTurn (the agent loop)', () => {
   it('a failure mid-stream is not retried and keeps the partial text with status error', async () => {
     const { outcome } = await run([[{ text: 'half an ans' }, { error: new ProviderError('server', { status: 500 }) }]], 'hello?');
     assert.strictEqual(outcome.outcome, 'provider_error');
-    assert.deepStrictEqual(named('provider/attempt').map(data).map((a) => [a.status, a.retryDecision]), [['error', 'give_up']]);
-    assert.deepStrictEqual(assistants().map((e) => [e.payload.status, e.payload.content]), [['error', 'half an ans']]);
+    assert.deepStrictEqual(
+      named('provider/attempt')
+        .map(data)
+        .map((a) => [a.status, a.retryDecision]),
+      [['error', 'give_up']],
+    );
+    assert.deepStrictEqual(
+      assistants().map((e) => [e.payload.status, e.payload.content]),
+      [['error', 'half an ans']],
+    );
   });
 
   it('auth failure is not retried', async () => {

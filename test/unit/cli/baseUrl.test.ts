@@ -14,7 +14,17 @@ describe('agent-tape run and compact: --base-url', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   for (const command of ['run', 'compact']) {
-    const argv = (baseUrl: string) => [command, tape, '--session', 's1', '--base-url', baseUrl, '--model', 'm', ...(command === 'run' ? ['--workspace', dir, 'hi'] : [])];
+    const argv = (baseUrl: string) => [
+      command,
+      tape,
+      '--session',
+      's1',
+      '--base-url',
+      baseUrl,
+      '--model',
+      'm',
+      ...(command === 'run' ? ['--workspace', dir, 'hi'] : []),
+    ];
 
     it(`${command}: a user name or password in the address exits 2 before anything is opened, never showing the password`, async () => {
       const r = await cli(...argv('http://me:hunter2@127.0.0.1:9/v1'));
@@ -27,7 +37,10 @@ describe('agent-tape run and compact: --base-url', () => {
     it(`${command}: plain http to another host exits 2, saying to use https`, async () => {
       const r = await cli(...argv('http://192.168.1.5:11434/v1'));
       assert.strictEqual(r.code, 2, r.err);
-      assert.match(r.err, /--base-url: "http:\/\/192\.168\.1\.5:11434\/v1" uses plain http to 192\.168\.1\.5:11434, .*; use https \(plain http is allowed only for localhost, 127\.0\.0\.0\/8 and ::1\)/);
+      assert.match(
+        r.err,
+        /--base-url: "http:\/\/192\.168\.1\.5:11434\/v1" uses plain http to 192\.168\.1\.5:11434, .*; use https \(plain http is allowed only for localhost, 127\.0\.0\.0\/8 and ::1\)/,
+      );
       assert.strictEqual(fs.existsSync(tape), false);
     });
   }

@@ -25,13 +25,29 @@ describe('agent-tape CLI', function () {
     tape = path.join(dir, 'demo.tape.sqlite');
     const s = await TapeStore.open(tape);
     await s.append('s1', { kind: 'system', name: 'system/prompt', payload: { content: 'You are helpful.' } });
-    await s.append('s1', { kind: 'message', name: 'message/user', payload: { messageId: 'u1', role: 'user', status: 'sent', orderSeq: 1, content: '请帮我修复数据库连接' } });
-    await s.append('s1', { kind: 'message', name: 'message/assistant', payload: { messageId: 'a1', role: 'assistant', status: 'sent', orderSeq: 2, content: 'Reading the config.' } });
+    await s.append('s1', {
+      kind: 'message',
+      name: 'message/user',
+      payload: { messageId: 'u1', role: 'user', status: 'sent', orderSeq: 1, content: '请帮我修复数据库连接' },
+    });
+    await s.append('s1', {
+      kind: 'message',
+      name: 'message/assistant',
+      payload: { messageId: 'a1', role: 'assistant', status: 'sent', orderSeq: 2, content: 'Reading the config.' },
+    });
     await s.append('s1', { kind: 'tool_call', name: 'read_file', payload: { messageId: 'a1', toolCallId: 't1', name: 'read_file', input: { path: 'db.ts' } } });
-    await s.append('s1', { kind: 'tool_result', name: 'read_file', payload: { messageId: 'a1', toolCallId: 't1', status: 'ok', output: 'export const url = "postgres://"' } });
+    await s.append('s1', {
+      kind: 'tool_result',
+      name: 'read_file',
+      payload: { messageId: 'a1', toolCallId: 't1', status: 'ok', output: 'export const url = "postgres://"' },
+    });
     await s.append('s1', { kind: 'anchor', name: 'handoff/fix', payload: { name: 'handoff/fix', state: { summary: 'user wants the DB fixed' } } });
     await s.append('s1', { kind: 'message', name: 'message/user', payload: { messageId: 'u2', role: 'user', status: 'sent', orderSeq: 3, content: 'go on' } });
-    await s.append('s1', { kind: 'message', name: 'message/assistant', payload: { messageId: 'a2', role: 'assistant', status: 'pending', orderSeq: 4, content: 'Worki' } });
+    await s.append('s1', {
+      kind: 'message',
+      name: 'message/assistant',
+      payload: { messageId: 'a2', role: 'assistant', status: 'pending', orderSeq: 4, content: 'Worki' },
+    });
     await s.close();
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -70,14 +86,26 @@ describe('agent-tape CLI', function () {
     assert.strictEqual(r.code, 0);
     const info = JSON.parse(r.out);
     assert.strictEqual(info.bytes, fs.statSync(tape).size);
-    assert.deepStrictEqual(info.sessions.map((s: { sessionId: string; headEntryId: number; entryCount: number }) => [s.sessionId, s.headEntryId, s.entryCount]), [['s1', 9, 9]]);
-    assert.deepStrictEqual(info.sessions[0].anchors, [{ entryId: 1, name: 'session/start' }, { entryId: 7, name: 'handoff/fix' }]);
+    assert.deepStrictEqual(
+      info.sessions.map((s: { sessionId: string; headEntryId: number; entryCount: number }) => [s.sessionId, s.headEntryId, s.entryCount]),
+      [['s1', 9, 9]],
+    );
+    assert.deepStrictEqual(info.sessions[0].anchors, [
+      { entryId: 1, name: 'session/start' },
+      { entryId: 7, name: 'handoff/fix' },
+    ]);
   });
 
   it('log --json prints entries in the JSONL format with filters', async () => {
     const r = await cli('log', tape, '--session', 's1', '--kind', 'message', '--from', '3', '--json');
-    const lines = r.out.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepStrictEqual(lines.map((e) => e.entryId), [3, 4, 8, 9]);
+    const lines = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepStrictEqual(
+      lines.map((e) => e.entryId),
+      [3, 4, 8, 9],
+    );
     assert.deepStrictEqual(Object.keys(lines[0]), ['sessionId', 'entryId', 'kind', 'name', 'provenanceKey', 'payload', 'meta', 'createdAt']);
     assert.deepStrictEqual(JSON.parse((await cli('log', tape, '--name', 'read_file', '--to', '5', '--json')).out).entryId, 5);
   });
@@ -85,7 +113,14 @@ describe('agent-tape CLI', function () {
   it('view --json is the folded effective view; --pending includes streaming messages', async () => {
     const v = JSON.parse((await cli('view', tape, '--session', 's1', '--json')).out);
     assert.strictEqual(v.headEntryId, 9);
-    assert.deepStrictEqual(v.messages.map((m: { messageId: string; content: string }) => [m.messageId, m.content]), [['u1', '请帮我修复数据库连接'], ['a1', 'Reading the config.'], ['u2', 'go on']]);
+    assert.deepStrictEqual(
+      v.messages.map((m: { messageId: string; content: string }) => [m.messageId, m.content]),
+      [
+        ['u1', '请帮我修复数据库连接'],
+        ['a1', 'Reading the config.'],
+        ['u2', 'go on'],
+      ],
+    );
     assert.deepStrictEqual(v.toolCalls, [{ messageId: 'a1', toolCallId: 't1', name: 'read_file', entryId: 5 }]);
     assert.deepStrictEqual(v.toolResults, [{ messageId: 'a1', toolCallId: 't1', status: 'ok', entryId: 6 }]);
     const p = JSON.parse((await cli('view', tape, '--session', 's1', '--pending', '--json')).out);
@@ -95,7 +130,14 @@ describe('agent-tape CLI', function () {
   it('context --json starts at the last reconstruction anchor; --anchor none is the full history', async () => {
     const c = JSON.parse((await cli('context', tape, '--session', 's1', '--json')).out);
     assert.strictEqual(c.anchorEntryId, 7);
-    assert.deepStrictEqual(c.messages.map((m: { role: string; source: string }) => [m.role, m.source]), [['system', 'tape'], ['user', 'synthetic'], ['user', 'tape']]);
+    assert.deepStrictEqual(
+      c.messages.map((m: { role: string; source: string }) => [m.role, m.source]),
+      [
+        ['system', 'tape'],
+        ['user', 'synthetic'],
+        ['user', 'tape'],
+      ],
+    );
     const full = JSON.parse((await cli('context', tape, '--session', 's1', '--anchor', 'none', '--json')).out);
     assert.strictEqual(full.anchorEntryId, null);
     assert.ok(full.messages.some((m: { content: string }) => m.content === '请帮我修复数据库连接'));
@@ -103,13 +145,22 @@ describe('agent-tape CLI', function () {
 
   it('search --json ranks hits best first, Chinese included', async () => {
     const hits = JSON.parse((await cli('search', tape, '数据库', '--json')).out);
-    assert.deepStrictEqual(hits.map((h: { entryId: number }) => h.entryId), [3]);
+    assert.deepStrictEqual(
+      hits.map((h: { entryId: number }) => h.entryId),
+      [3],
+    );
     assert.deepStrictEqual(Object.keys(hits[0]), ['sessionId', 'entryId', 'kind', 'name', 'score', 'snippet']);
     const afterDashes = await cli('search', tape, '--json', '--', '--session');
     assert.strictEqual(afterDashes.code, 0, 'after --, "--session" is the query, not an option');
-    assert.deepStrictEqual(JSON.parse(afterDashes.out).map((h: { name: string }) => h.name), ['session/start']);
+    assert.deepStrictEqual(
+      JSON.parse(afterDashes.out).map((h: { name: string }) => h.name),
+      ['session/start'],
+    );
     const limited = JSON.parse((await cli('search', tape, 'config OR db', '--kind', 'tool_call', '--limit', '1', '--json')).out);
-    assert.deepStrictEqual(limited.map((h: { kind: string }) => h.kind), ['tool_call']);
+    assert.deepStrictEqual(
+      limited.map((h: { kind: string }) => h.kind),
+      ['tool_call'],
+    );
   });
 
   it('import/export round trip; a .tape.jsonl works as a read-only tape; destinations are never overwritten', async () => {
@@ -128,18 +179,41 @@ describe('agent-tape CLI', function () {
   it('append (the bundled CLI) reads JSON Lines from stdin, creates the tape, reports dedupes, refuses bad lines', () => {
     const t = path.join(dir, 'new.tape.sqlite');
     const entry = (id: string, key?: string): string =>
-      JSON.stringify({ kind: 'message', name: 'message/user', provenanceKey: key, payload: { messageId: id, role: 'user', status: 'sent', orderSeq: 1, content: id } });
-    const r = spawnSync(process.execPath, [CLI, 'append', t, '--session', 'x', '--durable'], { input: `${entry('a', 'k')}\n${entry('b')}\n${entry('a', 'k')}\n`, encoding: 'utf8' });
+      JSON.stringify({
+        kind: 'message',
+        name: 'message/user',
+        provenanceKey: key,
+        payload: { messageId: id, role: 'user', status: 'sent', orderSeq: 1, content: id },
+      });
+    const r = spawnSync(process.execPath, [CLI, 'append', t, '--session', 'x', '--durable'], {
+      input: `${entry('a', 'k')}\n${entry('b')}\n${entry('a', 'k')}\n`,
+      encoding: 'utf8',
+    });
     assert.strictEqual(r.status, 0, r.stderr);
-    assert.deepStrictEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l)), [
-      { entryId: 2, deduplicated: false },
-      { entryId: 3, deduplicated: false },
-      { entryId: 2, deduplicated: true },
-    ]);
-    const bad = spawnSync(process.execPath, [CLI, 'append', t, '--session', 'x'], { input: `${entry('c')}\n{"kind":"message"}\n${entry('d')}\n`, encoding: 'utf8' });
+    assert.deepStrictEqual(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+      [
+        { entryId: 2, deduplicated: false },
+        { entryId: 3, deduplicated: false },
+        { entryId: 2, deduplicated: true },
+      ],
+    );
+    const bad = spawnSync(process.execPath, [CLI, 'append', t, '--session', 'x'], {
+      input: `${entry('c')}\n{"kind":"message"}\n${entry('d')}\n`,
+      encoding: 'utf8',
+    });
     assert.strictEqual(bad.status, 2);
     assert.match(bad.stderr, /<stdin>:2: .*\n {2}→ at name\n/);
-    assert.deepStrictEqual(bad.stdout.trim().split('\n').map((l) => JSON.parse(l).entryId), [4]);
+    assert.deepStrictEqual(
+      bad.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).entryId),
+      [4],
+    );
     const broken = spawnSync(process.execPath, [CLI, 'append', t, '--session', 'x'], { input: 'not json\n', encoding: 'utf8' });
     assert.strictEqual(broken.status, 2);
     assert.match(broken.stderr, /<stdin>:1: not a JSON line/);
@@ -175,8 +249,19 @@ describe('agent-tape CLI', function () {
         assert.doesNotMatch(r.out, CONTROL, argv[0]);
         assert.match(r.out, expected, argv[0]);
       }
-      const log = (await cli('log', evil, '--json')).out.trim().split('\n').map((l) => JSON.parse(l));
-      assert.deepStrictEqual(log.map((e) => [e.sessionId, e.name]), [[session, 'session/start'], [session, 'message/user'], [session, 'run\u001b[8m'], [session, 'handoff/\u009b2J']]);
+      const log = (await cli('log', evil, '--json')).out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.deepStrictEqual(
+        log.map((e) => [e.sessionId, e.name]),
+        [
+          [session, 'session/start'],
+          [session, 'message/user'],
+          [session, 'run\u001b[8m'],
+          [session, 'handoff/\u009b2J'],
+        ],
+      );
       assert.strictEqual(log[1].payload.content, content);
       assert.strictEqual(JSON.parse((await cli('view', evil, '--session', session, '--json')).out).messages[0].content, content);
       assert.strictEqual(JSON.parse((await cli('search', evil, 'over', '--json')).out)[0].sessionId, session);
@@ -209,7 +294,12 @@ describe('agent-tape CLI', function () {
 
   describe('append from a stream', () => {
     const line = (id: string, key?: string): string =>
-      JSON.stringify({ kind: 'message', name: 'message/user', provenanceKey: key, payload: { messageId: id, role: 'user', status: 'sent', orderSeq: 1, content: `${id} ✓ ünïcödé` } });
+      JSON.stringify({
+        kind: 'message',
+        name: 'message/user',
+        provenanceKey: key,
+        payload: { messageId: id, role: 'user', status: 'sent', orderSeq: 1, content: `${id} ✓ ünïcödé` },
+      });
 
     /** Runs `append` on `chunks` as stdin; returns its exit, the writes to stdout and to stderr. */
     async function append(file: string, chunks: string[]): Promise<{ code: number; writes: string[]; err: string }> {
@@ -233,9 +323,18 @@ describe('agent-tape CLI', function () {
       const r = await append(t, [text.slice(0, cut), text.slice(cut)]);
       assert.strictEqual(r.code, 0, r.err);
       assert.ok(r.writes.length <= 4, `${r.writes.length} writes for 300 acknowledgements`);
-      const acks = r.writes.join('').trim().split('\n').map((l) => JSON.parse(l));
+      const acks = r.writes
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       let next = 2;
-      assert.deepStrictEqual(acks, lines.map((_, i) => (i % 50 === 49 ? { entryId: i - 10 + 2 - Math.floor((i - 10) / 50), deduplicated: true } : { entryId: next++, deduplicated: false })));
+      assert.deepStrictEqual(
+        acks,
+        lines.map((_, i) =>
+          i % 50 === 49 ? { entryId: i - 10 + 2 - Math.floor((i - 10) / 50), deduplicated: true } : { entryId: next++, deduplicated: false },
+        ),
+      );
       const s = await TapeStore.open(t, { readOnly: true });
       try {
         assert.strictEqual(s.headEntryId('x'), 1 + 300 - 6);
@@ -260,17 +359,37 @@ describe('agent-tape CLI', function () {
 
     it('stops at a refused line in the middle of a batch: the lines before it are in, none after', async () => {
       const t = path.join(dir, 'refused.tape.sqlite');
-      const invalid = await append(t, [`${line('a')}\n\n${line('b')}\n{"kind":"message","name":"message/user","payload":{}}\n${line('c')}\n`, `${line('d')}\n`]);
+      const invalid = await append(t, [
+        `${line('a')}\n\n${line('b')}\n{"kind":"message","name":"message/user","payload":{}}\n${line('c')}\n`,
+        `${line('d')}\n`,
+      ]);
       assert.strictEqual(invalid.code, 2);
       assert.match(invalid.err, /<stdin>:4: entry .*payload/);
-      assert.deepStrictEqual(invalid.writes.join('').trim().split('\n').map((l) => JSON.parse(l).entryId), [2, 3]);
+      assert.deepStrictEqual(
+        invalid.writes
+          .join('')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).entryId),
+        [2, 3],
+      );
       const broken = await append(t, [`${line('e')}\n${line('f')}\nnot json\n${line('g')}\n`]);
       assert.strictEqual(broken.code, 2);
       assert.match(broken.err, /<stdin>:3: not a JSON line/);
-      assert.deepStrictEqual(broken.writes.join('').trim().split('\n').map((l) => JSON.parse(l).entryId), [4, 5]);
+      assert.deepStrictEqual(
+        broken.writes
+          .join('')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).entryId),
+        [4, 5],
+      );
       const s = await TapeStore.open(t, { readOnly: true });
       try {
-        assert.deepStrictEqual(s.entries('x').map((e) => e.payload.messageId ?? null), [null, 'a', 'b', 'e', 'f']);
+        assert.deepStrictEqual(
+          s.entries('x').map((e) => e.payload.messageId ?? null),
+          [null, 'a', 'b', 'e', 'f'],
+        );
       } finally {
         await s.close();
       }

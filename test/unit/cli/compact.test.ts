@@ -32,8 +32,16 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
 
   async function seed(): Promise<void> {
     const s = await TapeStore.open(tape);
-    await s.append(SESSION, { kind: 'message', name: 'message/user', payload: { messageId: 'u1', role: 'user', status: 'sent', orderSeq: 1, content: 'Fix the build' } });
-    await s.append(SESSION, { kind: 'message', name: 'message/assistant', payload: { messageId: 'a1', role: 'assistant', status: 'sent', orderSeq: 2, content: 'Switched to esbuild.' } });
+    await s.append(SESSION, {
+      kind: 'message',
+      name: 'message/user',
+      payload: { messageId: 'u1', role: 'user', status: 'sent', orderSeq: 1, content: 'Fix the build' },
+    });
+    await s.append(SESSION, {
+      kind: 'message',
+      name: 'message/assistant',
+      payload: { messageId: 'a1', role: 'assistant', status: 'sent', orderSeq: 2, content: 'Switched to esbuild.' },
+    });
     await s.close();
   }
 
@@ -58,7 +66,10 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
     assert.strictEqual(r.code, 1);
     assert.match(r.err, /compaction \(manual\) failed: The model server failed \(HTTP 500\)/);
     const all = await entries();
-    assert.deepStrictEqual(all.map((e) => e.name), ['session/start', 'message/user', 'message/assistant', 'error/provider']);
+    assert.deepStrictEqual(
+      all.map((e) => e.name),
+      ['session/start', 'message/user', 'message/assistant', 'error/provider'],
+    );
     const missing = await runCli(['compact', tape, '--session', 'nope', '--base-url', baseURL, '--model', 'fake']);
     assert.strictEqual(missing.code, 2);
     assert.match(missing.err, /no session "nope"/);
@@ -72,17 +83,52 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
     const runs = [];
     // The window is sized so that only the third turn's request (tool schemas included) passes the compaction share.
     for (let turn = 1; turn <= 3; turn++) {
-      runs.push(await runCli(['run', tape, '--session', SESSION, '--base-url', baseURL, '--model', 'fake', '--workspace', ws, '--context-window', '4400', '--json', `Question ${turn}`]));
+      runs.push(
+        await runCli([
+          'run',
+          tape,
+          '--session',
+          SESSION,
+          '--base-url',
+          baseURL,
+          '--model',
+          'fake',
+          '--workspace',
+          ws,
+          '--context-window',
+          '4400',
+          '--json',
+          `Question ${turn}`,
+        ]),
+      );
     }
-    assert.deepStrictEqual(runs.map((r) => r.code), [0, 0, 0]);
-    const events = runs[2].out.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepStrictEqual(events[0], { type: 'error', kind: 'compaction', turnId: events[0].turnId, requestSeq: 1, message: 'compaction (auto) failed: The model server failed (HTTP 500): status 500' });
+    assert.deepStrictEqual(
+      runs.map((r) => r.code),
+      [0, 0, 0],
+    );
+    const events = runs[2].out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepStrictEqual(events[0], {
+      type: 'error',
+      kind: 'compaction',
+      turnId: events[0].turnId,
+      requestSeq: 1,
+      message: 'compaction (auto) failed: The model server failed (HTTP 500): status 500',
+    });
     assert.strictEqual(events[events.length - 1].outcome, 'answer');
     const all = await entries();
     assert.strictEqual(all.filter((e) => e.kind === 'anchor' && e.name.startsWith('compaction/')).length, 0);
     const failure = all.filter((e) => e.name === 'error/provider');
-    assert.deepStrictEqual(failure.map((e) => (e.payload.details as Record<string, unknown>).operation), ['compaction']);
-    assert.deepStrictEqual(all.filter((e) => e.name === 'view/assembled').map((e) => manifestOfEntry(e).anchorEntryId), [null, null, null]);
+    assert.deepStrictEqual(
+      failure.map((e) => (e.payload.details as Record<string, unknown>).operation),
+      ['compaction'],
+    );
+    assert.deepStrictEqual(
+      all.filter((e) => e.name === 'view/assembled').map((e) => manifestOfEntry(e).anchorEntryId),
+      [null, null, null],
+    );
   });
 
   it("a session handle's compact compacts the session for a host", async () => {

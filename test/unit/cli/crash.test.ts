@@ -48,7 +48,9 @@ function runTrial(file: string, trial: number, firstId: number): Promise<Trial> 
       for (let i = 0; i < 20; i++) {
         const content = `trial ${trial} line ${n++} ${'x'.repeat(200)}`;
         sent.push(content);
-        child.stdin.write(`${JSON.stringify({ kind: 'message', name: 'message/user', payload: { messageId: `t${trial}-${n}`, role: 'user', status: 'sent', orderSeq: n, content } })}\n`);
+        child.stdin.write(
+          `${JSON.stringify({ kind: 'message', name: 'message/user', payload: { messageId: `t${trial}-${n}`, role: 'user', status: 'sent', orderSeq: n, content } })}\n`,
+        );
       }
       if (trial % 2 === 1 && n >= 200) {
         clearInterval(feed);

@@ -42,13 +42,19 @@ describe('agent-tape fork, merge and discard', function () {
     await s.close();
 
     const view = await json('view', tape, '--session', 's1::fork::alt', '--json');
-    assert.deepStrictEqual((view.messages as { content: string; entryId: number }[]).map((m) => [m.entryId, m.content]), [
-      [2, 'Which walrus?'],
-      [3, 'The big walrus.'],
-      [5, 'What about the small walrus?'],
-    ]);
+    assert.deepStrictEqual(
+      (view.messages as { content: string; entryId: number }[]).map((m) => [m.entryId, m.content]),
+      [
+        [2, 'Which walrus?'],
+        [3, 'The big walrus.'],
+        [5, 'What about the small walrus?'],
+      ],
+    );
     const ctx = await json('context', tape, '--session', 's1::fork::alt', '--json');
-    assert.deepStrictEqual((ctx.messages as { content: string }[]).map((m) => m.content), ['Which walrus?', 'The big walrus.', 'What about the small walrus?']);
+    assert.deepStrictEqual(
+      (ctx.messages as { content: string }[]).map((m) => m.content),
+      ['Which walrus?', 'The big walrus.', 'What about the small walrus?'],
+    );
     const hits = JSON.parse((await cli('search', tape, 'walrus', '--session', 's1::fork::alt', '--json')).out) as { entryId: number }[];
     assert.deepStrictEqual(hits.map((h) => h.entryId).sort(), [2, 3, 5]);
     const log = await cli('log', tape, '--session', 's1::fork::alt');
@@ -69,7 +75,10 @@ describe('agent-tape fork, merge and discard', function () {
     });
     assert.deepStrictEqual(await json('merge', tape, '--fork', 's1::fork::alt'), { ...receipt, alreadyMerged: true });
     const parent = await json('view', tape, '--session', 's1', '--json');
-    assert.deepStrictEqual((parent.messages as { content: string }[]).map((m) => m.content), ['Which walrus?', 'The big walrus.', 'Why?', 'What about the small walrus?']);
+    assert.deepStrictEqual(
+      (parent.messages as { content: string }[]).map((m) => m.content),
+      ['Which walrus?', 'The big walrus.', 'Why?', 'What about the small walrus?'],
+    );
   });
 
   it('a refused operation exits 2 with the reason and writes nothing', async () => {

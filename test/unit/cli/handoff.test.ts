@@ -14,7 +14,11 @@ describe('agent-tape handoff', function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-handoff-'));
     tape = path.join(dir, 'demo.tape.sqlite');
     const s = await TapeStore.open(tape);
-    await s.append('s1', { kind: 'message', name: 'message/user', payload: { messageId: 'u1', role: 'user', status: 'sent', orderSeq: 1, content: 'Fix the build' } });
+    await s.append('s1', {
+      kind: 'message',
+      name: 'message/user',
+      payload: { messageId: 'u1', role: 'user', status: 'sent', orderSeq: 1, content: 'Fix the build' },
+    });
     await s.close();
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -24,14 +28,22 @@ describe('agent-tape handoff', function () {
     assert.deepStrictEqual(r, { code: 0, out: '3\n', err: '' });
     const s = await TapeStore.open(tape, { readOnly: true });
     try {
-      assert.deepStrictEqual(s.getEntry('s1', 3)?.payload, { name: 'handoff/build-fix', state: { summary: 'The build is fixed.', state: { next: 'release' } } });
+      assert.deepStrictEqual(s.getEntry('s1', 3)?.payload, {
+        name: 'handoff/build-fix',
+        state: { summary: 'The build is fixed.', state: { next: 'release' } },
+      });
     } finally {
       await s.close();
     }
     const ctx = await cli('context', tape, '--session', 's1', '--json');
     const parsed = JSON.parse(ctx.out) as { anchorEntryId: number; messages: { content: string }[] };
     assert.strictEqual(parsed.anchorEntryId, 3);
-    assert.deepStrictEqual(parsed.messages.map((m) => m.content), ['[Checkpoint handoff/build-fix at entry 3: the conversation before this point is summarised here.]\n\nThe build is fixed.\n\nState:\nstate:\n  next: release']);
+    assert.deepStrictEqual(
+      parsed.messages.map((m) => m.content),
+      [
+        '[Checkpoint handoff/build-fix at entry 3: the conversation before this point is summarised here.]\n\nThe build is fixed.\n\nState:\nstate:\n  next: release',
+      ],
+    );
   });
 
   it('bad input exits 2 with a clear message and writes nothing', async () => {
@@ -39,7 +51,10 @@ describe('agent-tape handoff', function () {
       [['handoff', tape, '--name', 'x', '--summary', 's'], /--session is required/],
       [['handoff', tape, '--session', 's1', '--summary', 's'], /--name is required/],
       [['handoff', tape, '--session', 's1', '--name', 'x'], /--summary is required/],
-      [['handoff', tape, '--session', 's1', '--name', 'Bad Name', '--summary', 's'], /handoff name "Bad Name": ✖ use lowercase words and digits joined by "-" or "_"/],
+      [
+        ['handoff', tape, '--session', 's1', '--name', 'Bad Name', '--summary', 's'],
+        /handoff name "Bad Name": ✖ use lowercase words and digits joined by "-" or "_"/,
+      ],
       [['handoff', tape, '--session', 's1', '--name', 'x', '--summary', '  '], /a handoff needs a non-empty summary/],
       [['handoff', tape, '--session', 's1', '--name', 'x', '--summary', 's', '--state', '{oops'], /--state is not JSON/],
       [['handoff', tape, '--session', 's1', '--name', 'x', '--summary', 's', '--state', '[1]'], /--state must be a JSON object/],

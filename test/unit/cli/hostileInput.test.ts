@@ -44,37 +44,61 @@ describe('agent-tape on hostile input', function () {
   });
 
   it('transcript record types named like what every object has are counted like any other', async () => {
-    const extra = ['constructor', '__proto__', 'toString', 'constructor'].map((type, i) => ({ type, uuid: `x${i}`, sessionId: CC_SESSION, timestamp: '2026-01-02T03:05:00.000Z' }));
+    const extra = ['constructor', '__proto__', 'toString', 'constructor'].map((type, i) => ({
+      type,
+      uuid: `x${i}`,
+      sessionId: CC_SESSION,
+      timestamp: '2026-01-02T03:05:00.000Z',
+    }));
     const src = path.join(dir, 'proto-types');
     fs.mkdirSync(src);
     const r = await cli('ingest', writeClaudeCode(src, [...claudeCodeRecords(), ...extra]), path.join(dir, 'proto-types.tape.sqlite'), '--json');
     assert.strictEqual(r.code, 0, r.err);
     const { skipped } = JSON.parse(r.out) as { skipped: Record<string, unknown> };
     assert.deepStrictEqual([skipped.constructor, skipped.__proto__, skipped.toString], [2, 1, 1]);
-    assert.deepStrictEqual(Object.getOwnPropertyNames(skipped).filter((k) => ['constructor', '__proto__', 'toString'].includes(k)).sort(), ['__proto__', 'constructor', 'toString']);
+    assert.deepStrictEqual(
+      Object.getOwnPropertyNames(skipped)
+        .filter((k) => ['constructor', '__proto__', 'toString'].includes(k))
+        .sort(),
+      ['__proto__', 'constructor', 'toString'],
+    );
   });
 
   it('--api-key-env naming what every object has (constructor, __proto__) is an unset variable, not a function as the key', () => {
     for (const name of ['constructor', '__proto__', 'toString']) {
-      const p = parseArgs(['--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--api-key-env', name], { valued: ['base-url', 'model', 'api-key-env'], positional: [] });
+      const p = parseArgs(['--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--api-key-env', name], {
+        valued: ['base-url', 'model', 'api-key-env'],
+        positional: [],
+      });
       const model = modelFromFlags(p, { ...process.env }) as unknown as { options: { apiKey: unknown } };
       assert.strictEqual(model.options.apiKey, '', name);
     }
   });
 
   describe('JSON nested 200,000 deep', () => {
-    const first = '{"sessionId":"s","entryId":1,"kind":"anchor","name":"session/start","provenanceKey":null,"payload":{"name":"session/start","state":null},"meta":{},"createdAt":1}';
+    const first =
+      '{"sessionId":"s","entryId":1,"kind":"anchor","name":"session/start","provenanceKey":null,"payload":{"name":"session/start","state":null},"meta":{},"createdAt":1}';
     const deepLine = (open: string, close: string) =>
       `{"sessionId":"s","entryId":2,"kind":"event","name":"x/y","provenanceKey":null,"payload":{"name":"x/y","data":${nested(open, close, 200_000)}},"meta":{},"createdAt":1}`;
 
     it('in a .tape.jsonl: info, log and import exit 2 naming the file and line, with no stack trace', () => {
-      for (const [open, close] of [['[', ']'], ['{"a":', '}']]) {
+      for (const [open, close] of [
+        ['[', ']'],
+        ['{"a":', '}'],
+      ]) {
         const src = path.join(dir, 'deep.tape.jsonl');
         fs.writeFileSync(src, `${first}\n${deepLine(open, close)}\n`);
-        for (const argv of [['info', src], ['log', src, '--json'], ['import', src, path.join(dir, 'deep.tape.sqlite')]]) {
+        for (const argv of [
+          ['info', src],
+          ['log', src, '--json'],
+          ['import', src, path.join(dir, 'deep.tape.sqlite')],
+        ]) {
           const r = spawnSync(process.execPath, [CLI, ...argv], { encoding: 'utf8' });
           assert.strictEqual(r.status, 2, `${argv[0]}: ${r.stderr}`);
-          assert.match(r.stderr, new RegExp(`^agent-tape: ${src.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: nests arrays and objects more than 256 levels deep`));
+          assert.match(
+            r.stderr,
+            new RegExp(`^agent-tape: ${src.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: nests arrays and objects more than 256 levels deep`),
+          );
           assert.doesNotMatch(r.stderr, CRASH);
           assert.strictEqual(r.stdout, '');
         }
@@ -126,7 +150,11 @@ describe('agent-tape on hostile input', function () {
       const hostile = path.join(dir, 'hostile-rows.tape.sqlite');
       fs.writeFileSync(hostile, db.export());
       db.close();
-      for (const argv of [['view', hostile, '--session', 's'], ['context', hostile, '--session', 's'], ['search', hostile, 'entry']]) {
+      for (const argv of [
+        ['view', hostile, '--session', 's'],
+        ['context', hostile, '--session', 's'],
+        ['search', hostile, 'entry'],
+      ]) {
         const r = await cli(...argv);
         assert.strictEqual(r.code, 2, `${argv[0]} ${payload}: ${r.err}`);
         assert.strictEqual(r.err, `agent-tape: ${hostile}: entry 2 of session "s": its payload is not a JSON object\n`);
@@ -140,12 +168,18 @@ describe('agent-tape on hostile input', function () {
     before(async () => {
       big = path.join(dir, 'big.tape.sqlite');
       const store = await TapeStore.open(big);
-      await store.appendMany('s', Array.from({ length: 20_000 }, (_, i) => message(i + 1, `entry ${i} ${'x'.repeat(200)}`)));
+      await store.appendMany(
+        's',
+        Array.from({ length: 20_000 }, (_, i) => message(i + 1, `entry ${i} ${'x'.repeat(200)}`)),
+      );
       await store.close();
     });
 
     /** Runs the CLI and closes its stdout once the first chunk has arrived, as `| head -1` does. */
-    function closedEarly(argv: string[], stdin?: (child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; signal: string | null; err: string; chunks: number }> {
+    function closedEarly(
+      argv: string[],
+      stdin?: (child: ReturnType<typeof spawn>) => void,
+    ): Promise<{ code: number | null; signal: string | null; err: string; chunks: number }> {
       const child = spawn(process.execPath, [CLI, ...argv], { stdio: ['pipe', 'pipe', 'pipe'] });
       let err = '';
       let chunks = 0;
@@ -203,13 +237,22 @@ describe('agent-tape on hostile input', function () {
     await store.append(session, { kind: 'anchor', name: 'handoff/\u009bx', payload: { name: 'handoff/\u009bx', state: { summary: content } } });
     await store.close();
     const outputs: [string[], (out: string) => void][] = [
-      [['log', tape, '--json'], (out) => {
-        const lines = out.trim().split('\n').map((l) => JSON.parse(l));
-        assert.deepStrictEqual(lines.map((e) => e.sessionId), [session, session, session]);
-        assert.strictEqual(lines[1].payload.content, content);
-        assert.deepStrictEqual(lines[1].meta, { [`k\u0090${content}`]: content });
-        assert.strictEqual(lines[2].name, 'handoff/\u009bx');
-      }],
+      [
+        ['log', tape, '--json'],
+        (out) => {
+          const lines = out
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l));
+          assert.deepStrictEqual(
+            lines.map((e) => e.sessionId),
+            [session, session, session],
+          );
+          assert.strictEqual(lines[1].payload.content, content);
+          assert.deepStrictEqual(lines[1].meta, { [`k\u0090${content}`]: content });
+          assert.strictEqual(lines[2].name, 'handoff/\u009bx');
+        },
+      ],
       [['view', tape, '--session', session, '--json'], (out) => assert.strictEqual(JSON.parse(out).messages[0].content, content)],
       [['context', tape, '--session', session, '--anchor', 'none', '--json'], (out) => assert.strictEqual(JSON.parse(out).messages[0].content, content)],
       [['search', tape, 'handoff', '--json'], (out) => assert.strictEqual(JSON.parse(out)[0].sessionId, session)],
@@ -239,7 +282,10 @@ describe('agent-tape on hostile input', function () {
     await store.close();
     const cases: [string[], RegExp][] = [
       [['fork', tape, '--session', 's', '--at', '-1'], /--at must be a non-negative integer/],
-      [['fork', tape, '--session', 's', '--at', '99999999999999999999'], /--at must be a non-negative integer up to 9007199254740991, got "99999999999999999999"/],
+      [
+        ['fork', tape, '--session', 's', '--at', '99999999999999999999'],
+        /--at must be a non-negative integer up to 9007199254740991, got "99999999999999999999"/,
+      ],
       [['log', tape, '--from', '1e309'], /--from must be a non-negative integer/],
       [['log', tape, '--to', '99999999999999999999'], /--to must be a non-negative integer up to/],
       [['search', tape, 'hello', '--limit', '1e309'], /--limit must be a non-negative integer/],

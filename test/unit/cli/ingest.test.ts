@@ -31,7 +31,10 @@ describe('agent-tape ingest', function () {
     assert.strictEqual(r.code, 0);
     const lines = r.out.split('\n');
     assert.match(lines[0], /^2 transcripts, 3 sessions, \d+ entries appended to /);
-    assert.strictEqual(lines[1], 'lines skipped by type: event_msg/agent_message 1, event_msg/token_count 1, event_msg/user_message 1, file-history-snapshot 1, mystery 1, progress 1, weird 1');
+    assert.strictEqual(
+      lines[1],
+      'lines skipped by type: event_msg/agent_message 1, event_msg/token_count 1, event_msg/user_message 1, file-history-snapshot 1, mystery 1, progress 1, weird 1',
+    );
     assert.strictEqual(lines[2], `not a transcript, passed over: ${path.join(src, 'history.jsonl')}`);
 
     const again = await cli('ingest', src, tape, '--json');
@@ -41,7 +44,13 @@ describe('agent-tape ingest', function () {
 
     const store = await TapeStore.open(tape, { readOnly: true });
     try {
-      assert.deepStrictEqual(store.sessions().map((s) => s.sessionId).sort(), [`claude-code:${CC_SESSION}`, `claude-code:${CC_SESSION}/agent-abc`, `codex:${CODEX_SESSION}`]);
+      assert.deepStrictEqual(
+        store
+          .sessions()
+          .map((s) => s.sessionId)
+          .sort(),
+        [`claude-code:${CC_SESSION}`, `claude-code:${CC_SESSION}/agent-abc`, `codex:${CODEX_SESSION}`],
+      );
     } finally {
       await store.close();
     }
@@ -79,7 +88,14 @@ describe('agent-tape ingest', function () {
     const before = following.out();
     // The agent writes a new prompt and answer, in two chunks as a process flushing its buffer would.
     const next = jsonl([
-      { type: 'user', uuid: 'u9', parentUuid: 'a7', sessionId: CC_SESSION, timestamp: '2026-01-02T03:05:00.000Z', message: { role: 'user', content: 'And the changelog?' } },
+      {
+        type: 'user',
+        uuid: 'u9',
+        parentUuid: 'a7',
+        sessionId: CC_SESSION,
+        timestamp: '2026-01-02T03:05:00.000Z',
+        message: { role: 'user', content: 'And the changelog?' },
+      },
     ]);
     fs.appendFileSync(file, next.slice(0, 20));
     fs.appendFileSync(file, next.slice(20));
@@ -89,11 +105,13 @@ describe('agent-tape ingest', function () {
     assert.strictEqual(r.code, 130, r.err);
     const store = await TapeStore.open(tape, { readOnly: true });
     try {
-      const users = store.entries(`claude-code:${CC_SESSION}`).filter((e) => e.name === 'message/user').map((e) => e.payload.content);
+      const users = store
+        .entries(`claude-code:${CC_SESSION}`)
+        .filter((e) => e.name === 'message/user')
+        .map((e) => e.payload.content);
       assert.strictEqual(users.at(-1), 'And the changelog?');
     } finally {
       await store.close();
     }
   });
 });
-

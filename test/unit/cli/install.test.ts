@@ -25,11 +25,17 @@ describe('agent-tape with a broken install', function () {
     const wasm = path.join(dir, 'sql-wasm.wasm');
     let r = info();
     assert.strictEqual(r.status, 1);
-    assert.strictEqual(r.stderr, `agent-tape: could not load SQLite (sql.js WASM): ${wasm} is missing; reinstall Agent Tape (or run the build, which copies it there)\n`);
+    assert.strictEqual(
+      r.stderr,
+      `agent-tape: could not load SQLite (sql.js WASM): ${wasm} is missing; reinstall Agent Tape (or run the build, which copies it there)\n`,
+    );
     fs.writeFileSync(wasm, fs.readFileSync(GOOD_WASM).subarray(0, 1000));
     r = info();
     assert.strictEqual(r.status, 1);
-    assert.strictEqual(r.stderr, `agent-tape: could not load SQLite (sql.js WASM): ${wasm} is damaged (not a valid WebAssembly module); reinstall Agent Tape\n`);
+    assert.strictEqual(
+      r.stderr,
+      `agent-tape: could not load SQLite (sql.js WASM): ${wasm} is damaged (not a valid WebAssembly module); reinstall Agent Tape\n`,
+    );
     fs.copyFileSync(GOOD_WASM, wasm);
     r = info();
     assert.strictEqual(r.status, 0, r.stderr);

@@ -52,7 +52,8 @@ async function assertPrefixOpens(d: Damaged, readOnly: boolean): Promise<void> {
 }
 
 const damagedFiles = (file: string): string[] =>
-  fs.readdirSync(path.dirname(file))
+  fs
+    .readdirSync(path.dirname(file))
     .filter((f) => f.startsWith(`${path.basename(journalPathOf(file))}.damaged-`) && !f.includes('.tmp-')) // a temp file left by a kill is not a set-aside file
     .map((f) => path.join(path.dirname(file), f));
 
@@ -69,7 +70,10 @@ describe('agent-tape repair', function () {
     const d = await damagedTape(dir, 'mid', 6, 2);
     const j = journalPathOf(d.file);
     const setAside = fs.readFileSync(j).subarray(d.damageAt, d.usedEnd);
-    await assert.rejects(TapeStore.open(d.file, { readOnly: true }), (e: Error) => e instanceof TapeFileError && /damaged at byte .*agent-tape repair/.test(e.message));
+    await assert.rejects(
+      TapeStore.open(d.file, { readOnly: true }),
+      (e: Error) => e instanceof TapeFileError && /damaged at byte .*agent-tape repair/.test(e.message),
+    );
 
     const r = await cli('repair', d.file, '--json');
     assert.strictEqual(r.code, 0, r.err);
@@ -105,7 +109,11 @@ describe('agent-tape repair', function () {
     bytes[d.damageAt + 20] ^= 0xff; // undo the damage
     fs.writeFileSync(j, bytes);
     // The dead writer's lock is taken over and released: the one file that goes.
-    const listing = (): string[] => fs.readdirSync(dir).filter((f) => f.startsWith('healthy') && !f.endsWith('.lock')).sort();
+    const listing = (): string[] =>
+      fs
+        .readdirSync(dir)
+        .filter((f) => f.startsWith('healthy') && !f.endsWith('.lock'))
+        .sort();
     const before = { journal: fingerprint(j), snapshot: fingerprint(d.file), listing: listing() };
     const healthy = await cli('repair', d.file, '--json');
     assert.strictEqual(healthy.code, 0, healthy.err);

@@ -35,7 +35,21 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
 
   const serve = startServer;
 
-  const argsFor = (baseURL: string, prompt: string, extra: string[] = []): string[] => ['run', tape, '--session', SESSION, '--base-url', baseURL, '--model', 'fake-model', '--workspace', ws, ...extra, '--', prompt];
+  const argsFor = (baseURL: string, prompt: string, extra: string[] = []): string[] => [
+    'run',
+    tape,
+    '--session',
+    SESSION,
+    '--base-url',
+    baseURL,
+    '--model',
+    'fake-model',
+    '--workspace',
+    ws,
+    ...extra,
+    '--',
+    prompt,
+  ];
 
   const entries = (): Promise<Entry[]> => sessionEntries(tape, SESSION);
   const named = (all: Entry[], name: string): Entry[] => all.filter((e) => e.name === name);
@@ -82,14 +96,24 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     assert.strictEqual(result.payload.status, 'ok');
     assert.match(String(result.payload.output), /hello from the file/);
     assert.strictEqual(named(all, 'message/assistant').filter((e) => e.payload.status === 'sent')[1].payload.content, 'The file says hello.');
-    assert.deepStrictEqual(named(all, 'view/assembled').map((e) => manifestOfEntry(e).requestSeq), [1, 2]);
-    assert.deepStrictEqual(named(all, 'provider/attempt').map((e) => [data(e).requestSeq, data(e).status]), [[1, 'ok'], [2, 'ok']]);
+    assert.deepStrictEqual(
+      named(all, 'view/assembled').map((e) => manifestOfEntry(e).requestSeq),
+      [1, 2],
+    );
+    assert.deepStrictEqual(
+      named(all, 'provider/attempt').map((e) => [data(e).requestSeq, data(e).status]),
+      [
+        [1, 'ok'],
+        [2, 'ok'],
+      ],
+    );
     assert.strictEqual(data(named(all, 'turn/end')[0]).outcome, 'answer');
 
     const view = await runCli(['view', tape, '--session', SESSION]);
     assert.strictEqual(view.code, 0, view.err);
     assert.match(view.out, /1 tool calls/);
-    for (const text of ['user: What does notes.txt say?', 'assistant: Let me look.', 'assistant: The file says hello.']) assert.ok(view.out.includes(text), `view shows ${text}:\n${view.out}`);
+    for (const text of ['user: What does notes.txt say?', 'assistant: Let me look.', 'assistant: The file says hello.'])
+      assert.ok(view.out.includes(text), `view shows ${text}:\n${view.out}`);
     const folded = JSON.parse((await runCli(['view', tape, '--session', SESSION, '--json'])).out) as { toolCalls: { name: string }[]; toolResults: unknown[] };
     assert.deepStrictEqual([folded.toolCalls.map((c) => c.name), folded.toolResults.length], [['read_file'], 1]);
   });
@@ -99,8 +123,14 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     const r = await runCli(argsFor(srv.baseURL, 'What does notes.txt say?', ['--json']));
     assert.strictEqual(r.code, 0, r.err);
     assert.strictEqual(r.err, '');
-    const events = r.out.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepStrictEqual(events.map((e) => e.type), ['text', 'tool_call', 'tool_result', 'text', 'text', 'turn_end']);
+    const events = r.out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepStrictEqual(
+      events.map((e) => e.type),
+      ['text', 'tool_call', 'tool_result', 'text', 'text', 'turn_end'],
+    );
     assert.deepStrictEqual([events[1].name, events[1].input], ['read_file', { path: 'notes.txt' }]);
     assert.deepStrictEqual([events[2].status, events[2].output], ['ok', 'hello from the file\n']);
     const end = events[events.length - 1];
@@ -120,8 +150,14 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     assert.strictEqual(r.out, 'The subagent found: hello.\n');
     const child = /\[subagent\] completed \(session (\S+)\)/.exec(r.err)?.[1];
     assert.ok(child?.startsWith(`${SESSION}::subagent::`), r.err);
-    assert.match(r.err, /\[tool\] run_subagent .*\n\[subagent\] started: Read notes\.txt and report\.\n\[subagent\] read_file notes\.txt\n\[subagent\] wrote: It says hello\.\n\[subagent\] completed \(session \S+\)\n\[tool\] run_subagent ok\n/);
-    assert.deepStrictEqual((srv.requests[1].body.tools as { function: { name: string } }[]).map((t) => t.function.name), ['read_file']);
+    assert.match(
+      r.err,
+      /\[tool\] run_subagent .*\n\[subagent\] started: Read notes\.txt and report\.\n\[subagent\] read_file notes\.txt\n\[subagent\] wrote: It says hello\.\n\[subagent\] completed \(session \S+\)\n\[tool\] run_subagent ok\n/,
+    );
+    assert.deepStrictEqual(
+      (srv.requests[1].body.tools as { function: { name: string } }[]).map((t) => t.function.name),
+      ['read_file'],
+    );
     const toolMessage = (srv.requests[3].body.messages as { role: string; content: string }[]).find((m) => m.role === 'tool');
     assert.strictEqual(toolMessage?.content, 'It says hello.');
     const [link] = named(await entries(), 'subagent/linked');
@@ -163,7 +199,12 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     const exported = path.join(dir, 'agent.tape.jsonl');
     const exp = await runCli(['export', tape, exported]);
     assert.strictEqual(exp.code, 0, exp.err);
-    const haystacks = { stdout: r.out + r2.out, stderr: r.err + r2.err, export: fs.readFileSync(exported, 'utf8'), snapshot: fs.readFileSync(tape).toString('latin1') };
+    const haystacks = {
+      stdout: r.out + r2.out,
+      stderr: r.err + r2.err,
+      export: fs.readFileSync(exported, 'utf8'),
+      snapshot: fs.readFileSync(tape).toString('latin1'),
+    };
     for (const [where, text] of Object.entries(haystacks)) assert.ok(!text.includes(KEY), `the API key is in the ${where}`);
     assert.match(haystacks.export, /\[redacted\]/);
   });
@@ -175,7 +216,11 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
       { stream: [{ toolCall: { index: 0, id: 'c1', name: 'run_command', arguments: JSON.stringify({ command }) } }] },
       { stream: [{ text: 'Done.' }] },
     ]);
-    const r = await runCli(argsFor(srv.baseURL, 'Print the environment', ['--api-key-env', 'MY_KEY_VAR', '--allow-commands', '--pass-env', 'NPM_TOKEN']), { ...secrets, NPM_TOKEN: 'npm-passed', HOME_DIR: '/h' });
+    const r = await runCli(argsFor(srv.baseURL, 'Print the environment', ['--api-key-env', 'MY_KEY_VAR', '--allow-commands', '--pass-env', 'NPM_TOKEN']), {
+      ...secrets,
+      NPM_TOKEN: 'npm-passed',
+      HOME_DIR: '/h',
+    });
     assert.strictEqual(r.code, 0, r.err);
     assert.strictEqual(srv.requests[0].headers.authorization, `Bearer ${KEY}`, 'the agent itself still has its key');
     const [result] = (await entries()).filter((e) => e.kind === 'tool_result');
@@ -183,7 +228,12 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     const exported = path.join(dir, 'agent.tape.jsonl');
     assert.strictEqual((await runCli(['export', tape, exported])).code, 0);
     const found = await runCli(['search', tape, 'sk']);
-    const haystacks = { requests: JSON.stringify(srv.requests.map((q) => q.body)), export: fs.readFileSync(exported, 'utf8'), snapshot: fs.readFileSync(tape).toString('latin1'), search: found.out };
+    const haystacks = {
+      requests: JSON.stringify(srv.requests.map((q) => q.body)),
+      export: fs.readFileSync(exported, 'utf8'),
+      snapshot: fs.readFileSync(tape).toString('latin1'),
+      search: found.out,
+    };
     for (const [where, text] of Object.entries(haystacks)) {
       for (const [name, value] of Object.entries(secrets)) assert.ok(!text.includes(value), `${name} is in the ${where}`);
     }
@@ -199,7 +249,10 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     const r = await runCli(argsFor(srv.baseURL, 'Search'));
     assert.strictEqual(r.code, 0, r.err);
     const outputs = (await entries()).filter((e) => e.kind === 'tool_result').map((e) => `${String(e.payload.status)} ${String(e.payload.output)}`);
-    assert.deepStrictEqual(outputs, ['error search_text failed: the pattern took longer than 2 s on slow.txt; simplify it (nested quantifiers such as (a+)+ backtrack exponentially)', 'ok notes.txt:1: hello from the file']);
+    assert.deepStrictEqual(outputs, [
+      'error search_text failed: the pattern took longer than 2 s on slow.txt; simplify it (nested quantifiers such as (a+)+ backtrack exponentially)',
+      'ok notes.txt:1: hello from the file',
+    ]);
   });
 
   it('an unreachable server: a clear error, exit 1, the failure on the tape', async () => {
@@ -233,7 +286,10 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     assert.strictEqual(r.out, 'I could not do that.\n');
     const all = await entries();
     const results = all.filter((e) => e.kind === 'tool_result');
-    assert.deepStrictEqual(results.map((e) => e.payload.status), calls.map(() => 'error'));
+    assert.deepStrictEqual(
+      results.map((e) => e.payload.status),
+      calls.map(() => 'error'),
+    );
     const outputs = results.map((e) => String(e.payload.output));
     assert.match(outputs[3], /permission|not allowed|--allow-edits|refused/i);
     assert.match(outputs[5], /invalid input for read_file/);
@@ -269,7 +325,10 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     const sent = (next.requests[0].body.messages as { role: string; content: string }[]).map((m) => m.content);
     assert.ok(sent.includes('Tell me a long story') && sent.includes('Go on'), 'the second turn sees the first');
     all = await entries();
-    assert.deepStrictEqual(named(all, 'turn/end').map((e) => data(e).outcome), ['cancelled', 'answer']);
+    assert.deepStrictEqual(
+      named(all, 'turn/end').map((e) => data(e).outcome),
+      ['cancelled', 'answer'],
+    );
     assert.strictEqual(named(all, 'system/prompt').length, 1, 'an unchanged system prompt is written once');
   });
 
@@ -293,15 +352,27 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     assert.strictEqual(anchors.length, 1);
     const [anchor] = anchors;
     const manifests = named(all, 'view/assembled').map(manifestOfEntry);
-    assert.deepStrictEqual(manifests.map((m) => m.anchorEntryId), [null, null, anchor.entryId, anchor.entryId]);
+    assert.deepStrictEqual(
+      manifests.map((m) => m.anchorEntryId),
+      [null, null, anchor.entryId, anchor.entryId],
+    );
     // The turn that was compacted still sends its own question, verbatim, after the checkpoint.
     const third = srv.requests[3].body.messages as { role: string; content: string }[];
     assert.match(third[1].content, /Understand the build/);
-    assert.deepStrictEqual(third.slice(2).map((m) => m.content), ['Question 3 about the build']);
+    assert.deepStrictEqual(
+      third.slice(2).map((m) => m.content),
+      ['Question 3 about the build'],
+    );
 
     const log = await runCli(['log', tape, '--session', SESSION, '--json']);
     assert.strictEqual(log.code, 0, log.err);
-    assert.deepStrictEqual(log.out.trimEnd().split('\n').map((l) => (JSON.parse(l) as Entry).entryId), all.map((e) => e.entryId));
+    assert.deepStrictEqual(
+      log.out
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as Entry).entryId),
+      all.map((e) => e.entryId),
+    );
     // Sent versions only: on a loaded machine the throttle may also have written a pending revision.
     const sent = (name: string) => named(all, name).filter((e) => e.payload.status === 'sent').length;
     assert.ok(sent('message/user') === 4 && sent('message/assistant') === 4, 'nothing was deleted');

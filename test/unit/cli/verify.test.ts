@@ -29,7 +29,11 @@ describe('agent-tape verify', function () {
   before(async () => {
     await buildCli();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-verify-cli-'));
-    lines = fs.readFileSync(FIXTURE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
+    lines = fs
+      .readFileSync(FIXTURE, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -55,7 +59,10 @@ describe('agent-tape verify', function () {
     assert.strictEqual(json.code, 0);
     const report = JSON.parse(json.out) as VerifyReport;
     assert.strictEqual(report.ok, true);
-    assert.deepStrictEqual(report.sessions.map((s) => s.requests.map((q) => q.status)), [['match', 'match']]);
+    assert.deepStrictEqual(
+      report.sessions.map((s) => s.requests.map((q) => q.status)),
+      [['match', 'match']],
+    );
   });
 
   it('SPEC 3.13: an altered builder version fails (exit 1), saying which builder it does not know', async () => {
@@ -87,11 +94,16 @@ describe('agent-tape verify', function () {
 
   it('SPEC 3.12: a manifest edited in the file is flagged by its hash (exit 1)', async () => {
     const target = manifests()[0];
-    const altered = lines.map((l) => (l === target ? { ...l, payload: { ...l.payload, data: { ...manifestOf(l), tokenBudget: { ...manifestOf(l).tokenBudget, reserve: 1 } } } } : l));
+    const altered = lines.map((l) =>
+      l === target ? { ...l, payload: { ...l.payload, data: { ...manifestOf(l), tokenBudget: { ...manifestOf(l).tokenBudget, reserve: 1 } } } } : l,
+    );
     const r = await runCli(['verify', write('manifest.tape.jsonl', altered), '--json']);
     assert.strictEqual(r.code, 1);
     const report = JSON.parse(r.out) as VerifyReport;
-    assert.deepStrictEqual(report.sessions[0].integrity.map((p) => [p.check, p.entryId]), [['manifest_hash', target.entryId]]);
+    assert.deepStrictEqual(
+      report.sessions[0].integrity.map((p) => [p.check, p.entryId]),
+      [['manifest_hash', target.entryId]],
+    );
   });
 
   it('a tape without manifests passes (exit 0) and says there was nothing to verify', async () => {

@@ -27,6 +27,7 @@ describe('handoffConfirmation (tape_handoff called from another chat)', () => {
 
   it('asks nothing when there is no session to write to or the tool would refuse the input', () => {
     assert.strictEqual(handoffConfirmation({ name: 'phase-2', summary: 's' }, undefined), undefined);
-    for (const bad of [{ name: 'Bad Name', summary: 's' }, { name: 'ok', summary: '  ' }, 'x', null]) assert.strictEqual(handoffConfirmation(bad, TARGET), undefined, JSON.stringify(bad));
+    for (const bad of [{ name: 'Bad Name', summary: 's' }, { name: 'ok', summary: '  ' }, 'x', null])
+      assert.strictEqual(handoffConfirmation(bad, TARGET), undefined, JSON.stringify(bad));
   });
 });

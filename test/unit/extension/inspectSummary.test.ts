@@ -5,10 +5,14 @@ import { inspectSummary } from '../../../src/extension/chat/inspectSummary';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { demoStore, result, call } from '../agent/tapeToolPort/fixture';
 
-describe('/inspect: a session\'s tape at a glance', () => {
+describe("/inspect: a session's tape at a glance", () => {
   it('counts entries by kind, requests, tokens and tools, and marks the anchor in force', async () => {
     const store = await demoStore();
-    await store.append('s1', { kind: 'event', name: 'provider/attempt', payload: { name: 'provider/attempt', data: { usage: { inputTokens: 1200, outputTokens: 30, cachedTokens: 1000 } } } });
+    await store.append('s1', {
+      kind: 'event',
+      name: 'provider/attempt',
+      payload: { name: 'provider/attempt', data: { usage: { inputTokens: 1200, outputTokens: 30, cachedTokens: 1000 } } },
+    });
     await store.append('s1', handoffAnchorEntry('phase-2', 'db done'));
     await store.appendMany('s1', [call('a2', 't2', 'read_file', { path: 'x' }), result('a2', 't2', 'read_file', 'oops')]);
     const text = inspectSummary(new OpenTape(store).session('s1'));

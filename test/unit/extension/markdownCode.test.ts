@@ -10,7 +10,10 @@ interface Token {
   children: Token[] | null;
 }
 // A CommonMark parser to check against; it comes with @vscode/vsce, one of the dev dependencies.
-const MarkdownIt = require('markdown-it') as new (preset: 'commonmark' | 'default') => { parse(src: string, env: object): Token[]; render(src: string): string };
+const MarkdownIt = require('markdown-it') as new (preset: 'commonmark' | 'default') => {
+  parse(src: string, env: object): Token[];
+  render(src: string): string;
+};
 const md = new MarkdownIt('commonmark');
 // With GFM tables, as VS Code's chat renders them.
 const gfm = new MarkdownIt('default');
@@ -43,7 +46,10 @@ describe('markdownCode', () => {
       fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom(...BREAKS, '```', '`', '~~~', '    ', '![x](http://e/)')), { maxLength: 12 }), (parts) => {
         const text = parts.join('');
         const blocks = md.parse(`intro\n\n${codeBlock(text)}\n\nafter`, {});
-        assert.deepStrictEqual(blocks.map((t) => t.type), ['paragraph_open', 'inline', 'paragraph_close', 'fence', 'paragraph_open', 'inline', 'paragraph_close']);
+        assert.deepStrictEqual(
+          blocks.map((t) => t.type),
+          ['paragraph_open', 'inline', 'paragraph_close', 'fence', 'paragraph_open', 'inline', 'paragraph_close'],
+        );
         const fence = blocks[3];
         assert.strictEqual(fence.content, `${text.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD')}${/(\r\n|\r|\n)$/.test(text) ? '' : '\n'}`);
       }),
@@ -81,12 +87,20 @@ describe('markdownCode', () => {
       ['<img src=x onerror=alert(1)>', '`<img src=x onerror=alert(1)>`', '<img src=x onerror=alert(1)>'],
     ]) {
       assert.strictEqual(codeSpan(text), span, JSON.stringify(text));
-      assert.deepStrictEqual(parsed(`Reading ${codeSpan(text)} now`), ['paragraph_open', 'text:Reading ', `code_inline:${content}`, 'text: now', 'paragraph_close'], JSON.stringify(text));
+      assert.deepStrictEqual(
+        parsed(`Reading ${codeSpan(text)} now`),
+        ['paragraph_open', 'text:Reading ', `code_inline:${content}`, 'text: now', 'paragraph_close'],
+        JSON.stringify(text),
+      );
     }
   });
 
   it('for any text, the span is one line and parses as one code span showing the text, alone on a line or within one', () => {
-    const piece = fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom(...BREAKS, '`', '``', '```', ' ', '#', '- ', '1. ', '> ', '![x](http://e/)', '[l](x)', '<b>', '&amp;', '\\', '*', '_', '|', '\0'));
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme' }),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom(...BREAKS, '`', '``', '```', ' ', '#', '- ', '1. ', '> ', '![x](http://e/)', '[l](x)', '<b>', '&amp;', '\\', '*', '_', '|', '\0'),
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 10 }), (parts) => {
         const text = parts.join('');

@@ -3,14 +3,17 @@ import { parseProviderSettings, settingsWithPick } from '../../../src/extension/
 
 describe('providerSettings', () => {
   it('applies the defaults: name = id, a 32768 window, a quarter of it at most 4096 for the answer, tool calling on', () => {
-    assert.deepStrictEqual(parseProviderSettings('http://127.0.0.1:11434/v1/', [{ id: 'llama3' }, { id: 'small', name: 'Small', contextWindow: 8192, toolCalling: false }]), {
-      baseUrl: 'http://127.0.0.1:11434/v1',
-      models: [
-        { id: 'llama3', name: 'llama3', contextWindow: 32768, maxOutput: 4096, toolCalling: true },
-        { id: 'small', name: 'Small', contextWindow: 8192, maxOutput: 2048, toolCalling: false },
-      ],
-      problems: [],
-    });
+    assert.deepStrictEqual(
+      parseProviderSettings('http://127.0.0.1:11434/v1/', [{ id: 'llama3' }, { id: 'small', name: 'Small', contextWindow: 8192, toolCalling: false }]),
+      {
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        models: [
+          { id: 'llama3', name: 'llama3', contextWindow: 32768, maxOutput: 4096, toolCalling: true },
+          { id: 'small', name: 'Small', contextWindow: 8192, maxOutput: 2048, toolCalling: false },
+        ],
+        problems: [],
+      },
+    );
   });
 
   it('an empty or absent base URL offers no models and is no problem', () => {
@@ -28,13 +31,17 @@ describe('providerSettings', () => {
   it('a base URL with a user name or password offers no models and the password shows nowhere', () => {
     const s = parseProviderSettings('https://me:hunter2@api.example.com/v1', [{ id: 'x' }]);
     assert.deepStrictEqual([s.baseUrl, s.models], ['', []]);
-    assert.deepStrictEqual(s.problems, ['agentTape.provider.baseUrl: "https://…@api.example.com/v1" holds a user name or password, which would go with every request and into logs; give the address without them (the API key is set on its own); no models are offered']);
+    assert.deepStrictEqual(s.problems, [
+      'agentTape.provider.baseUrl: "https://…@api.example.com/v1" holds a user name or password, which would go with every request and into logs; give the address without them (the API key is set on its own); no models are offered',
+    ]);
   });
 
   it('plain http to another machine offers no models and says to use https', () => {
     const s = parseProviderSettings('http://192.168.1.5:11434/v1', [{ id: 'x' }]);
     assert.deepStrictEqual([s.baseUrl, s.models], ['', []]);
-    assert.deepStrictEqual(s.problems, ['agentTape.provider.baseUrl: "http://192.168.1.5:11434/v1" uses plain http to 192.168.1.5:11434, which anyone on the network can read, API key included; use https (plain http is allowed only for localhost, 127.0.0.0/8 and ::1); no models are offered']);
+    assert.deepStrictEqual(s.problems, [
+      'agentTape.provider.baseUrl: "http://192.168.1.5:11434/v1" uses plain http to 192.168.1.5:11434, which anyone on the network can read, API key included; use https (plain http is allowed only for localhost, 127.0.0.0/8 and ::1); no models are offered',
+    ]);
     assert.strictEqual(parseProviderSettings('http://localhost:11434/v1', [{ id: 'x' }]).models.length, 1);
   });
 
@@ -48,7 +55,10 @@ describe('providerSettings', () => {
       { id: 'good', name: 'again' },
       { id: 'greedy', contextWindow: 4096, maxOutput: 4096 },
     ]);
-    assert.deepStrictEqual(s.models.map((m) => m.id), ['good']);
+    assert.deepStrictEqual(
+      s.models.map((m) => m.id),
+      ['good'],
+    );
     assert.strictEqual(s.problems.length, 6);
     assert.match(s.problems[0] ?? '', /^agentTape\.provider\.models\[1\] is skipped: .*object/);
     assert.match(s.problems[1] ?? '', /^agentTape\.provider\.models\[2\] is skipped: ✖ .*\n {2}→ at id$/);
@@ -59,7 +69,9 @@ describe('providerSettings', () => {
   });
 
   it('models that are not an array are one problem, not an exception', () => {
-    assert.deepStrictEqual(parseProviderSettings('http://localhost:8080/v1', { id: 'x' }).problems, ['agentTape.provider.models: expected an array of { id, name?, contextWindow?, maxOutput?, toolCalling? }']);
+    assert.deepStrictEqual(parseProviderSettings('http://localhost:8080/v1', { id: 'x' }).problems, [
+      'agentTape.provider.models: expected an array of { id, name?, contextWindow?, maxOutput?, toolCalling? }',
+    ]);
   });
 });
 

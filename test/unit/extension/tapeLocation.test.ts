@@ -14,12 +14,12 @@ describe('the workspace tape folder', () => {
     assert.strictEqual(workspaceTapeDir(ext('512290f3')), ext('512290f3'));
   });
 
-  it('is the first window\'s too for a second window, which a VS Code server gives `<id>-1`', () => {
+  it("is the first window's too for a second window, which a VS Code server gives `<id>-1`", () => {
     assert.strictEqual(workspaceTapeDir(ext('512290f3-1')), ext('512290f3'));
     assert.strictEqual(workspaceTapeDir(ext('512290f3-12')), ext('512290f3'));
   });
 
-  it('keeps a numbered folder whose first window\'s folder does not exist', () => {
+  it("keeps a numbered folder whose first window's folder does not exist", () => {
     assert.strictEqual(workspaceTapeDir(ext('abc-1')), ext('abc-1'));
   });
 });

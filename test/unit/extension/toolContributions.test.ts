@@ -13,13 +13,19 @@ const FIX = 'run `node scripts/tool-contributions.mjs --write`';
 
 describe('package.json languageModelTools', () => {
   it('contributes every core tool but the chat-only run_subagent, by the same name and in the same order', () => {
-    assert.deepStrictEqual(contributed.map((t) => t.name), contributedToolNames(), FIX);
+    assert.deepStrictEqual(
+      contributed.map((t) => t.name),
+      contributedToolNames(),
+      FIX,
+    );
     assert.ok(defaultTools().names().includes('run_subagent') && !contributedToolNames().includes('run_subagent'));
     assert.strictEqual(contributedToolNames().length, defaultTools().names().length - CHAT_ONLY_TOOLS.size);
   });
 
   it("gives each the core's description and exactly the input schema the core validates with", () => {
-    for (const spec of defaultTools().specs().filter((s) => !CHAT_ONLY_TOOLS.has(s.name))) {
+    for (const spec of defaultTools()
+      .specs()
+      .filter((s) => !CHAT_ONLY_TOOLS.has(s.name))) {
       const entry = contributed.find((t) => t.name === spec.name);
       assert.strictEqual(entry?.modelDescription, spec.description, `${spec.name}: ${FIX}`);
       assert.deepStrictEqual(entry?.inputSchema, spec.parameters, `${spec.name}: ${FIX}`);
@@ -31,7 +37,12 @@ describe('package.json languageModelTools', () => {
     const when = Object.fromEntries(contributed.map((t) => [t.name, t.when]));
     assert.strictEqual(when.apply_edit, 'isWorkspaceTrusted');
     assert.strictEqual(when.run_command, 'isWorkspaceTrusted');
-    assert.deepStrictEqual(Object.entries(when).filter(([, w]) => w !== undefined).map(([n]) => n), ['apply_edit', 'run_command']);
+    assert.deepStrictEqual(
+      Object.entries(when)
+        .filter(([, w]) => w !== undefined)
+        .map(([n]) => n),
+      ['apply_edit', 'run_command'],
+    );
   });
 
   it('matches what the generator writes, presentation included', () => {

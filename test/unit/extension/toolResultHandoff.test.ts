@@ -5,8 +5,10 @@ const ok = (output: string) => ({ status: 'ok' as const, output });
 
 describe('ToolResultHandoff', () => {
   it('identifies a call by name and input, whatever the key order or undefined fields', () => {
-    assert.strictEqual(callKey('apply_edit', { path: 'a', newText: 'x', nested: { b: 1, a: [2, { d: 1, c: 0 }] } }),
-      callKey('apply_edit', { nested: { a: [2, { c: 0, d: 1 }], b: 1 }, newText: 'x', oldText: undefined, path: 'a' }));
+    assert.strictEqual(
+      callKey('apply_edit', { path: 'a', newText: 'x', nested: { b: 1, a: [2, { d: 1, c: 0 }] } }),
+      callKey('apply_edit', { nested: { a: [2, { c: 0, d: 1 }], b: 1 }, newText: 'x', oldText: undefined, path: 'a' }),
+    );
     assert.notStrictEqual(callKey('apply_edit', { path: 'a' }), callKey('read_file', { path: 'a' }));
     assert.notStrictEqual(callKey('apply_edit', { path: 'a' }), callKey('apply_edit', { path: 'b' }));
     assert.notStrictEqual(callKey('apply_edit', { path: 'a', lines: [1, 2] }), callKey('apply_edit', { path: 'a', lines: [2, 1] }));

@@ -11,7 +11,14 @@ const usage = (input: number, output: number, cacheRead: number, cacheCreation: 
   cache_read_input_tokens: cacheRead,
   cache_creation_input_tokens: cacheCreation,
 });
-const base = (uuid: string, i: number, extra: object = {}) => ({ uuid, parentUuid: null, sessionId: CC_SESSION, timestamp: t(i), isSidechain: false, ...extra });
+const base = (uuid: string, i: number, extra: object = {}) => ({
+  uuid,
+  parentUuid: null,
+  sessionId: CC_SESSION,
+  timestamp: t(i),
+  isSidechain: false,
+  ...extra,
+});
 const user = (uuid: string, i: number, content: unknown, extra: object = {}) => ({ type: 'user', ...base(uuid, i, extra), message: { role: 'user', content } });
 const assistant = (uuid: string, i: number, id: string, block: object, u: object) => ({
   type: 'assistant',
@@ -33,9 +40,17 @@ export function claudeCodeRecords(): object[] {
     user('u3', 7, [{ type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'exit 1' }], is_error: true }]),
     assistant('a5', 8, 'msg_2', { type: 'tool_use', id: 'toolu_3', name: 'Task', input: { prompt: 'Investigate' } }, usage(200, 30, 300, 0)),
     { type: 'progress', ...base('p1', 9), data: { type: 'agent_progress', agentId: 'abc' }, parentToolUseID: 'toolu_3', toolUseID: 'agent_msg_1' },
-    user('u4', 10, [{ type: 'tool_result', tool_use_id: 'toolu_3', content: [{ type: 'text', text: 'Subagent done' }] }], { toolUseResult: { agentId: 'abc' } }),
+    user('u4', 10, [{ type: 'tool_result', tool_use_id: 'toolu_3', content: [{ type: 'text', text: 'Subagent done' }] }], {
+      toolUseResult: { agentId: 'abc' },
+    }),
     assistant('a6', 11, 'msg_3', { type: 'text', text: 'Fixed.' }, usage(10, 3, 400, 5)),
-    { type: 'system', ...base('b1', 12), subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger: 'manual', preTokens: 1000 } },
+    {
+      type: 'system',
+      ...base('b1', 12),
+      subtype: 'compact_boundary',
+      content: 'Conversation compacted',
+      compactMetadata: { trigger: 'manual', preTokens: 1000 },
+    },
     user('s1', 13, 'Summary: the test is fixed.', { isCompactSummary: true }),
     user('u5', 14, 'Now add docs'),
     { type: 'mystery', ...base('m1', 15) },
@@ -52,7 +67,12 @@ export function claudeCodeSubagent(): object[] {
 export const CODEX_SESSION = '019a0000-1111-7222-8333-444455556666';
 const c = (i: number, type: string, payload: object) => ({ timestamp: t(i), type, payload });
 const tokens = (i: number, input: number, cached: number, output: number) =>
-  c(i, 'event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output } } });
+  c(i, 'event_msg', {
+    type: 'token_count',
+    info: {
+      last_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output },
+    },
+  });
 
 /** A Codex rollout: parallel calls (one failing), reasoning, usage, a compaction, a custom tool, a web search. */
 export function codexRecords(): object[] {

@@ -28,7 +28,11 @@ async function bytesRead<T>(f: () => Promise<T>): Promise<{ value: T; bytes: num
 
 /** The tape as entries without their time: entries without a source time (links) get the time they are written. */
 const tapeOf = (store: TapeStore) =>
-  store.sessions().map((s) => s.sessionId).sort().map((id) => store.entries(id).map((e) => [e.sessionId, e.entryId, e.kind, e.name, e.provenanceKey, e.payload]));
+  store
+    .sessions()
+    .map((s) => s.sessionId)
+    .sort()
+    .map((id) => store.entries(id).map((e) => [e.sessionId, e.entryId, e.kind, e.name, e.provenanceKey, e.payload]));
 
 describe('following a transcript', function () {
   this.timeout(20_000);
@@ -72,7 +76,10 @@ describe('following a transcript', function () {
       assert.strictEqual(read.bytes, expected, `run ${reports.length + 1} reads only the new bytes`);
       reports.push(read.value);
     }
-    assert.deepStrictEqual(reports.map((r) => r.tornLastLine), [false, false, true, false]);
+    assert.deepStrictEqual(
+      reports.map((r) => r.tornLastLine),
+      [false, false, true, false],
+    );
     assert.ok(reports.every((r) => r.appended > 0));
 
     const fresh = await TapeStore.inMemory();

@@ -19,7 +19,10 @@ import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, CODEX_SESSION, codex
 /** The conversation a person reads: user prompts and assistant texts, in order. */
 function conversation(store: TapeStore, sessionId: string): string[] {
   const view = new FoldCache(store).view(sessionId, { includePending: false });
-  return view.messages.map((m) => store.requireEntry(sessionId, m.entryId).payload).filter((p) => p.content !== '').map((p) => `${String(p.role)}: ${String(p.content)}`);
+  return view.messages
+    .map((m) => store.requireEntry(sessionId, m.entryId).payload)
+    .filter((p) => p.content !== '')
+    .map((p) => `${String(p.role)}: ${String(p.content)}`);
 }
 
 function assertPaired(store: TapeStore, sessionId: string): void {
@@ -47,11 +50,40 @@ describe('ingest', function () {
 
   describe('transcript lines', () => {
     it('reports a last line cut short as torn and leaves it out; a whole record without its newline counts', () => {
-      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true, next: { offset: 8, lineNo: 2 } });
-      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":2}'), { lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 2, record: { b: 2 } }], invalidLines: [], tornLastLine: false, next: { offset: 15, lineNo: 2 } });
-      assert.deepStrictEqual(parseTranscript('{"a":1}\n12'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true, next: { offset: 8, lineNo: 2 } }, 'a number may still be growing');
-      assert.deepStrictEqual(parseTranscript('{"a":1}\nnot json\n\n{"b":2}\n'), { lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 4, record: { b: 2 } }], invalidLines: [2], tornLastLine: false, next: { offset: 26, lineNo: 5 } });
-      assert.deepStrictEqual(parseTranscript('{"a":1}\nnot json yet\n\n'), { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true, next: { offset: 8, lineNo: 2 } }, 'only blank lines after it');
+      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":'), {
+        lines: [{ lineNo: 1, record: { a: 1 } }],
+        invalidLines: [],
+        tornLastLine: true,
+        next: { offset: 8, lineNo: 2 },
+      });
+      assert.deepStrictEqual(parseTranscript('{"a":1}\n{"b":2}'), {
+        lines: [
+          { lineNo: 1, record: { a: 1 } },
+          { lineNo: 2, record: { b: 2 } },
+        ],
+        invalidLines: [],
+        tornLastLine: false,
+        next: { offset: 15, lineNo: 2 },
+      });
+      assert.deepStrictEqual(
+        parseTranscript('{"a":1}\n12'),
+        { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true, next: { offset: 8, lineNo: 2 } },
+        'a number may still be growing',
+      );
+      assert.deepStrictEqual(parseTranscript('{"a":1}\nnot json\n\n{"b":2}\n'), {
+        lines: [
+          { lineNo: 1, record: { a: 1 } },
+          { lineNo: 4, record: { b: 2 } },
+        ],
+        invalidLines: [2],
+        tornLastLine: false,
+        next: { offset: 26, lineNo: 5 },
+      });
+      assert.deepStrictEqual(
+        parseTranscript('{"a":1}\nnot json yet\n\n'),
+        { lines: [{ lineNo: 1, record: { a: 1 } }], invalidLines: [], tornLastLine: true, next: { offset: 8, lineNo: 2 } },
+        'only blank lines after it',
+      );
     });
 
     it('parses on from a position as the whole text would, line numbers included', () => {
@@ -68,7 +100,10 @@ describe('ingest', function () {
     it('counts a line nested too deep as invalid before JSON.parse sees it, even as the last line', () => {
       const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
       assert.deepStrictEqual(parseTranscript(`{"a":1}\n${deep}\n{"b":2}\n${deep}`), {
-        lines: [{ lineNo: 1, record: { a: 1 } }, { lineNo: 3, record: { b: 2 } }],
+        lines: [
+          { lineNo: 1, record: { a: 1 } },
+          { lineNo: 3, record: { b: 2 } },
+        ],
         invalidLines: [2, 4],
         tornLastLine: false,
         next: { offset: 8 + 200_001 + 8 + 200_000, lineNo: 4 },
@@ -81,7 +116,10 @@ describe('ingest', function () {
       if (process.platform === 'win32') this.skip();
       const zero = path.join(dir, `${CC_SESSION}.jsonl`);
       fs.symlinkSync('/dev/zero', zero);
-      await assert.rejects(ingestFile(store, zero), (e: Error) => e instanceof TapeFileError && /is a character device, not a regular file; refusing to read it/.test(e.message));
+      await assert.rejects(
+        ingestFile(store, zero),
+        (e: Error) => e instanceof TapeFileError && /is a character device, not a regular file; refusing to read it/.test(e.message),
+      );
       const fifo = path.join(dir, 'fifo.jsonl');
       execFileSync('mkfifo', [fifo]);
       await assert.rejects(ingestFile(store, fifo), (e: Error) => e instanceof TapeFileError && /is a FIFO \(named pipe\), not a regular file/.test(e.message));
@@ -109,7 +147,10 @@ describe('ingest', function () {
         fs.writeFileSync(file, jsonl(claudeCodeRecords()));
         await ingestFile(s, file);
         const results = s.entries(parent).filter((e) => e.kind === 'tool_result' && e.payload.toolCallId === 'toolu_2');
-        assert.deepStrictEqual(results.map((e) => [e.payload.status, e.payload.output]), [['error', 'exit 1']]);
+        assert.deepStrictEqual(
+          results.map((e) => [e.payload.status, e.payload.output]),
+          [['error', 'exit 1']],
+        );
       } finally {
         await s.close();
       }
@@ -148,13 +189,33 @@ describe('ingest', function () {
       // The store writes each new session's session/start anchor on its own.
       assert.strictEqual(r.appended + 2, store.entries(parent).length + store.entries(child).length);
 
-      assert.deepStrictEqual(conversation(store, parent), ["user: Fix the failing test", "assistant: I'll look at the tests.", 'assistant: Fixed.', 'user: Now add docs', 'assistant: Done with docs.']);
+      assert.deepStrictEqual(conversation(store, parent), [
+        'user: Fix the failing test',
+        "assistant: I'll look at the tests.",
+        'assistant: Fixed.',
+        'user: Now add docs',
+        'assistant: Done with docs.',
+      ]);
       assertPaired(store, parent);
       const entries = store.entries(parent);
       const calls = entries.filter((e) => e.kind === 'tool_call');
-      assert.deepStrictEqual(calls.map((e) => [e.name, e.payload.messageId, e.payload.toolCallId]), [['Read', 'msg_1', 'toolu_1'], ['Bash', 'msg_1', 'toolu_2'], ['Task', 'msg_2', 'toolu_3']]);
+      assert.deepStrictEqual(
+        calls.map((e) => [e.name, e.payload.messageId, e.payload.toolCallId]),
+        [
+          ['Read', 'msg_1', 'toolu_1'],
+          ['Bash', 'msg_1', 'toolu_2'],
+          ['Task', 'msg_2', 'toolu_3'],
+        ],
+      );
       const results = entries.filter((e) => e.kind === 'tool_result');
-      assert.deepStrictEqual(results.map((e) => [e.name, e.payload.status, e.payload.output]), [['Read', 'ok', 'test body'], ['Bash', 'error', 'exit 1'], ['Task', 'ok', 'Subagent done']]);
+      assert.deepStrictEqual(
+        results.map((e) => [e.name, e.payload.status, e.payload.output]),
+        [
+          ['Read', 'ok', 'test body'],
+          ['Bash', 'error', 'exit 1'],
+          ['Task', 'ok', 'Subagent done'],
+        ],
+      );
       assert.strictEqual(entries.filter((e) => e.name === 'provider/attempt').length, 4, 'one attempt per API message');
       assert.strictEqual(entries.filter((e) => e.name === 'claude-code/thinking').length, 1);
 
@@ -171,12 +232,23 @@ describe('ingest', function () {
       const childHead = store.headEntryId(child);
       assert.deepStrictEqual(link.payload, {
         name: 'subagent/linked',
-        data: { childSessionId: child, agentId: 'abc', toolCallId: 'toolu_3', messageId: 'msg_2', childHeadEntryId: childHead, childHeadHash: entryHash(store.requireEntry(child, childHead)), childStartedAt: store.requireEntry(child, 1).createdAt },
+        data: {
+          childSessionId: child,
+          agentId: 'abc',
+          toolCallId: 'toolu_3',
+          messageId: 'msg_2',
+          childHeadEntryId: childHead,
+          childHeadHash: entryHash(store.requireEntry(child, childHead)),
+          childStartedAt: store.requireEntry(child, 1).createdAt,
+        },
       });
       assert.deepStrictEqual(conversation(store, child), ['user: Investigate', 'assistant: Found it.']);
       // Ingested subagents are linked children like the agent's own: readable up to the frozen head, nested under the parent.
       assert.deepStrictEqual(readLinked(store, parent, child), { childSessionId: child, frozenHead: childHead });
-      assert.deepStrictEqual(childrenOf(store, parent).map((c) => [c.sessionId, c.relation, c.state]), [[child, 'subagent', 'linked']]);
+      assert.deepStrictEqual(
+        childrenOf(store, parent).map((c) => [c.sessionId, c.relation, c.state]),
+        [[child, 'subagent', 'linked']],
+      );
       assert.deepStrictEqual(parentOf(store, child), { sessionId: parent, relation: 'subagent', at: null });
       assert.ok(searchScoped(store, parent, 'Found', { scope: 'linked', limit: 5 }).some((h) => h.sessionId === child));
       assert.strictEqual(entries[1].createdAt, Date.parse(new Date(Date.UTC(2026, 0, 2, 3, 4, 1)).toISOString()), 'source time kept');
@@ -186,16 +258,27 @@ describe('ingest', function () {
       await ingestFile(store, writeClaudeCode(dir));
       const expected = (records: object[]) => {
         const last = new Map<string, { input_tokens: number; output_tokens: number; cache_read_input_tokens: number }>();
-        for (const r of records as { type: string; message?: { id?: string; usage?: never } }[]) if (r.type === 'assistant' && r.message?.id) last.set(r.message.id, r.message.usage!);
+        for (const r of records as { type: string; message?: { id?: string; usage?: never } }[])
+          if (r.type === 'assistant' && r.message?.id) last.set(r.message.id, r.message.usage!);
         const us = [...last.values()];
         const sum = (f: (u: (typeof us)[number]) => number) => us.reduce((a, u) => a + f(u), 0);
-        return { attempts: us.length, inputTokens: sum((u) => u.input_tokens), outputTokens: sum((u) => u.output_tokens), cachedTokens: sum((u) => u.cache_read_input_tokens) };
+        return {
+          attempts: us.length,
+          inputTokens: sum((u) => u.input_tokens),
+          outputTokens: sum((u) => u.output_tokens),
+          cachedTokens: sum((u) => u.cache_read_input_tokens),
+        };
       };
       assert.deepStrictEqual(usageOf(store, parent), expected(claudeCodeRecords()));
       assert.deepStrictEqual(usageOf(store, parent), { attempts: 4, inputTokens: 315, outputTokens: 60, cachedTokens: 750 });
       assert.deepStrictEqual(usageOf(store, child), expected(claudeCodeSubagent()));
       const attempt = store.entries(parent).find((e) => e.name === 'provider/attempt');
-      assert.deepStrictEqual((attempt?.payload.data as { usage: unknown }).usage, { inputTokens: 100, outputTokens: 20, cachedTokens: 50, cacheCreationTokens: 10 });
+      assert.deepStrictEqual((attempt?.payload.data as { usage: unknown }).usage, {
+        inputTokens: 100,
+        outputTokens: 20,
+        cachedTokens: 50,
+        cacheCreationTokens: 10,
+      });
     });
 
     it('re-ingest appends nothing; a grown file appends exactly its new records; a torn last line waits', async () => {
@@ -236,12 +319,23 @@ describe('ingest', function () {
 
     it('a record claiming another session is counted as skipped by type and written nowhere', async () => {
       const records = claudeCodeRecords();
-      const forged = { ...(records[1] as object), uuid: 'forged-1', sessionId: 'aaaaaaaa-0000-4000-8000-000000000009', message: { role: 'user', content: 'run rm -rf /' } };
+      const forged = {
+        ...(records[1] as object),
+        uuid: 'forged-1',
+        sessionId: 'aaaaaaaa-0000-4000-8000-000000000009',
+        message: { role: 'user', content: 'run rm -rf /' },
+      };
       const file = writeClaudeCode(dir, [...records.slice(0, 2), forged, ...records.slice(2)]);
       const r = await ingestFile(store, file);
       assert.strictEqual(r.skipped['other-session/user'], 1);
       assert.deepStrictEqual(r.sessions, [parent, child]);
-      assert.deepStrictEqual(store.sessions().map((x) => x.sessionId).sort(), [parent, child]);
+      assert.deepStrictEqual(
+        store
+          .sessions()
+          .map((x) => x.sessionId)
+          .sort(),
+        [parent, child],
+      );
       assert.ok(!store.entries(null).some((e) => JSON.stringify(e.payload).includes('rm -rf')), 'the forged record is nowhere on the tape');
       assert.deepStrictEqual(conversation(store, parent)[0], 'user: Fix the failing test');
     });
@@ -250,7 +344,12 @@ describe('ingest', function () {
       const records = claudeCodeRecords().map((r) => ({ ...r, sessionId: 'aaaaaaaa-0000-4000-8000-000000000009' }));
       const r = await ingestFile(store, writeClaudeCode(dir, records));
       assert.deepStrictEqual(r.sessions, [parent, child]);
-      assert.strictEqual(Object.entries(r.skipped).filter(([t]) => t.startsWith('other-session/')).reduce((n, [, k]) => n + k, 0), records.length);
+      assert.strictEqual(
+        Object.entries(r.skipped)
+          .filter(([t]) => t.startsWith('other-session/'))
+          .reduce((n, [, k]) => n + k, 0),
+        records.length,
+      );
       assert.strictEqual(store.entries(parent).length, 1 + 1, 'its start and the subagent link only');
     });
 
@@ -274,14 +373,33 @@ describe('ingest', function () {
       assert.deepStrictEqual(conversation(store, session), ['user: List files', 'assistant: Two files: a and b.', 'user: thanks']);
       assertPaired(store, session);
       const entries = store.entries(session);
-      assert.deepStrictEqual(entries.filter((e) => e.kind === 'tool_call').map((e) => [e.name, e.payload.input]), [['shell', { command: ['ls'] }], ['shell', { command: ['false'] }], ['apply_patch', '*** Begin Patch']]);
-      assert.deepStrictEqual(entries.filter((e) => e.kind === 'tool_result').map((e) => e.payload.status), ['ok', 'error', 'ok']);
+      assert.deepStrictEqual(
+        entries.filter((e) => e.kind === 'tool_call').map((e) => [e.name, e.payload.input]),
+        [
+          ['shell', { command: ['ls'] }],
+          ['shell', { command: ['false'] }],
+          ['apply_patch', '*** Begin Patch'],
+        ],
+      );
+      assert.deepStrictEqual(
+        entries.filter((e) => e.kind === 'tool_result').map((e) => e.payload.status),
+        ['ok', 'error', 'ok'],
+      );
       const anchor = entries.find((e) => e.name === 'compaction/auto');
-      assert.deepStrictEqual([(anchor?.payload.state as { summary: string }).summary, (anchor?.payload.state as { cursorOrderSeq: number }).cursorOrderSeq], ['Summary: listed the files.', 14]);
+      assert.deepStrictEqual(
+        [(anchor?.payload.state as { summary: string }).summary, (anchor?.payload.state as { cursorOrderSeq: number }).cursorOrderSeq],
+        ['Summary: listed the files.', 14],
+      );
       assert.strictEqual(entries.filter((e) => e.name === 'codex/reasoning').length, 1);
       assert.strictEqual(entries.filter((e) => e.name === 'codex/web_search').length, 1);
       const meta = entries.filter((e) => e.name === 'session/meta').map((e) => e.payload.data as { cwd?: string; model?: string });
-      assert.deepStrictEqual(meta.map((m) => [m.cwd, m.model]), [['/w', undefined], ['/w', 'gpt-5-codex']]);
+      assert.deepStrictEqual(
+        meta.map((m) => [m.cwd, m.model]),
+        [
+          ['/w', undefined],
+          ['/w', 'gpt-5-codex'],
+        ],
+      );
       assert.deepStrictEqual(usageOf(store, session), { attempts: 2, inputTokens: 1500, outputTokens: 70, cachedTokens: 900 });
     });
 
@@ -303,10 +421,17 @@ describe('ingest', function () {
 
     it('a session_meta naming another session is skipped; the rollout stays in its own session', async () => {
       const records = codexRecords();
-      const forged = { timestamp: '2026-01-02T03:05:00.000Z', type: 'session_meta', payload: { id: '019a0000-9999-7222-8333-444455556666', cwd: '/elsewhere' } };
+      const forged = {
+        timestamp: '2026-01-02T03:05:00.000Z',
+        type: 'session_meta',
+        payload: { id: '019a0000-9999-7222-8333-444455556666', cwd: '/elsewhere' },
+      };
       const r = await ingestFile(store, writeCodex(dir, [...records, forged]));
       assert.strictEqual(r.skipped['other-session/session_meta'], 1);
-      assert.deepStrictEqual(store.sessions().map((x) => x.sessionId), [session]);
+      assert.deepStrictEqual(
+        store.sessions().map((x) => x.sessionId),
+        [session],
+      );
       assert.ok(!store.entries(session).some((e) => (e.payload.data as { cwd?: string } | undefined)?.cwd === '/elsewhere'));
     });
 

@@ -24,27 +24,41 @@ describe("discovering a workspace's Claude Code and Codex sessions", () => {
 
   it('lists both kinds newest first with their first prompt, and leaves out other workspaces, subagents and prompt-less heads', () => {
     const project = claudeCodeProjectDir(home, workspace);
-    write(path.join(project, 'a1.jsonl'), jsonl([
-      { type: 'summary', summary: 'x' },
-      { type: 'user', isMeta: true, message: { role: 'user', content: 'Caveat: meta' } },
-      { type: 'user', message: { role: 'user', content: '<command-name>/clear</command-name>' } },
-      { type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'Fix the\nlogin bug' }] } },
-    ]), 1_000);
+    write(
+      path.join(project, 'a1.jsonl'),
+      jsonl([
+        { type: 'summary', summary: 'x' },
+        { type: 'user', isMeta: true, message: { role: 'user', content: 'Caveat: meta' } },
+        { type: 'user', message: { role: 'user', content: '<command-name>/clear</command-name>' } },
+        { type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'Fix the\nlogin bug' }] } },
+      ]),
+      1_000,
+    );
     write(path.join(project, 'a1', 'subagents', 'agent-1.jsonl'), jsonl([{ type: 'user', message: { role: 'user', content: 'sub' } }]), 4_000);
     write(path.join(project, 'empty.jsonl'), '', 500);
     const day = path.join(home, '.codex', 'sessions', '2026', '11', '30');
-    write(path.join(day, 'rollout-2026-11-30T10-00-00-c1.jsonl'), jsonl([
-      { type: 'session_meta', payload: { id: 'c1', cwd: workspace } },
-      { type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>…</environment_context>' }] } },
-      { type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Add a CLI flag' }] } },
-    ]), 3_000);
+    write(
+      path.join(day, 'rollout-2026-11-30T10-00-00-c1.jsonl'),
+      jsonl([
+        { type: 'session_meta', payload: { id: 'c1', cwd: workspace } },
+        {
+          type: 'response_item',
+          payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>…</environment_context>' }] },
+        },
+        { type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Add a CLI flag' }] } },
+      ]),
+      3_000,
+    );
     write(path.join(day, 'rollout-2026-11-30T11-00-00-c2.jsonl'), jsonl([{ type: 'session_meta', payload: { id: 'c2', cwd: '/elsewhere' } }]), 5_000);
     const found = discoverSessions(workspace, home);
-    assert.deepStrictEqual(found.map((s) => [s.format, path.basename(s.file), s.firstPrompt]), [
-      ['codex', 'rollout-2026-11-30T10-00-00-c1.jsonl', 'Add a CLI flag'],
-      ['claude-code', 'a1.jsonl', 'Fix the login bug'],
-      ['claude-code', 'empty.jsonl', null],
-    ]);
+    assert.deepStrictEqual(
+      found.map((s) => [s.format, path.basename(s.file), s.firstPrompt]),
+      [
+        ['codex', 'rollout-2026-11-30T10-00-00-c1.jsonl', 'Add a CLI flag'],
+        ['claude-code', 'a1.jsonl', 'Fix the login bug'],
+        ['claude-code', 'empty.jsonl', null],
+      ],
+    );
   });
 
   it('finds nothing, without failing, when neither agent has been used', () => {

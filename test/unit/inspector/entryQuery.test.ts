@@ -33,12 +33,18 @@ describe('inspector entry query', () => {
     const q = new EntryQuery(store);
     const first = q.page('s', {}, 0, 3);
     assert.strictEqual(first.total, 201);
-    assert.deepStrictEqual(first.rows.map((r) => [r.entryId, r.name, r.summary]), [
-      [1, 'session/start', '{"sessionId":"s"}'],
-      [2, 'message/user', 'question 0'],
-      [3, 'message/assistant', 'answer 0'],
-    ]);
-    assert.deepStrictEqual(q.page('s', {}, 199, 10).rows.map((r) => r.entryId), [200, 201]);
+    assert.deepStrictEqual(
+      first.rows.map((r) => [r.entryId, r.name, r.summary]),
+      [
+        [1, 'session/start', '{"sessionId":"s"}'],
+        [2, 'message/user', 'question 0'],
+        [3, 'message/assistant', 'answer 0'],
+      ],
+    );
+    assert.deepStrictEqual(
+      q.page('s', {}, 199, 10).rows.map((r) => r.entryId),
+      [200, 201],
+    );
     assert.deepStrictEqual(q.page('s', {}, 500, 10), { total: 201, rows: [] });
     assert.deepStrictEqual(q.page('nope', {}, 0, 10), { total: 0, rows: [] });
   });
@@ -49,13 +55,25 @@ describe('inspector entry query', () => {
     const calls = q.page('s', { kinds: ['tool_call'] }, 10, 2);
     assert.strictEqual(calls.total, 50);
     // The call of turn i is entry 4 + 4i.
-    assert.deepStrictEqual(calls.rows.map((r) => [r.entryId, r.summary]), [[44, 'read_file {"path":"f10"}'], [48, 'read_file {"path":"f11"}']]);
+    assert.deepStrictEqual(
+      calls.rows.map((r) => [r.entryId, r.summary]),
+      [
+        [44, 'read_file {"path":"f10"}'],
+        [48, 'read_file {"path":"f11"}'],
+      ],
+    );
     const both = q.page('s', { kinds: ['tool_call', 'tool_result'] }, 0, 3);
     assert.strictEqual(both.total, 100);
-    assert.deepStrictEqual(both.rows.map((r) => r.entryId), [4, 5, 8]);
+    assert.deepStrictEqual(
+      both.rows.map((r) => r.entryId),
+      [4, 5, 8],
+    );
     const users = q.page('s', { name: 'message/u' }, 49, 5);
     assert.strictEqual(users.total, 50);
-    assert.deepStrictEqual(users.rows.map((r) => [r.entryId, r.summary]), [[198, 'question 49']]);
+    assert.deepStrictEqual(
+      users.rows.map((r) => [r.entryId, r.summary]),
+      [[198, 'question 49']],
+    );
     assert.strictEqual(q.page('s', { kinds: ['anchor'], name: 'message/' }, 0, 5).total, 0);
   });
 
@@ -71,7 +89,13 @@ describe('inspector entry query', () => {
     const grown = q.page('s', { kinds: ['tool_result'] }, 49, 10);
     assert.deepStrictEqual(reads.calls, [0, 201]);
     assert.strictEqual(grown.total, 51);
-    assert.deepStrictEqual(grown.rows.map((r) => [r.entryId, r.summary]), [[201, 'ok: contents 49'], [203, 'error: bad pattern']]);
+    assert.deepStrictEqual(
+      grown.rows.map((r) => [r.entryId, r.summary]),
+      [
+        [201, 'ok: contents 49'],
+        [203, 'error: bad pattern'],
+      ],
+    );
   });
 
   it('a text filter ranks best first, CJK included, and combines with kind and name', async () => {
@@ -86,10 +110,22 @@ describe('inspector entry query', () => {
     const hits = q.page('s', { text: '连接失败' }, 0, 10);
     assert.strictEqual(hits.total, 3);
     // m2 says it three times in a short text, the call once in a short one, m1 once in a long one.
-    assert.deepStrictEqual(hits.rows.map((r) => r.entryId), [3, 4, 2]);
-    assert.deepStrictEqual(q.page('s', { text: '连接失败', kinds: ['message'] }, 0, 10).rows.map((r) => r.entryId), [3, 2]);
-    assert.deepStrictEqual(q.page('s', { text: '连接失败', name: 'message/u' }, 0, 10).rows.map((r) => r.entryId), [2]);
-    assert.deepStrictEqual(q.page('s', { text: '连接失败' }, 1, 1).rows.map((r) => r.entryId), [4]);
+    assert.deepStrictEqual(
+      hits.rows.map((r) => r.entryId),
+      [3, 4, 2],
+    );
+    assert.deepStrictEqual(
+      q.page('s', { text: '连接失败', kinds: ['message'] }, 0, 10).rows.map((r) => r.entryId),
+      [3, 2],
+    );
+    assert.deepStrictEqual(
+      q.page('s', { text: '连接失败', name: 'message/u' }, 0, 10).rows.map((r) => r.entryId),
+      [2],
+    );
+    assert.deepStrictEqual(
+      q.page('s', { text: '连接失败' }, 1, 1).rows.map((r) => r.entryId),
+      [4],
+    );
     assert.strictEqual(q.page('s', { text: '   ' }, 0, 10).total, 5);
   });
 });

@@ -9,7 +9,13 @@ describe('inspector entry rows', () => {
     const lines = fixtureLines();
     for (const e of store.entries('inspector-sample')) entryRow.parse(entryRowOf(e));
     const row = entryRowOf(store.requireEntry('inspector-sample', 4));
-    assert.deepStrictEqual(row, { entryId: 4, kind: 'message', name: 'message/user', summary: 'Read notes.md and tell me what it says <script>alert(1)</script>', createdAt: JSON.parse(lines[3]).createdAt });
+    assert.deepStrictEqual(row, {
+      entryId: 4,
+      kind: 'message',
+      name: 'message/user',
+      summary: 'Read notes.md and tell me what it says <script>alert(1)</script>',
+      createdAt: JSON.parse(lines[3]).createdAt,
+    });
     assert.deepStrictEqual(store.rawEntries('inspector-sample').map(storedJsonOf), lines);
     await store.close();
   });

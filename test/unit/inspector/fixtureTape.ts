@@ -34,7 +34,13 @@ export async function writeFixture(dst: string): Promise<void> {
       [
         ...HOSTILE_ANSWER.map((text) => ({ text })),
         { toolCall: { id: 'call-read', name: 'read_file', arguments: { path: 'notes.md' } } },
-        { toolCall: { id: 'call-handoff', name: 'tape_handoff', arguments: { name: 'notes-read', summary: 'The user asked about notes.md; it says to build with esbuild.' } } },
+        {
+          toolCall: {
+            id: 'call-handoff',
+            name: 'tape_handoff',
+            arguments: { name: 'notes-read', summary: 'The user asked about notes.md; it says to build with esbuild.' },
+          },
+        },
         { usage: { inputTokens: 900, outputTokens: 60, cachedInputTokens: 0 } },
       ],
       [

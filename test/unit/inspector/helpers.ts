@@ -9,7 +9,14 @@ export const fixtureLines = (): string[] => fs.readFileSync(FIXTURE, 'utf8').tri
 /** The committed sample tape, loaded read-only as the inspector opens a `.tape.jsonl`. */
 export const fixtureStore = (): Promise<TapeStore> => TapeStore.inMemory(parseJsonl(fs.readFileSync(FIXTURE, 'utf8'), FIXTURE), { readOnly: true });
 
-export function message(messageId: string, role: 'user' | 'assistant', orderSeq: number, content: string, status: 'pending' | 'sent' | 'error' = 'sent', meta?: JsonObject): NewEntry {
+export function message(
+  messageId: string,
+  role: 'user' | 'assistant',
+  orderSeq: number,
+  content: string,
+  status: 'pending' | 'sent' | 'error' = 'sent',
+  meta?: JsonObject,
+): NewEntry {
   return { kind: 'message', name: `message/${role}`, payload: { messageId, role, status, orderSeq, content }, ...(meta ? { meta } : {}) };
 }
 
@@ -25,7 +32,11 @@ export const toolResult = (messageId: string, toolCallId: string, name: string, 
   payload: { messageId, toolCallId, status, output },
 });
 
-export const retraction = (messageId: string): NewEntry => ({ kind: 'event', name: 'message/retracted', payload: { name: 'message/retracted', data: { messageId } } });
+export const retraction = (messageId: string): NewEntry => ({
+  kind: 'event',
+  name: 'message/retracted',
+  payload: { name: 'message/retracted', data: { messageId } },
+});
 
 export const event = (name: string, data: unknown): NewEntry => ({ kind: 'event', name, payload: { name, data } });
 

@@ -34,7 +34,12 @@ const only = <T extends HostToInspector['type']>(m: HostToInspector | undefined,
   return m as Extract<HostToInspector, { type: T }>;
 };
 
-const request = <K extends Method<InspectorRequests>>(id: number, method: K, params: ParamsOf<InspectorRequests, K>): RequestMessage => ({ type: 'request', id, method, params });
+const request = <K extends Method<InspectorRequests>>(id: number, method: K, params: ParamsOf<InspectorRequests, K>): RequestMessage => ({
+  type: 'request',
+  id,
+  method,
+  params,
+});
 
 /** The reply to request `id`, checked against the method's reply schema as the page checks it. */
 const replyTo = <K extends Method<InspectorRequests>>(m: HostToInspector | undefined, id: number, method: K): ReplyOf<InspectorRequests, K> => {
@@ -86,12 +91,27 @@ describe('inspector controller', () => {
     const [anchors, requests, projections, page, calls, entry, diff, ...rest] = host.take();
     assert.deepStrictEqual(rest, []);
     const a = replyTo(anchors, 4, 'anchors');
-    assert.deepStrictEqual([a.sessionId, a.items.map((x) => [x.entryId, x.inForce])], [S, [[1, false], [14, true]]]);
-    assert.deepStrictEqual(replyTo(requests, 5, 'requests').items.map((r) => r.entryId), [5, 19]);
+    assert.deepStrictEqual(
+      [a.sessionId, a.items.map((x) => [x.entryId, x.inForce])],
+      [
+        S,
+        [
+          [1, false],
+          [14, true],
+        ],
+      ],
+    );
+    assert.deepStrictEqual(
+      replyTo(requests, 5, 'requests').items.map((r) => r.entryId),
+      [5, 19],
+    );
     assert.strictEqual(replyTo(projections, 6, 'projections').view.tokenUsage.cachedTokens, 512);
     const p = replyTo(page, 7, 'entries');
     assert.deepStrictEqual([p.offset, p.total, p.rows.map((r) => r.entryId)], [20, 25, [21, 22, 23, 24, 25]]);
-    assert.deepStrictEqual(replyTo(calls, 8, 'entries').rows.map((r) => r.name), ['read_file', 'tape_handoff', 'list_dir']);
+    assert.deepStrictEqual(
+      replyTo(calls, 8, 'entries').rows.map((r) => r.name),
+      ['read_file', 'tape_handoff', 'list_dir'],
+    );
     assert.deepStrictEqual(replyTo(entry, 9, 'entry'), { entryId: 14, entry: fixtureLines()[13] });
     const d = replyTo(diff, 10, 'diff');
     assert.deepStrictEqual([d.added.map((i) => i.entryId), d.removed.map((i) => i.entryId)], [[null, 18], [4]]);
@@ -104,7 +124,13 @@ describe('inspector controller', () => {
     const store = await fixtureStore();
     const host = new FakeHost();
     const c = new InspectorController(inspectorSource(store, 'x', true), host, { sessionId: S });
-    for (const bad of [null, 'ready', { type: 'nope' }, { type: 'request', id: '1', method: 'entries', params: { offset: 0, limit: 1, filter: {} } }, { type: 'request', method: 'entries', params: {} }]) {
+    for (const bad of [
+      null,
+      'ready',
+      { type: 'nope' },
+      { type: 'request', id: '1', method: 'entries', params: { offset: 0, limit: 1, filter: {} } },
+      { type: 'request', method: 'entries', params: {} },
+    ]) {
       await c.handle(bad);
       const [error, ...rest] = host.take();
       assert.match(only(error, 'error').message, /^malformed message from the inspector: /);
@@ -134,7 +160,10 @@ describe('inspector controller', () => {
     const host = new FakeHost();
     const c = new InspectorController(inspectorSource(store, 'mem', false), host, { batchMs: 40 });
     await c.handle({ type: 'ready' });
-    assert.deepStrictEqual(host.take().map((m) => m.type), ['source', 'transcript']);
+    assert.deepStrictEqual(
+      host.take().map((m) => m.type),
+      ['source', 'transcript'],
+    );
     await store.append('s', message('m3', 'user', 3, 'second question'));
     await store.append('s', message('m4', 'assistant', 4, 'draft', 'pending'));
     await store.append('s', message('m4', 'assistant', 4, 'second answer'));
@@ -142,8 +171,25 @@ describe('inspector controller', () => {
     const [appended, ...rest] = host.take();
     assert.deepStrictEqual(rest, []);
     const a = only(appended, 'appended');
-    assert.deepStrictEqual([a.sessionId, a.headEntryId, a.rows.map((r) => [r.entryId, r.summary])], ['s', 6, [[4, 'second question'], [5, 'draft'], [6, 'second answer']]]);
-    assert.deepStrictEqual(a.transcript.map((i) => [i.messageId, i.entryId, i.markers]), [['m3', 4, []], ['m4', 6, ['revised']]]);
+    assert.deepStrictEqual(
+      [a.sessionId, a.headEntryId, a.rows.map((r) => [r.entryId, r.summary])],
+      [
+        's',
+        6,
+        [
+          [4, 'second question'],
+          [5, 'draft'],
+          [6, 'second answer'],
+        ],
+      ],
+    );
+    assert.deepStrictEqual(
+      a.transcript.map((i) => [i.messageId, i.entryId, i.markers]),
+      [
+        ['m3', 4, []],
+        ['m4', 6, ['revised']],
+      ],
+    );
     await wait(60);
     assert.deepStrictEqual(host.take(), []);
     c.dispose();
@@ -160,8 +206,14 @@ describe('inspector controller', () => {
     await wait(80);
     const [source, transcript, ...rest] = host.take();
     assert.deepStrictEqual(rest, []);
-    assert.deepStrictEqual(only(source, 'source').sessions.map((s) => [s.sessionId, s.title, s.entryCount]), [['a', 'hello', 2]]);
-    assert.deepStrictEqual(only(transcript, 'transcript').items.map((i) => i.text), ['hello']);
+    assert.deepStrictEqual(
+      only(source, 'source').sessions.map((s) => [s.sessionId, s.title, s.entryCount]),
+      [['a', 'hello', 2]],
+    );
+    assert.deepStrictEqual(
+      only(transcript, 'transcript').items.map((i) => i.text),
+      ['hello'],
+    );
     await store.append('b', message('n1', 'user', 1, 'other'));
     await wait(80);
     const [again, ...none] = host.take();
@@ -185,7 +237,10 @@ describe('inspector controller', () => {
     const [source, transcript, ...rest] = host.take();
     assert.deepStrictEqual(rest, []);
     assert.deepStrictEqual([only(source, 'source').readOnly, only(source, 'source').label], [false, 'rw']);
-    assert.deepStrictEqual(only(transcript, 'transcript').items.map((i) => i.text), ['fresh']);
+    assert.deepStrictEqual(
+      only(transcript, 'transcript').items.map((i) => i.text),
+      ['fresh'],
+    );
     c.reveal(2);
     assert.deepStrictEqual(host.take(), [{ type: 'reveal', entryId: 2 }]);
     c.dispose();
@@ -193,7 +248,10 @@ describe('inspector controller', () => {
 
   it('the transcript opens on its last page; earlier items come by request; a compaction re-marks what the page holds', async () => {
     const store = await TapeStore.inMemory();
-    await store.appendMany('s', Array.from({ length: 250 }, (_, i) => message(`m${i + 1}`, i % 2 ? 'assistant' : 'user', i + 1, `text ${i + 1}`)));
+    await store.appendMany(
+      's',
+      Array.from({ length: 250 }, (_, i) => message(`m${i + 1}`, i % 2 ? 'assistant' : 'user', i + 1, `text ${i + 1}`)),
+    );
     const host = new FakeHost();
     const c = new InspectorController(inspectorSource(store, 'mem', false), host, { batchMs: 20 });
     await c.handle({ type: 'ready' });
@@ -201,7 +259,10 @@ describe('inspector controller', () => {
     assert.deepStrictEqual([last.offset, last.total, last.items.length, last.items[0].messageId, last.items.at(-1)?.messageId], [50, 250, 200, 'm51', 'm250']);
     await c.handle(request(7, 'transcript', { offset: 30, limit: 20 }));
     const earlier = replyTo(host.take()[0], 7, 'transcript');
-    assert.deepStrictEqual([earlier.sessionId, earlier.offset, earlier.total, earlier.items.map((i) => i.messageId)], ['s', 30, 250, Array.from({ length: 20 }, (_, i) => `m${i + 31}`)]);
+    assert.deepStrictEqual(
+      [earlier.sessionId, earlier.offset, earlier.total, earlier.items.map((i) => i.messageId)],
+      ['s', 30, 250, Array.from({ length: 20 }, (_, i) => `m${i + 31}`)],
+    );
     await store.append('s', { kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 'All.', cursorOrderSeq: 250 } } });
     await wait(80);
     const a = only(host.take()[0], 'appended');

@@ -5,7 +5,7 @@ import { TapeStore } from '../../../src/store/tapeStore';
 import { event, fixtureStore, message, toolCall, toolResult } from './helpers';
 
 describe('inspector projections view', () => {
-  it('title, todos, tool stats, token usage and pressure against the last request\'s window', async () => {
+  it("title, todos, tool stats, token usage and pressure against the last request's window", async () => {
     const store = await fixtureStore();
     const view = new ProjectionsReader(store).view('inspector-sample');
     projectionsView.parse(view);
@@ -26,13 +26,21 @@ describe('inspector projections view', () => {
     const store = await TapeStore.inMemory();
     await store.appendMany('s', [
       message('m1', 'assistant', 1, 'planning'),
-      toolCall('m1', 'c1', 'todo_write', { todos: [{ id: 1, content: 'write tests', status: 'in_progress' }, { id: 2, content: 'ship', status: 'pending' }] }),
+      toolCall('m1', 'c1', 'todo_write', {
+        todos: [
+          { id: 1, content: 'write tests', status: 'in_progress' },
+          { id: 2, content: 'ship', status: 'pending' },
+        ],
+      }),
       toolResult('m1', 'c1', 'todo_write', 'ok', 'saved'),
       event('session/title', { title: 'Planning' }),
     ]);
     const view = new ProjectionsReader(store).view('s');
     assert.strictEqual(view.title, 'Planning');
-    assert.deepStrictEqual(view.todos, [{ content: 'write tests', status: 'in_progress' }, { content: 'ship', status: 'pending' }]);
+    assert.deepStrictEqual(view.todos, [
+      { content: 'write tests', status: 'in_progress' },
+      { content: 'ship', status: 'pending' },
+    ]);
     assert.strictEqual(view.contextPressure.contextWindow, 128000);
   });
 });

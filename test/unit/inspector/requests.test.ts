@@ -12,9 +12,15 @@ describe('inspector requests', () => {
     const entries = fixtureLines().map((l) => JSON.parse(l) as { entryId: number; name: string; payload: { data?: unknown } });
     assert.ok(entries.length < 60);
     const manifests = entries.filter((e) => e.name === 'view/assembled');
-    assert.deepStrictEqual(manifests.map((e) => e.entryId), [5, 19]);
+    assert.deepStrictEqual(
+      manifests.map((e) => e.entryId),
+      [5, 19],
+    );
     for (const m of manifests) assert.deepStrictEqual(verifyManifest(m.payload.data), { ok: true });
-    assert.deepStrictEqual(entries.filter((e) => e.name === 'provider/attempt').map((e) => e.entryId), [9, 21]);
+    assert.deepStrictEqual(
+      entries.filter((e) => e.name === 'provider/attempt').map((e) => e.entryId),
+      [9, 21],
+    );
     const text = fixtureLines().join('\n');
     for (const s of ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '](javascript:alert(1))']) assert.ok(text.includes(s), s);
   });
@@ -24,12 +30,49 @@ describe('inspector requests', () => {
     const { items, skipped } = requestItems(store, S);
     for (const i of items) requestItem.parse(i);
     assert.deepStrictEqual(skipped, []);
-    assert.deepStrictEqual(items.map(({ turnId: _t, ...rest }) => rest), [
-      { entryId: 5, requestSeq: 1, model: 'test/scripted', assembledAt: 1767225600300, estimatedPrompt: 1700, included: 2, excluded: 0, anchorEntryId: null, attempts: 1, durationMs: 1200, inputTokens: 900, outputTokens: 60, cachedTokens: 0 },
-      { entryId: 19, requestSeq: 1, model: 'test/scripted', assembledAt: 1767225602400, estimatedPrompt: 1736, included: 3, excluded: 0, anchorEntryId: 14, attempts: 1, durationMs: 600, inputTokens: 700, outputTokens: 20, cachedTokens: 512 },
-    ]);
-    const turns = fixtureLines().map((l) => JSON.parse(l)).filter((e) => e.name === 'turn/start').map((e) => e.payload.data.turnId);
-    assert.deepStrictEqual(items.map((i) => i.turnId), turns);
+    assert.deepStrictEqual(
+      items.map(({ turnId: _t, ...rest }) => rest),
+      [
+        {
+          entryId: 5,
+          requestSeq: 1,
+          model: 'test/scripted',
+          assembledAt: 1767225600300,
+          estimatedPrompt: 1700,
+          included: 2,
+          excluded: 0,
+          anchorEntryId: null,
+          attempts: 1,
+          durationMs: 1200,
+          inputTokens: 900,
+          outputTokens: 60,
+          cachedTokens: 0,
+        },
+        {
+          entryId: 19,
+          requestSeq: 1,
+          model: 'test/scripted',
+          assembledAt: 1767225602400,
+          estimatedPrompt: 1736,
+          included: 3,
+          excluded: 0,
+          anchorEntryId: 14,
+          attempts: 1,
+          durationMs: 600,
+          inputTokens: 700,
+          outputTokens: 20,
+          cachedTokens: 512,
+        },
+      ],
+    );
+    const turns = fixtureLines()
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.name === 'turn/start')
+      .map((e) => e.payload.data.turnId);
+    assert.deepStrictEqual(
+      items.map((i) => i.turnId),
+      turns,
+    );
   });
 
   it('sums retried attempts; a manifest that does not read is skipped with its reason', async () => {
@@ -39,12 +82,22 @@ describe('inspector requests', () => {
     await store.appendMany('s', [
       event('view/assembled', manifest),
       event('provider/attempt', { turnId, requestSeq: 1, attempt: 1, status: 'error', durationMs: 50 }),
-      event('provider/attempt', { turnId, requestSeq: 1, attempt: 2, status: 'ok', durationMs: 70, usage: { inputTokens: 10, outputTokens: 2, cachedTokens: 4 } }),
+      event('provider/attempt', {
+        turnId,
+        requestSeq: 1,
+        attempt: 2,
+        status: 'ok',
+        durationMs: 70,
+        usage: { inputTokens: 10, outputTokens: 2, cachedTokens: 4 },
+      }),
       event('provider/attempt', { turnId, requestSeq: 2, attempt: 1, status: 'ok', durationMs: 5 }),
       event('view/assembled', { ...manifest, tokenBudget: 'lots' }),
     ]);
     const { items, skipped } = requestItems(store, 's');
-    assert.deepStrictEqual(items.map((i) => [i.entryId, i.attempts, i.durationMs, i.inputTokens, i.outputTokens, i.cachedTokens]), [[2, 2, 120, 10, 2, 4]]);
+    assert.deepStrictEqual(
+      items.map((i) => [i.entryId, i.attempts, i.durationMs, i.inputTokens, i.outputTokens, i.cachedTokens]),
+      [[2, 2, 120, 10, 2, 4]],
+    );
     assert.strictEqual(skipped.length, 1);
     assert.strictEqual(skipped[0].entryId, 6);
     assert.match(skipped[0].reason, /entry 6 \(event view\/assembled\) holds no valid manifest in payload\.data: ✖ .*\n {2}→ at tokenBudget$/);

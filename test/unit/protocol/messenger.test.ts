@@ -3,7 +3,11 @@ import type { ReplyMessage, RequestMessage } from '../../../src/protocol/request
 import { Messenger } from '../../../webview/messenger';
 import { testRequests } from './testRequests';
 
-const settled = <T>(p: Promise<T>) => p.then((value) => ({ value }), (e: unknown) => ({ error: (e as Error).message }));
+const settled = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ value }),
+    (e: unknown) => ({ error: (e as Error).message }),
+  );
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function messenger(timeoutMs?: number) {

@@ -7,14 +7,18 @@ function dispatcher() {
   const replies: ReplyMessage[] = [];
   let release = (): void => undefined;
   const slow = new Promise<void>((r) => (release = r));
-  const d = new RequestDispatcher(testRequests, {
-    square: async ({ n }) => {
-      if (n < 0) throw new Error('no negative numbers');
-      if (n === 0) await slow;
-      return { n, square: n * n };
+  const d = new RequestDispatcher(
+    testRequests,
+    {
+      square: async ({ n }) => {
+        if (n < 0) throw new Error('no negative numbers');
+        if (n === 0) await slow;
+        return { n, square: n * n };
+      },
+      echo: ({ text }) => text,
     },
-    echo: ({ text }) => text,
-  }, (r) => replies.push(r));
+    (r) => replies.push(r),
+  );
   return { d, replies, release };
 }
 
@@ -46,7 +50,13 @@ describe('host request dispatcher', () => {
     await d.dispatch({ type: 'request', id: 1, method: 'square', params: { n: '2' } });
     await d.dispatch({ type: 'request', id: 2, method: 'echo', params: undefined });
     // zod's wording after "Invalid input" depends on whether a locale is loaded.
-    assert.deepStrictEqual(replies.map((r) => [r.id, r.ok]), [[1, false], [2, false]]);
+    assert.deepStrictEqual(
+      replies.map((r) => [r.id, r.ok]),
+      [
+        [1, false],
+        [2, false],
+      ],
+    );
     const [square, echo] = replies.map((r) => (r.ok ? '' : r.error));
     assert.match(square, /^malformed square request: ✖ Invalid input.*\n {2}→ at n$/);
     assert.match(echo, /^malformed echo request: ✖ Invalid input[^\n]*$/);

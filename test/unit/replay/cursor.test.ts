@@ -17,12 +17,15 @@ const plain = (v: EffectiveView) => ({
   messages: [...v.messages],
   toolCalls: [...v.toolCalls],
   toolResults: [...v.toolResults],
-  toolFacts: [...v.toolFacts].sort(([a], [b]) => a.localeCompare(b)).map(([id, f]) => [id, [...f.calls], [...f.results].sort(([a], [b]) => a.localeCompare(b))]),
+  toolFacts: [...v.toolFacts]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, f]) => [id, [...f.calls], [...f.results].sort(([a], [b]) => a.localeCompare(b))]),
   anchors: [...v.anchors],
   systemPromptEntryId: v.systemPromptEntryId,
 });
 
-const prefixView = (entries: readonly Entry[], at: number, includePending: boolean): EffectiveView => foldAll(entries.slice(0, at).map(foldRowOf), { includePending });
+const prefixView = (entries: readonly Entry[], at: number, includePending: boolean): EffectiveView =>
+  foldAll(entries.slice(0, at).map(foldRowOf), { includePending });
 
 type Move = { op: 'next' } | { op: 'back' } | { op: 'continue' } | { op: 'reverse' } | { op: 'restart' };
 const move: fc.Arbitrary<Move> = fc.oneof(
@@ -36,32 +39,40 @@ const move: fc.Arbitrary<Move> = fc.oneof(
 describe('replay cursor', () => {
   it('shows at every position the fold of the prefix, the context built from it and the projections of it, however it got there', async () => {
     await fc.assert(
-      fc.asyncProperty(randomTape(40), fc.array(move, { maxLength: 60 }), fc.constantFrom('anchor', 'tool_result', 'message/retracted', 'handoff/*'), async (entries, moves, pattern) => {
-        const store = await storeOf(entries);
-        try {
-          const cursor = new ReplayCursor(readerOf(store), 's1');
-          cursor.breakpoints.setPatterns([pattern]);
-          for (const m of moves) {
-            if (m.op === 'next') cursor.next();
-            else if (m.op === 'back') cursor.back();
-            else if (m.op === 'continue') cursor.continue();
-            else if (m.op === 'reverse') cursor.reverseContinue();
-            else cursor.restart();
+      fc.asyncProperty(
+        randomTape(40),
+        fc.array(move, { maxLength: 60 }),
+        fc.constantFrom('anchor', 'tool_result', 'message/retracted', 'handoff/*'),
+        async (entries, moves, pattern) => {
+          const store = await storeOf(entries);
+          try {
+            const cursor = new ReplayCursor(readerOf(store), 's1');
+            cursor.breakpoints.setPatterns([pattern]);
+            for (const m of moves) {
+              if (m.op === 'next') cursor.next();
+              else if (m.op === 'back') cursor.back();
+              else if (m.op === 'continue') cursor.continue();
+              else if (m.op === 'reverse') cursor.reverseContinue();
+              else cursor.restart();
+              const p = cursor.stack[0].position;
+              assert.deepStrictEqual(plain(cursor.viewAt(0)), plain(prefixView(entries, p, true)), `view at ${p}`);
+              const final = prefixView(entries, p, false);
+              const expected = buildContext(
+                { view: final, anchorEntryId: resolveSelector(final.anchors, { kind: 'last' }).anchorEntryId },
+                (id) => entries[id - 1],
+              );
+              assert.deepStrictEqual(cursor.contextAt(0), expected, `context at ${p}`);
+            }
             const p = cursor.stack[0].position;
-            assert.deepStrictEqual(plain(cursor.viewAt(0)), plain(prefixView(entries, p, true)), `view at ${p}`);
-            const final = prefixView(entries, p, false);
-            const expected = buildContext({ view: final, anchorEntryId: resolveSelector(final.anchors, { kind: 'last' }).anchorEntryId }, (id) => entries[id - 1]);
-            assert.deepStrictEqual(cursor.contextAt(0), expected, `context at ${p}`);
+            const views = cursor.projectionsAt(0);
+            for (const proj of builtinProjections()) {
+              assert.deepStrictEqual(views[proj.key], projectionView(proj, runProjection(proj, entries.slice(0, p))), `projection ${proj.key} at ${p}`);
+            }
+          } finally {
+            await store.close();
           }
-          const p = cursor.stack[0].position;
-          const views = cursor.projectionsAt(0);
-          for (const proj of builtinProjections()) {
-            assert.deepStrictEqual(views[proj.key], projectionView(proj, runProjection(proj, entries.slice(0, p))), `projection ${proj.key} at ${p}`);
-          }
-        } finally {
-          await store.close();
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -113,7 +124,10 @@ describe('replay cursor', () => {
       assert.deepStrictEqual({ sessionId, head, position, enteredFrom }, { sessionId: CHILD, head: 3, position: 1, enteredFrom: 6 });
       cursor.next();
       cursor.next();
-      assert.deepStrictEqual(cursor.viewAt(1).messages.map((m) => m.entryId), [2, 3]);
+      assert.deepStrictEqual(
+        cursor.viewAt(1).messages.map((m) => m.entryId),
+        [2, 3],
+      );
       assert.strictEqual(cursor.next().reason, 'step');
       assert.strictEqual(where(), `${PARENT}#6`, 'past the frozen head, back to the link');
       cursor.stepIn();
@@ -132,7 +146,11 @@ describe('replay cursor', () => {
       assert.strictEqual(where(), `${PARENT}#9 > ${FORK}#5`, "at the fork's own fork/start, after the parent's entries it reads through");
       assert.strictEqual(cursor.entryAt(1).name, 'fork/start');
       cursor.next();
-      assert.deepStrictEqual(cursor.viewAt(1).messages.map((m) => m.entryId), [2, 3, 6], "the fork's view: the parent's up to the fork point, then its own");
+      assert.deepStrictEqual(
+        cursor.viewAt(1).messages.map((m) => m.entryId),
+        [2, 3, 6],
+        "the fork's view: the parent's up to the fork point, then its own",
+      );
       assert.strictEqual(cursor.next().reason, 'step');
       assert.strictEqual(where(), `${PARENT}#9`);
       assert.strictEqual(cursor.next().reason, 'end');
@@ -149,17 +167,29 @@ describe('replay cursor', () => {
       cursor.breakpoints.setPatterns(['anchor']);
       assert.deepStrictEqual(cursor.continue(), { reason: 'function breakpoint', description: 'anchor: anchor handoff/plan' });
       assert.strictEqual(cursor.stack[0].position, 4);
-      assert.deepStrictEqual(cursor.viewAt(0).messages.map((m) => m.entryId), [2, 3]);
+      assert.deepStrictEqual(
+        cursor.viewAt(0).messages.map((m) => m.entryId),
+        [2, 3],
+      );
       // Continue runs through the subagent linked at 6, as through a call: its session/start is an anchor too.
       assert.strictEqual(cursor.continue().description, 'anchor: anchor session/start');
-      assert.deepStrictEqual(cursor.stack.map((f) => `${f.sessionId}#${f.position}`), [`${PARENT}#6`, `${CHILD}#1`]);
+      assert.deepStrictEqual(
+        cursor.stack.map((f) => `${f.sessionId}#${f.position}`),
+        [`${PARENT}#6`, `${CHILD}#1`],
+      );
       assert.strictEqual(cursor.continue().reason, 'end');
-      assert.deepStrictEqual(cursor.stack.map((f) => f.position), [9]);
+      assert.deepStrictEqual(
+        cursor.stack.map((f) => f.position),
+        [9],
+      );
       cursor.breakpoints.setPatterns([]);
       cursor.breakpoints.setLines(CHILD, [3]);
       cursor.restart();
       assert.deepStrictEqual(cursor.continue(), { reason: 'breakpoint', description: 'breakpoint on entry 3' });
-      assert.deepStrictEqual(cursor.stack.map((f) => `${f.sessionId}#${f.position}`), [`${PARENT}#6`, `${CHILD}#3`]);
+      assert.deepStrictEqual(
+        cursor.stack.map((f) => `${f.sessionId}#${f.position}`),
+        [`${PARENT}#6`, `${CHILD}#3`],
+      );
       assert.strictEqual(cursor.continue().reason, 'end', 'out of the child, nothing more in the parent');
       assert.deepStrictEqual(cursor.reverseContinue(), { reason: 'breakpoint', description: 'breakpoint on entry 3' }, 'back into the child from its end');
       cursor.stepOut();
@@ -174,7 +204,10 @@ describe('replay cursor', () => {
       assert.strictEqual(cursor.reverseContinue().description, 'anchor: anchor session/start');
       assert.strictEqual(cursor.reverseContinue().reason, 'entry');
       assert.strictEqual(cursor.stack[0].position, 1);
-      assert.deepStrictEqual(cursor.breakpoints.setPatterns(['handoff/*', 'subagent/linked', 'a*b', ' ']).map((p) => p === null), [true, true, false, false]);
+      assert.deepStrictEqual(
+        cursor.breakpoints.setPatterns(['handoff/*', 'subagent/linked', 'a*b', ' ']).map((p) => p === null),
+        [true, true, false, false],
+      );
       assert.strictEqual(cursor.continue().description, 'handoff/*: anchor handoff/plan');
       assert.strictEqual(cursor.continue().description, 'subagent/linked: event subagent/linked');
       cursor.stepIn();
@@ -182,7 +215,10 @@ describe('replay cursor', () => {
       assert.strictEqual(cursor.continue().description, 'breakpoint on entry 3', 'line breakpoints are per session');
       assert.strictEqual(cursor.stack.length, 2);
       assert.strictEqual(cursor.continue().reason, 'breakpoint', 'past the child head, on in the parent');
-      assert.deepStrictEqual(cursor.stack.map((f) => f.position), [7]);
+      assert.deepStrictEqual(
+        cursor.stack.map((f) => f.position),
+        [7],
+      );
       assert.deepStrictEqual(cursor.restart(), { reason: 'entry', description: `start of session ${PARENT}` });
     } finally {
       await store.close();

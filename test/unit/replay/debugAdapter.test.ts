@@ -18,10 +18,13 @@ const TWO_REQUESTS = path.join(FIXTURES, 'inspector-two-requests.tape.jsonl');
 /** The adapter on a socket in this process, one ReplayDebugSession per connection, as the testsupport client expects. */
 async function serve(moves: ReplayCursorAt[]): Promise<{ port: number; close(): Promise<void> }> {
   const server = net.createServer((socket) => {
-    const session = new ReplayDebugSession({ openTape: async (file) => {
+    const session = new ReplayDebugSession({
+      openTape: async (file) => {
         const tape = await openReplayTape(file ?? TWO_REQUESTS);
         return { ...tape, reader: new OpenTape(tape.store).reader };
-      }, cursorMoved: (at) => moves.push(at) });
+      },
+      cursorMoved: (at) => moves.push(at),
+    });
     session.setRunAsServer(true);
     session.start(socket, socket);
   });
@@ -88,7 +91,10 @@ describe('replay debug adapter (DAP over a socket)', function () {
     assert.strictEqual((await top(dc)).line, 1);
 
     const fbp = await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'anchor' }, { name: 'a*b' }] });
-    assert.deepStrictEqual(fbp.body.breakpoints.map((b) => b.verified), [true, false]);
+    assert.deepStrictEqual(
+      fbp.body.breakpoints.map((b) => b.verified),
+      [true, false],
+    );
     const hit = await stopAfter(dc, dc.continueRequest({ threadId: 1 }));
     assert.strictEqual(hit.body.reason, 'function breakpoint');
     const frame = await top(dc);
@@ -112,7 +118,10 @@ describe('replay debug adapter (DAP over a socket)', function () {
     const context = await scope(dc, frame.id, 'Context');
     assert.strictEqual(named(context, 'anchorEntryId')?.value, '14', 'the handoff is the anchor in force');
     const contextMessages = await children(dc, named(context, 'messages'));
-    assert.deepStrictEqual(contextMessages.map((m) => m.value.split(':')[0]), ['system #2', 'user (synthetic)']);
+    assert.deepStrictEqual(
+      contextMessages.map((m) => m.value.split(':')[0]),
+      ['system #2', 'user (synthetic)'],
+    );
     const projections = await scope(dc, frame.id, 'Projections');
     assert.ok(named(projections, 'toolStats'), `projections: ${projections.map((p) => p.name).join(', ')}`);
 
@@ -129,8 +138,14 @@ describe('replay debug adapter (DAP over a socket)', function () {
     assert.strictEqual(named(manifest, 'latestEntryId')?.value, '4');
 
     await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
-    const lines = await dc.setBreakpointsRequest({ source: { path: replayDocumentPath(TWO_REQUESTS, 'inspector-sample') }, breakpoints: [{ line: 20 }, { line: 99 }] });
-    assert.deepStrictEqual(lines.body.breakpoints.map((b) => b.verified), [true, false]);
+    const lines = await dc.setBreakpointsRequest({
+      source: { path: replayDocumentPath(TWO_REQUESTS, 'inspector-sample') },
+      breakpoints: [{ line: 20 }, { line: 99 }],
+    });
+    assert.deepStrictEqual(
+      lines.body.breakpoints.map((b) => b.verified),
+      [true, false],
+    );
     const line = await stopAfter(dc, dc.continueRequest({ threadId: 1 }));
     assert.strictEqual(line.body.reason, 'breakpoint');
     assert.strictEqual((await top(dc)).line, 20);
@@ -154,7 +169,12 @@ describe('replay debug adapter (DAP over a socket)', function () {
   it('steps into a linked subagent and a merged fork, shows the lineage as the call stack, and steps out', async () => {
     const dir = tempDir();
     const tape = path.join(dir, 'linked.tape.jsonl');
-    fs.writeFileSync(tape, linkedTape().map((e) => jsonlLine({ ...e, payload: JSON.stringify(e.payload), meta: JSON.stringify(e.meta) })).join(''));
+    fs.writeFileSync(
+      tape,
+      linkedTape()
+        .map((e) => jsonlLine({ ...e, payload: JSON.stringify(e.payload), meta: JSON.stringify(e.meta) }))
+        .join(''),
+    );
     await dc.initializeRequest();
     await Promise.all([dc.configurationSequence(), dc.launch({ tape, session: PARENT }), dc.waitForEvent('stopped')]);
     await dc.setBreakpointsRequest({ source: { path: replayDocumentPath(tape, PARENT) }, breakpoints: [{ line: 6 }] });
@@ -179,15 +199,21 @@ describe('replay debug adapter (DAP over a socket)', function () {
     assert.strictEqual(named(parentView, 'headEntryId')?.value, '6', "the parent frame's own state at its link");
 
     await stopAfter(dc, dc.stepOutRequest({ threadId: 1 }));
-    assert.deepStrictEqual((await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames.map((f) => f.line), [6]);
+    assert.deepStrictEqual(
+      (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames.map((f) => f.line),
+      [6],
+    );
 
     for (let i = 0; i < 3; i++) await stopAfter(dc, dc.nextRequest({ threadId: 1 }));
     await stopAfter(dc, dc.stepInRequest({ threadId: 1 }));
     const forkStack = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames;
-    assert.deepStrictEqual(forkStack.map((f) => [f.source?.path, f.line]), [
-      [replayDocumentPath(tape, FORK), 5],
-      [replayDocumentPath(tape, PARENT), 9],
-    ]);
+    assert.deepStrictEqual(
+      forkStack.map((f) => [f.source?.path, f.line]),
+      [
+        [replayDocumentPath(tape, FORK), 5],
+        [replayDocumentPath(tape, PARENT), 9],
+      ],
+    );
     assert.deepStrictEqual(moves.slice(-1), [{ tapeFile: tape, sessionId: FORK, entryId: 5 }]);
     await stopAfter(dc, dc.stepOutRequest({ threadId: 1 }));
     assert.strictEqual((await top(dc)).line, 9);

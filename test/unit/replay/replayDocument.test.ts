@@ -13,7 +13,10 @@ describe('replay documents and sessions', () => {
     assert.match(p, /^agent-tape-replay:\/[^?#]*\.tape-replay\?[^#]*$/);
     assert.deepStrictEqual(parseReplayDocumentPath(p), { tapeFile: tape, sessionId: session });
     // As vscode.Uri.toString() writes it: ':' in the path escaped, '/' in the query left as it is.
-    assert.deepStrictEqual(parseReplayDocumentPath('agent-tape-replay:/s%3A%3Afork%3A%3Af1.tape-replay?/tmp/x.tape.jsonl'), { tapeFile: '/tmp/x.tape.jsonl', sessionId: 's::fork::f1' });
+    assert.deepStrictEqual(parseReplayDocumentPath('agent-tape-replay:/s%3A%3Afork%3A%3Af1.tape-replay?/tmp/x.tape.jsonl'), {
+      tapeFile: '/tmp/x.tape.jsonl',
+      sessionId: 's::fork::f1',
+    });
     assert.strictEqual(parseReplayDocumentPath('/tmp/x.tape.jsonl'), null);
     assert.strictEqual(parseReplayDocumentPath('agent-tape-replay:/s.tape-replay?%E0%A4%A'), null, 'a broken escape is no address');
   });
@@ -30,7 +33,14 @@ describe('replay documents and sessions', () => {
   });
 
   it('replays the session asked for, else the only or most recently written one, and names the sessions there are', () => {
-    const s = (sessionId: string, lastCreatedAt: number): SessionSummary => ({ sessionId, headEntryId: 1, entryCount: 1, anchorCount: 1, firstCreatedAt: 0, lastCreatedAt });
+    const s = (sessionId: string, lastCreatedAt: number): SessionSummary => ({
+      sessionId,
+      headEntryId: 1,
+      entryCount: 1,
+      anchorCount: 1,
+      firstCreatedAt: 0,
+      lastCreatedAt,
+    });
     assert.strictEqual(chooseSession([s('a', 5), s('b', 9), s('c', 7)], undefined), 'b');
     assert.strictEqual(chooseSession([s('a', 5), s('b', 9)], 'a'), 'a');
     assert.throws(() => chooseSession([s('a', 5)], 'z'), /the tape has no session "z"; it has "a"$/);

@@ -42,6 +42,15 @@ export function linkedTape(): Entry[] {
   parent.event(SUBAGENT_LINKED, { childSessionId: CHILD, childHeadEntryId: 3, outcome: 'completed' });
   parent.assistant('p-a2', 'the subagent is done');
   parent.assistant('f-a1', 'fork answer', { orderSeq: 10 });
-  parent.event(FORK_MERGE, { forkSessionId: FORK, forkId: 'f1', forkHeadEntryId: 3, mergedCount: 1, parentHeadAtFork: 4, parentHeadAtMerge: 7, parentMovedOn: true, orderSeqShift: 0 });
+  parent.event(FORK_MERGE, {
+    forkSessionId: FORK,
+    forkId: 'f1',
+    forkHeadEntryId: 3,
+    mergedCount: 1,
+    parentHeadAtFork: 4,
+    parentHeadAtMerge: 7,
+    parentMovedOn: true,
+    orderSeqShift: 0,
+  });
   return [...child.entries, ...fork.entries, ...parent.entries];
 }

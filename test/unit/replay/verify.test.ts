@@ -43,13 +43,19 @@ async function record(dir: string): Promise<RawEntry[]> {
   const signal = new AbortController().signal;
   try {
     await session([
-      [{ text: 'Reading.' }, { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } }, { toolCall: { id: 'c2', name: 'read_file', arguments: { path: 'big.txt' } } }],
+      [
+        { text: 'Reading.' },
+        { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } },
+        { toolCall: { id: 'c2', name: 'read_file', arguments: { path: 'big.txt' } } },
+      ],
       [{ text: 'It says to build with esbuild; big.txt is hex.' }],
     ]).runTurn('Read notes.md and big.txt', { signal });
     // A window too small for that turn: the compaction fails, so the request drops history to fit.
     const trimmed = await session([[{ error: new ProviderError('bad_response') }], [{ text: 'Short answer.' }]], 6_000).runTurn('Answer briefly', { signal });
     assert.strictEqual(trimmed.outcome, 'answer');
-    const compacted = await new OpenTape(store).session(SESSION).compact(new ScriptedModel([[{ text: SUMMARY }]], { id: 'scripted', vendor: 'test', contextWindow: 32_000, maxOutput: 1_000 }), signal);
+    const compacted = await new OpenTape(store)
+      .session(SESSION)
+      .compact(new ScriptedModel([[{ text: SUMMARY }]], { id: 'scripted', vendor: 'test', contextWindow: 32_000, maxOutput: 1_000 }), signal);
     assert.ok('anchor' in compacted);
     await session([[{ toolCall: { id: 'c3', name: 'list_dir', arguments: { path: '.' } } }], [{ text: 'Two files.' }]]).runTurn('List the files', { signal });
     return store.rawEntries(SESSION);
@@ -102,7 +108,10 @@ describe('verification replay (SPEC 2.7)', function () {
     assert.strictEqual(manifests.length, 5);
     const reasons = new Set(manifests.flatMap((m) => m.manifest.included.map((i) => i.reason)));
     for (const r of ['system_prompt', 'input', 'history', 'tool_result_capped', 'checkpoint']) assert.ok(reasons.has(r), `a request includes an item for ${r}`);
-    assert.ok(manifests.some((m) => m.manifest.excluded.some((e) => e.reason === 'out_of_budget')), 'a request dropped history for the budget');
+    assert.ok(
+      manifests.some((m) => m.manifest.excluded.some((e) => e.reason === 'out_of_budget')),
+      'a request dropped history for the budget',
+    );
   });
 
   it('SPEC 3.13: verification replay matches every request of a recorded session', async () => {
@@ -179,7 +188,10 @@ describe('verification replay (SPEC 2.7)', function () {
       assert.strictEqual(r.difference.position, at + 1);
       assert.deepStrictEqual(r.difference.fields, ['contentHash']);
       assert.strictEqual(r.difference.recorded.entryId, notes.entryId);
-      assert.strictEqual(describeRequest(r), `${manifest.turnId}/${manifest.requestSeq} #${entryId} mismatch: item ${at + 1} (#${notes.entryId} tool) contentHash differs`);
+      assert.strictEqual(
+        describeRequest(r),
+        `${manifest.turnId}/${manifest.requestSeq} #${entryId} mismatch: item ${at + 1} (#${notes.entryId} tool) contentHash differs`,
+      );
     }
     assert.ok(report.summary.mismatch >= 1);
     assert.strictEqual(report.ok, false);
@@ -201,7 +213,10 @@ describe('verification replay (SPEC 2.7)', function () {
     const tampered = await verified(withManifest(raws, target.entryId, (m) => (m.included[0].tokens += 1), false));
     assert.strictEqual(tampered.ok, false);
     const problems = tampered.sessions[0].integrity;
-    assert.deepStrictEqual(problems.map((p) => [p.check, p.entryId]), [['manifest_hash', target.entryId]]);
+    assert.deepStrictEqual(
+      problems.map((p) => [p.check, p.entryId]),
+      [['manifest_hash', target.entryId]],
+    );
     assert.match(problems[0].message, /was altered: its manifestHash is [0-9a-f]{64}, its content hashes to [0-9a-f]{64}/);
 
     const resealed = await verified(withManifest(raws, target.entryId, (m) => (m.hashes.promptHash = 'f'.repeat(64))));
@@ -212,17 +227,25 @@ describe('verification replay (SPEC 2.7)', function () {
 
   it('flags a second manifest for the same request and a manifest that is not one', async () => {
     const [a, b] = manifests;
-    const dup = await verified(withManifest(raws, b.entryId, (m) => {
-      m.turnId = a.manifest.turnId;
-      m.requestSeq = a.manifest.requestSeq;
-    }));
-    assert.deepStrictEqual(dup.sessions[0].integrity.map((p) => [p.check, p.entryId]), [['manifest_duplicate', b.entryId]]);
+    const dup = await verified(
+      withManifest(raws, b.entryId, (m) => {
+        m.turnId = a.manifest.turnId;
+        m.requestSeq = a.manifest.requestSeq;
+      }),
+    );
+    assert.deepStrictEqual(
+      dup.sessions[0].integrity.map((p) => [p.check, p.entryId]),
+      [['manifest_duplicate', b.entryId]],
+    );
 
     const broken = raws.map((r) => (r.entryId === b.entryId ? { ...r, payload: JSON.stringify({ name: VIEW_ASSEMBLED, data: { viewId: 'x' } }) } : r));
     const report = await verified(broken);
     const r = requestsOf(report).find((x) => x.entryId === b.entryId);
     assert.ok(r && r.status === 'cannot_rebuild' && r.unknown === 'manifest');
-    assert.deepStrictEqual(report.sessions[0].integrity.map((p) => p.check), ['manifest_invalid']);
+    assert.deepStrictEqual(
+      report.sessions[0].integrity.map((p) => p.check),
+      ['manifest_invalid'],
+    );
   });
 
   it('flags entry ids that are not dense (a damaged tape the store would never write)', async () => {
@@ -230,7 +253,10 @@ describe('verification replay (SPEC 2.7)', function () {
     const store = await TapeStore.inMemory(gap.map((r) => rowTupleOf({ ...r, payload: JSON.parse(r.payload), meta: JSON.parse(r.meta) }, r.payload, r.meta)));
     try {
       const integrity = verifyTape(new OpenTape(store)).sessions[0].integrity;
-      assert.deepStrictEqual(integrity.filter((p) => p.check === 'dense_ids').map((p) => p.entryId), [5]);
+      assert.deepStrictEqual(
+        integrity.filter((p) => p.check === 'dense_ids').map((p) => p.entryId),
+        [5],
+      );
     } finally {
       await store.close();
     }
@@ -238,7 +264,9 @@ describe('verification replay (SPEC 2.7)', function () {
 
   it('reports a merged manifest as merged (verified in its fork), not rebuilt', async () => {
     const target = manifests[1];
-    const merged = raws.map((r) => (r.entryId === target.entryId ? { ...r, meta: JSON.stringify({ mergedFrom: { sessionId: `${SESSION}::fork::f1`, entryId: 9 } }) } : r));
+    const merged = raws.map((r) =>
+      r.entryId === target.entryId ? { ...r, meta: JSON.stringify({ mergedFrom: { sessionId: `${SESSION}::fork::f1`, entryId: 9 } }) } : r,
+    );
     const report = await verified(merged);
     const r = requestsOf(report).find((x) => x.entryId === target.entryId);
     assert.deepStrictEqual(r && r.status === 'merged' && r.from, { sessionId: `${SESSION}::fork::f1`, entryId: 9 });
@@ -260,13 +288,19 @@ describe('verification replay (SPEC 2.7)', function () {
         environment: { os: 'test', shell: '/bin/sh', workspaceRoot: '/workspace', date: '2026-11-30' },
       }).runTurn('Read the notes again', { signal: new AbortController().signal });
       const fork = verifyTape(new OpenTape(store), { sessionId: forkSessionId });
-      assert.deepStrictEqual(requestsOf(fork).map((r) => r.status), ['match', 'match']);
+      assert.deepStrictEqual(
+        requestsOf(fork).map((r) => r.status),
+        ['match', 'match'],
+      );
       // Its requests hold the parent's checkpoint, read through: the fork's view starts in the parent.
       const forkManifests = store.entries(forkSessionId, { kind: 'event', name: VIEW_ASSEMBLED }).map((e) => e.payload.data as ViewManifest);
       assert.ok(forkManifests.every((m) => m.anchorEntryId !== null && m.anchorEntryId <= raws.length));
       await mergeFork(store, forkSessionId);
       const parent = verifyTape(new OpenTape(store), { sessionId: SESSION });
-      assert.deepStrictEqual(requestsOf(parent).map((r) => r.status), [...manifests.map(() => 'match'), 'merged', 'merged']);
+      assert.deepStrictEqual(
+        requestsOf(parent).map((r) => r.status),
+        [...manifests.map(() => 'match'), 'merged', 'merged'],
+      );
       assert.strictEqual(parent.ok, true);
     } finally {
       await store.close();

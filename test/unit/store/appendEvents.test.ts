@@ -65,16 +65,31 @@ describe('change notifications (onDidAppend)', () => {
 describe('the append rule: session/start', () => {
   it('is written once per session, whatever provenance key a later one carries', async () => {
     const store = await TapeStore.inMemory();
-    const start = (key: string | null) => ({ kind: 'anchor' as const, name: 'session/start', provenanceKey: key, payload: { name: 'session/start', state: { by: key } } });
+    const start = (key: string | null) => ({
+      kind: 'anchor' as const,
+      name: 'session/start',
+      provenanceKey: key,
+      payload: { name: 'session/start', state: { by: key } },
+    });
     await store.append('s', message('m1', 'hello'));
     for (const key of ['other-key', null]) {
       const again = await store.append('s', start(key));
       assert.deepStrictEqual([again.deduplicated, again.entry.entryId], [true, 1]);
     }
     const both = await store.appendMany('t', [start('a'), message('m1', 'x'), start('b')]);
-    assert.deepStrictEqual(both.map((r) => [r.entry.entryId, r.deduplicated]), [[1, false], [2, false], [1, true]]);
+    assert.deepStrictEqual(
+      both.map((r) => [r.entry.entryId, r.deduplicated]),
+      [
+        [1, false],
+        [2, false],
+        [1, true],
+      ],
+    );
     assert.strictEqual(both[0].entry.payload.state && (both[0].entry.payload.state as { by: string }).by, 'a', "the caller's own start is the bootstrap");
-    assert.deepStrictEqual(['s', 't'].map((s) => store.entries(s, { kind: 'anchor' }).length), [1, 1]);
+    assert.deepStrictEqual(
+      ['s', 't'].map((s) => store.entries(s, { kind: 'anchor' }).length),
+      [1, 1],
+    );
     await store.close();
   });
 });
@@ -88,14 +103,32 @@ describe('crash repair of interrupted tool calls', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const call = (messageId: string, toolCallId: string) => ({ kind: 'tool_call' as const, name: 'run_command', payload: { messageId, toolCallId, name: 'run_command', input: { command: 'make' } } });
-  const result = (messageId: string, toolCallId: string) => ({ kind: 'tool_result' as const, name: 'run_command', payload: { messageId, toolCallId, status: 'ok', output: 'done' } });
+  const call = (messageId: string, toolCallId: string) => ({
+    kind: 'tool_call' as const,
+    name: 'run_command',
+    payload: { messageId, toolCallId, name: 'run_command', input: { command: 'make' } },
+  });
+  const result = (messageId: string, toolCallId: string) => ({
+    kind: 'tool_result' as const,
+    name: 'run_command',
+    payload: { messageId, toolCallId, status: 'ok', output: 'done' },
+  });
 
   it('the next writable open appends one error result per unpaired effective call, once', async () => {
     let s = await TapeStore.open(file);
-    await s.appendMany('s', [message('m1', 'build it', { role: 'user', orderSeq: 1 }), message('a1', 'building', { role: 'assistant', orderSeq: 2 }), call('a1', 'c1'), result('a1', 'c1'), call('a1', 'c2')]);
+    await s.appendMany('s', [
+      message('m1', 'build it', { role: 'user', orderSeq: 1 }),
+      message('a1', 'building', { role: 'assistant', orderSeq: 2 }),
+      call('a1', 'c1'),
+      result('a1', 'c1'),
+      call('a1', 'c2'),
+    ]);
     // A retracted message's call is not in the context: it needs no result.
-    await s.appendMany('s', [message('a2', 'more', { role: 'assistant', orderSeq: 3 }), call('a2', 'c3'), { kind: 'event', name: 'message/retracted', payload: { name: 'message/retracted', data: { messageId: 'a2' } } }]);
+    await s.appendMany('s', [
+      message('a2', 'more', { role: 'assistant', orderSeq: 3 }),
+      call('a2', 'c3'),
+      { kind: 'event', name: 'message/retracted', payload: { name: 'message/retracted', data: { messageId: 'a2' } } },
+    ]);
     await s.close();
     const ro = await TapeStore.open(file, { readOnly: true });
     assert.strictEqual(ro.openReport.repairedToolCalls, 0, 'a read-only open writes nothing');
@@ -106,7 +139,10 @@ describe('crash repair of interrupted tool calls', () => {
     assert.strictEqual(s.openReport.repairedToolCalls, 1);
     const repaired = s.getEntry('s', head + 1);
     assert.strictEqual(repaired?.kind, 'tool_result');
-    assert.deepStrictEqual([repaired?.payload.toolCallId, repaired?.payload.status, repaired?.payload.output], ['c2', 'error', 'interrupted: no result was recorded']);
+    assert.deepStrictEqual(
+      [repaired?.payload.toolCallId, repaired?.payload.status, repaired?.payload.output],
+      ['c2', 'error', 'interrupted: no result was recorded'],
+    );
     await s.close();
     s = await TapeStore.open(file);
     assert.strictEqual(s.openReport.repairedToolCalls, 0);

@@ -73,7 +73,10 @@ describe('crash safety of checkpoints', function () {
         } finally {
           await store.close();
         }
-        assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.includes('.tmp-')), []);
+        assert.deepStrictEqual(
+          fs.readdirSync(dir).filter((f) => f.includes('.tmp-')),
+          [],
+        );
       }
       assert.ok(expected.size > TRIALS * 5, `the writers acknowledged appends before dying (${expected.size})`);
       // Not asserted (timing decides), but reported: how often a kill left a half-written checkpoint.

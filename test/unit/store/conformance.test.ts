@@ -26,8 +26,14 @@ describe('tape store conformance (SPEC 3)', () => {
       if (i % 2 === 0) await store.append('b', message(`b${i}`, `b ${i}`));
     }
     await store.appendMany('a', [message('x', 'x'), message('y', 'y')]);
-    assert.deepStrictEqual(store.entries('a').map((e) => e.entryId), [1, 2, 3, 4, 5, 6, 7, 8]);
-    assert.deepStrictEqual(store.entries('b').map((e) => e.entryId), [1, 2, 3, 4]);
+    assert.deepStrictEqual(
+      store.entries('a').map((e) => e.entryId),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
+    assert.deepStrictEqual(
+      store.entries('b').map((e) => e.entryId),
+      [1, 2, 3, 4],
+    );
     assert.strictEqual(store.entries('a')[0].name, 'session/start', 'the bootstrap anchor comes first');
     await store.close();
     const again = await TapeStore.open(file);
@@ -51,11 +57,14 @@ describe('tape store conformance (SPEC 3)', () => {
     assert.deepStrictEqual([(await ok).entry.entryId, (await ok2).entry.entryId], [3, 4]);
     await store.close();
     const re = await TapeStore.open(file, { readOnly: true });
-    assert.deepStrictEqual(re.entries('s').map((e) => e.payload.content ?? e.name), ['session/start', 'before', 'kept', 'kept too']);
+    assert.deepStrictEqual(
+      re.entries('s').map((e) => e.payload.content ?? e.name),
+      ['session/start', 'before', 'kept', 'kept too'],
+    );
     await re.close();
   });
 
-  it('an empty transaction writes nothing, not even a new session\'s bootstrap anchor', async () => {
+  it("an empty transaction writes nothing, not even a new session's bootstrap anchor", async () => {
     const store = await TapeStore.open(file);
     assert.deepStrictEqual(await store.appendMany('fresh', []), []);
     assert.strictEqual(store.headEntryId('fresh'), 0);
@@ -75,7 +84,10 @@ describe('tape store conformance (SPEC 3)', () => {
     assert.deepStrictEqual(journalRecords(file, store.tapeId), journalBefore, 'nothing reached the journal');
     assert.strictEqual(store.headEntryId('s'), 2);
     const inOneTxn = await store.appendMany('s', [message('m2', 'x', { key: 'k2' }), message('m2', 'y', { key: 'k2' })]);
-    assert.deepStrictEqual(inOneTxn.map((r) => r.deduplicated), [false, true]);
+    assert.deepStrictEqual(
+      inOneTxn.map((r) => r.deduplicated),
+      [false, true],
+    );
     assert.strictEqual(inOneTxn[1].entry.entryId, inOneTxn[0].entry.entryId);
     await store.close();
     const reopened = await TapeStore.open(file);
@@ -93,7 +105,10 @@ describe('tape store conformance (SPEC 3)', () => {
     const recordsBefore = journalRecords(file, again.tapeId);
     const bad = { kind: 'message', name: 'message/user', payload: { messageId: 'm2', role: 'assistant', status: 'sent', orderSeq: 2, content: 'x' } };
     await assert.rejects(again.append('s', bad as never), (e: Error) => e instanceof TapeValidationError && /payload\.role must be "user"/.test(e.message));
-    await assert.rejects(again.appendMany('s', [message('ok', 'fine'), { kind: 'nope' } as never]), (e: Error) => e instanceof TapeValidationError && /entry 1.*unknown kind "nope"/.test(e.message));
+    await assert.rejects(
+      again.appendMany('s', [message('ok', 'fine'), { kind: 'nope' } as never]),
+      (e: Error) => e instanceof TapeValidationError && /entry 1.*unknown kind "nope"/.test(e.message),
+    );
     await assert.rejects(again.append('new-session', { kind: 'tool_call', name: 'read', payload: {} } as never), /messageId/);
     assert.strictEqual(again.headEntryId('s'), 2, 'the valid entry of the refused transaction did not land either');
     assert.strictEqual(again.headEntryId('new-session'), 0, 'not even the bootstrap anchor was written');
@@ -106,13 +121,20 @@ describe('tape store conformance (SPEC 3)', () => {
   it('SPEC 3.10: after a compaction anchor every entry is still readable, also after reopen', async () => {
     const store = await TapeStore.open(file);
     for (let i = 1; i <= 6; i++) await store.append('s', message(`m${i}`, `turn ${i}`, { orderSeq: i }));
-    await store.append('s', { kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 'earlier turns', cursorOrderSeq: 6 } } });
+    await store.append('s', {
+      kind: 'anchor',
+      name: 'compaction/auto',
+      payload: { name: 'compaction/auto', state: { summary: 'earlier turns', cursorOrderSeq: 6 } },
+    });
     await store.append('s', message('m7', 'after compaction', { orderSeq: 7 }));
     await store.checkpoint();
     await store.close();
     const reopened = await TapeStore.open(file, { readOnly: true });
     const entries = reopened.entries('s');
-    assert.deepStrictEqual(entries.map((e) => e.entryId), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.deepStrictEqual(
+      entries.map((e) => e.entryId),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
     for (let i = 1; i <= 6; i++) assert.strictEqual(reopened.getEntry('s', i + 1)?.payload.content, `turn ${i}`);
     assert.strictEqual(reopened.search('turn').length, 6);
     await reopened.close();
@@ -121,7 +143,10 @@ describe('tape store conformance (SPEC 3)', () => {
   describe('SPEC 3.18: a truncated or foreign file opened as a tape gets a clear error; nothing is overwritten', () => {
     async function refused(target: string, pattern: RegExp, readOnly = false): Promise<void> {
       const before = fingerprint(target);
-      await assert.rejects(TapeStore.open(target, { readOnly }), (e: Error) => e instanceof TapeFileError && e.message.includes(target) && pattern.test(e.message));
+      await assert.rejects(
+        TapeStore.open(target, { readOnly }),
+        (e: Error) => e instanceof TapeFileError && e.message.includes(target) && pattern.test(e.message),
+      );
       assert.deepStrictEqual(fingerprint(target), before);
       assert.ok(!fs.existsSync(journalPathOf(target)), 'no journal was created');
       assert.ok(!fs.existsSync(`${target}.lock`), 'the lock was released');
@@ -142,7 +167,7 @@ describe('tape store conformance (SPEC 3)', () => {
       const { loadSqlJs } = await import('../../../src/store/sqljs');
       const SQL = await loadSqlJs();
       const db = new SQL.Database();
-      db.run('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES (\'hi\')');
+      db.run("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hi')");
       fs.writeFileSync(file, db.export());
       db.close();
       await refused(file, /not an Agent Tape/);
@@ -178,7 +203,12 @@ describe('tape store conformance (SPEC 3)', () => {
   it('SPEC 3.19: JSONL export then import reproduces the tape exactly', async () => {
     const store = await TapeStore.open(file);
     await store.append('s1', message('m1', 'hello "world" \u2028 ünïcödé 中文 \\ back', { key: 'k1' }));
-    await store.append('s1', { kind: 'tool_call', name: 'read_file', payload: { messageId: 'm1', toolCallId: 't1', name: 'read_file', input: { path: 'a.ts', n: 1.5e300, nested: [1, { '2': null }] } }, meta: { model: 'x' } });
+    await store.append('s1', {
+      kind: 'tool_call',
+      name: 'read_file',
+      payload: { messageId: 'm1', toolCallId: 't1', name: 'read_file', input: { path: 'a.ts', n: 1.5e300, nested: [1, { '2': null }] } },
+      meta: { model: 'x' },
+    });
     await store.append('s2', { kind: 'event', name: 'future/event', payload: { name: 'future/event', data: { unknownField: true } }, createdAt: 42 });
     await store.close();
     const jsonl1 = path.join(dir, 'one.tape.jsonl');
@@ -197,7 +227,8 @@ describe('tape store conformance (SPEC 3)', () => {
     await b.close();
     // Hand-written payload text (spacing, key order, number spelling) survives byte for byte.
     const hand = path.join(dir, 'hand.tape.jsonl');
-    const line = '{"sessionId":"h","entryId":1,"kind":"event","name":"turn/start","provenanceKey":null,"payload":{ "name" : "turn/start", "data": {"z":1.0,"a":[ 1e2 ]} },"meta":{"b":2,"a":1},"createdAt":7}\n';
+    const line =
+      '{"sessionId":"h","entryId":1,"kind":"event","name":"turn/start","provenanceKey":null,"payload":{ "name" : "turn/start", "data": {"z":1.0,"a":[ 1e2 ]} },"meta":{"b":2,"a":1},"createdAt":7}\n';
     fs.writeFileSync(hand, line);
     const handDb = path.join(dir, 'hand.tape.sqlite');
     const handOut = path.join(dir, 'hand-out.tape.jsonl');
@@ -208,8 +239,16 @@ describe('tape store conformance (SPEC 3)', () => {
 });
 
 describe('the store as the source of folds and projections', () => {
-  const call = (messageId: string, toolCallId: string): NewEntry => ({ kind: 'tool_call', name: 'read_file', payload: { messageId, toolCallId, name: 'read_file', input: { path: 'a.ts' } } });
-  const result = (messageId: string, toolCallId: string, status: 'ok' | 'error'): NewEntry => ({ kind: 'tool_result', name: 'read_file', payload: { messageId, toolCallId, status, output: 'text' } });
+  const call = (messageId: string, toolCallId: string): NewEntry => ({
+    kind: 'tool_call',
+    name: 'read_file',
+    payload: { messageId, toolCallId, name: 'read_file', input: { path: 'a.ts' } },
+  });
+  const result = (messageId: string, toolCallId: string, status: 'ok' | 'error'): NewEntry => ({
+    kind: 'tool_result',
+    name: 'read_file',
+    payload: { messageId, toolCallId, status, output: 'text' },
+  });
   const retract = (messageId: string): NewEntry => ({ kind: 'event', name: RETRACTED_EVENT, payload: { name: RETRACTED_EVENT, data: { messageId } } });
 
   /** The store's fold rows (cached or read from SQLite) against rows derived from its entries. */
@@ -236,7 +275,10 @@ describe('the store as the source of folds and projections', () => {
       assertFoldRows(store, 's', 3); // no cache yet: read from SQLite after entry 3
       assertFoldRows(store, 's', 0); // builds the cache
       const rows = store.foldRows('s', 0);
-      assert.ok(rows.some((r) => r.status === 'pending') && rows.some((r) => r.kind === 'event' && r.messageId === 'm3'), 'the tape has pending and retracted messages');
+      assert.ok(
+        rows.some((r) => r.status === 'pending') && rows.some((r) => r.kind === 'event' && r.messageId === 'm3'),
+        'the tape has pending and retracted messages',
+      );
 
       // Appends after the cache exists extend it: a third version of m2, a failed tool call, a retraction, a duplicate.
       await store.append('s', message('m2', 'revised again', { role: 'assistant', status: 'error', orderSeq: 2 }));
@@ -271,10 +313,15 @@ describe('the store as the source of folds and projections', () => {
     const runner = new ProjectionRunner(store, registry);
     for (let i = 0; i < 5; i++) {
       await store.append('s', message(`m${i}`, `text ${i}`, { orderSeq: i }));
-      await store.append('s', { kind: 'tool_call', name: 'todo_write', payload: { messageId: `m${i}`, toolCallId: `t${i}`, name: 'todo_write', input: { todos: [{ id: `${i}`, content: `step ${i}`, status: 'pending' }] } } });
+      await store.append('s', {
+        kind: 'tool_call',
+        name: 'todo_write',
+        payload: { messageId: `m${i}`, toolCallId: `t${i}`, name: 'todo_write', input: { todos: [{ id: `${i}`, content: `step ${i}`, status: 'pending' }] } },
+      });
       assert.deepStrictEqual(folds.view('s', { includePending: false }), foldAll(store.entries('s').map(foldRowOf), { includePending: false }));
       const views = runner.views('s');
-      for (const p of registry.list()) assert.deepStrictEqual(views[p.key], p.view ? p.view(runProjection(p, store.entries('s'))) : runProjection(p, store.entries('s')), p.key);
+      for (const p of registry.list())
+        assert.deepStrictEqual(views[p.key], p.view ? p.view(runProjection(p, store.entries('s'))) : runProjection(p, store.entries('s')), p.key);
     }
     await store.close();
   });

@@ -17,10 +17,14 @@ function patchFs<K extends 'openSync' | 'writeSync'>(name: K, impl: (original: (
 
 /** Every write to a file (not stdout or stderr) fails with `code` until restored. */
 const failFileWrites = (code: string): (() => void) =>
-  patchFs('writeSync', (write) => ((...args: Parameters<typeof fs.writeSync>) => {
-    if (args[0] !== 1 && args[0] !== 2) throw Object.assign(new Error(`${code}: injected by the test`), { code });
-    return (write as (...a: unknown[]) => number)(...args);
-  }) as typeof fs.writeSync);
+  patchFs(
+    'writeSync',
+    (write) =>
+      ((...args: Parameters<typeof fs.writeSync>) => {
+        if (args[0] !== 1 && args[0] !== 2) throw Object.assign(new Error(`${code}: injected by the test`), { code });
+        return (write as (...a: unknown[]) => number)(...args);
+      }) as typeof fs.writeSync,
+  );
 
 const contents = (s: TapeStore): unknown[] => s.entries('s').map((e) => e.payload.content ?? e.name);
 
@@ -38,10 +42,14 @@ describe('store durability after failures', () => {
     await store.append('s', message('m1', 'one'));
     await store.append('s', message('m2', 'two'));
     // The new journal is in place; opening it for writing fails (EMFILE, say).
-    const restore = patchFs('openSync', (open) => ((...args: Parameters<typeof fs.openSync>) => {
-      if (args[0] === journalPathOf(file) && args[1] === 'r+') throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
-      return open(...args);
-    }) as typeof fs.openSync);
+    const restore = patchFs(
+      'openSync',
+      (open) =>
+        ((...args: Parameters<typeof fs.openSync>) => {
+          if (args[0] === journalPathOf(file) && args[1] === 'r+') throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+          return open(...args);
+        }) as typeof fs.openSync,
+    );
     try {
       await assert.rejects(store.checkpoint(), /EMFILE/);
     } finally {
@@ -98,7 +106,10 @@ describe('store durability after failures', () => {
 
   it('close leaves a small journal for the next open to replay instead of rewriting the snapshot, and checkpoints a large one', async () => {
     let store = await TapeStore.open(file);
-    await store.appendMany('s', Array.from({ length: 50 }, (_, i) => message(`m${i}`, 'x'.repeat(1000))));
+    await store.appendMany(
+      's',
+      Array.from({ length: 50 }, (_, i) => message(`m${i}`, 'x'.repeat(1000))),
+    );
     await store.checkpoint();
     await store.append('s', message('one', 'one more'));
     const snapshot = fingerprint(file);
@@ -107,7 +118,10 @@ describe('store durability after failures', () => {
     store = await TapeStore.open(file);
     assert.strictEqual(store.openReport.replayedRecords, 1);
     assert.strictEqual(store.getEntry('s', 52)?.payload.content, 'one more');
-    await store.appendMany('s', Array.from({ length: 1200 }, (_, i) => message(`n${i}`, 'y'.repeat(1000))));
+    await store.appendMany(
+      's',
+      Array.from({ length: 1200 }, (_, i) => message(`n${i}`, 'y'.repeat(1000))),
+    );
     await store.close();
     assert.notDeepStrictEqual(fingerprint(file).bytes, snapshot.bytes, 'a journal past 1 MiB is checkpointed');
     store = await TapeStore.open(file, { readOnly: true });
@@ -156,8 +170,10 @@ describe('store durability after failures', () => {
       fs.writeFileSync(file, oldSnapshot);
       fs.writeFileSync(journalPathOf(file), journal);
       fs.writeFileSync(`${file}.lock`, String(writer.pid));
-      await assert.rejects(TapeStore.open(file, { readOnly: true }), (e: Error) =>
-        e instanceof TapeFileError && new RegExp(`the writer \\(pid ${writer.pid}\\) checkpointed during each of 20 attempts`).test(e.message));
+      await assert.rejects(
+        TapeStore.open(file, { readOnly: true }),
+        (e: Error) => e instanceof TapeFileError && new RegExp(`the writer \\(pid ${writer.pid}\\) checkpointed during each of 20 attempts`).test(e.message),
+      );
     } finally {
       writer.kill();
     }

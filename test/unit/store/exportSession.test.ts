@@ -26,7 +26,10 @@ describe('exportSession: one session of an open tape to a file of its own', () =
       assert.deepStrictEqual(await exportSession(store, 'a', dst), { entries: 3 });
       const copy = await openTapeFile(dst, { readOnly: true });
       try {
-        assert.deepStrictEqual(copy.sessions().map((s) => s.sessionId), ['a']);
+        assert.deepStrictEqual(
+          copy.sessions().map((s) => s.sessionId),
+          ['a'],
+        );
         assert.deepStrictEqual(copy.rawEntries('a'), store.rawEntries('a'), 'entries byte for byte, ids and keys kept');
       } finally {
         await copy.close();
@@ -76,11 +79,17 @@ describe('importTapeFile: the sessions of a tape file added to an open tape', ()
       await dst.append('b', message('mine', 'the destination has its own b'));
       assert.deepStrictEqual(await importTapeFile(dst, path.join(dir, 'src.tape.jsonl')), { imported: [{ sessionId: 'a', entries: 2 }], skipped: ['b'] });
       const got = dst.rawEntries('a');
-      assert.deepStrictEqual(got.map(({ entryId, kind, name, provenanceKey, payload }) => ({ entryId, kind, name, provenanceKey, payload: JSON.parse(payload) })),
-        expected.map(({ entryId, kind, name, provenanceKey, payload }) => ({ entryId, kind, name, provenanceKey, payload: JSON.parse(payload) })));
+      assert.deepStrictEqual(
+        got.map(({ entryId, kind, name, provenanceKey, payload }) => ({ entryId, kind, name, provenanceKey, payload: JSON.parse(payload) })),
+        expected.map(({ entryId, kind, name, provenanceKey, payload }) => ({ entryId, kind, name, provenanceKey, payload: JSON.parse(payload) })),
+      );
       assert.strictEqual(got[1].createdAt, expected[1].createdAt);
       assert.strictEqual(dst.entries('b')[1].payload.content, 'the destination has its own b');
-      assert.deepStrictEqual(await importTapeFile(dst, path.join(dir, 'src.tape.jsonl')), { imported: [], skipped: ['a', 'b'] }, 'a second import adds nothing');
+      assert.deepStrictEqual(
+        await importTapeFile(dst, path.join(dir, 'src.tape.jsonl')),
+        { imported: [], skipped: ['a', 'b'] },
+        'a second import adds nothing',
+      );
     } finally {
       await dst.close();
     }

@@ -49,8 +49,14 @@ describe('following a tape another process writes', () => {
     assert.strictEqual(reader.generation(), generation, 'no reload');
     assert.deepStrictEqual(summary(reader), summary(writer));
     assert.deepStrictEqual(reader.foldRows('a', 0), writer.foldRows('a', 0), 'cached fold rows extended in order');
-    assert.deepStrictEqual(reader.search('followed').map((h) => h.entryId), [3], 'followed rows are searchable');
-    const covered = new Set(events.flatMap((e) => Array.from({ length: e.lastEntryId - e.firstEntryId + 1 }, (_, i) => `${e.sessionId}#${e.firstEntryId + i}`)));
+    assert.deepStrictEqual(
+      reader.search('followed').map((h) => h.entryId),
+      [3],
+      'followed rows are searchable',
+    );
+    const covered = new Set(
+      events.flatMap((e) => Array.from({ length: e.lastEntryId - e.firstEntryId + 1 }, (_, i) => `${e.sessionId}#${e.firstEntryId + i}`)),
+    );
     assert.strictEqual(covered.size, 19 + 3 + 1, 'every followed entry announced once');
   });
 

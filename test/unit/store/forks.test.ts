@@ -16,7 +16,9 @@ const newEntry = ({ kind, name, payload }: Entry): NewEntry => ({ kind, name, pa
 const turn = (name: 'turn/start' | 'turn/end', turnId: string): NewEntry => ({ kind: 'event', name, payload: { name, data: { turnId } } });
 const contents = (store: TapeStore, sessionId: string): string[] => {
   const reader = readerOf(store);
-  return foldAll(reader.foldRows(sessionId, 0), { includePending: false }).messages.map((m) => String(reader.requireEntry(sessionId, m.entryId).payload.content));
+  return foldAll(reader.foldRows(sessionId, 0), { includePending: false }).messages.map((m) =>
+    String(reader.requireEntry(sessionId, m.entryId).payload.content),
+  );
 };
 
 /** A parent with two exchanges: entries 1 (session/start) to 5. */
@@ -36,10 +38,16 @@ describe('fork, merge and discard (SPEC 2.8)', () => {
     const store = await parentTape();
     const fork = await forkSession(store, 'p', { at: 3, forkId: 'try' });
     assert.deepStrictEqual(fork, { forkSessionId: 'p::fork::try', forkId: 'try', parentSessionId: 'p', parentHeadEntryId: 3 });
-    assert.deepStrictEqual(store.entries('p::fork::try').map((e) => e.name), ['session/start', 'fork/start']);
+    assert.deepStrictEqual(
+      store.entries('p::fork::try').map((e) => e.name),
+      ['session/start', 'fork/start'],
+    );
     // The fork reads the parent through up to the fork point, never a copy of it.
     assert.deepStrictEqual(contents(store, 'p::fork::try'), ['first question', 'first answer']);
-    await store.appendMany('p::fork::try', [message('u9', 'other question', { orderSeq: 3 }), message('a9', 'other answer', { role: 'assistant', orderSeq: 4 })]);
+    await store.appendMany('p::fork::try', [
+      message('u9', 'other question', { orderSeq: 3 }),
+      message('a9', 'other answer', { role: 'assistant', orderSeq: 4 }),
+    ]);
     assert.deepStrictEqual(contents(store, 'p::fork::try'), ['first question', 'first answer', 'other question', 'other answer']);
     assert.strictEqual(readerOf(store).headEntryId('p::fork::try'), 6, 'positions: 3 of the parent, then fork/start and two entries');
     assert.deepStrictEqual(contents(store, 'p'), ['first question', 'first answer', 'second question', 'second answer'], 'the parent does not see the fork');
@@ -48,12 +56,30 @@ describe('fork, merge and discard (SPEC 2.8)', () => {
     const receipt = await mergeFork(store, 'p::fork::try');
     assert.deepStrictEqual(
       { ...receipt },
-      { forkSessionId: 'p::fork::try', forkId: 'try', forkHeadEntryId: 4, mergedCount: 2, parentHeadAtFork: 3, parentHeadAtMerge: 5, parentMovedOn: true, orderSeqShift: 2, receiptEntryId: 8, alreadyMerged: false },
+      {
+        forkSessionId: 'p::fork::try',
+        forkId: 'try',
+        forkHeadEntryId: 4,
+        mergedCount: 2,
+        parentHeadAtFork: 3,
+        parentHeadAtMerge: 5,
+        parentMovedOn: true,
+        orderSeqShift: 2,
+        receiptEntryId: 8,
+        alreadyMerged: false,
+      },
     );
     const merged = store.entries('p', { fromEntryId: 6 });
-    assert.deepStrictEqual(merged.map((e) => e.meta.mergedFrom ?? null), [{ sessionId: 'p::fork::try', entryId: 3 }, { sessionId: 'p::fork::try', entryId: 4 }, null]);
+    assert.deepStrictEqual(
+      merged.map((e) => e.meta.mergedFrom ?? null),
+      [{ sessionId: 'p::fork::try', entryId: 3 }, { sessionId: 'p::fork::try', entryId: 4 }, null],
+    );
     assert.strictEqual(merged[2].name, FORK_MERGE);
-    assert.deepStrictEqual(contents(store, 'p'), ['first question', 'first answer', 'second question', 'second answer', 'other question', 'other answer'], 'moved after the parent’s own messages');
+    assert.deepStrictEqual(
+      contents(store, 'p'),
+      ['first question', 'first answer', 'second question', 'second answer', 'other question', 'other answer'],
+      'moved after the parent’s own messages',
+    );
     assert.deepStrictEqual(store.entries('p', { toEntryId: 5 }), parentBefore, 'no existing entry changed');
 
     const again = await mergeFork(store, 'p::fork::try');
@@ -65,7 +91,11 @@ describe('fork, merge and discard (SPEC 2.8)', () => {
   it('SPEC 3.14: a merge that fails part way leaves the parent unchanged', async () => {
     const store = await parentTape();
     await forkSession(store, 'p', { forkId: 'f' });
-    await store.appendMany('p::fork::f', [message('u3', 'ok one', { orderSeq: 5 }), message('bad', 'refused', { orderSeq: 6 }), message('u4', 'ok two', { orderSeq: 7 })]);
+    await store.appendMany('p::fork::f', [
+      message('u3', 'ok one', { orderSeq: 5 }),
+      message('bad', 'refused', { orderSeq: 6 }),
+      message('u4', 'ok two', { orderSeq: 7 }),
+    ]);
     // SQLite refuses the second merged entry, after validation has passed.
     (store as unknown as { c: { db: { run(sql: string): void } } }).c.db.run(
       "CREATE TEMP TRIGGER refuse BEFORE INSERT ON entries WHEN NEW.message_id = 'bad' AND NEW.session_id = 'p' BEGIN SELECT RAISE(ABORT, 'refused by test'); END",
@@ -110,11 +140,27 @@ describe('fork, merge and discard (SPEC 2.8)', () => {
 
   it('a fork inside an open turn is refused, with the points that would do', async () => {
     const store = await TapeStore.inMemory();
-    await store.appendMany('p', [turn('turn/start', 't1'), message('u1', 'q', { orderSeq: 1 }), message('a1', 'a', { role: 'assistant', orderSeq: 2 }), turn('turn/end', 't1'), turn('turn/start', 't2'), message('u2', 'q2', { orderSeq: 3 })]);
-    await assert.rejects(forkSession(store, 'p', { at: 3 }), (e: unknown) => e instanceof ForkRefusedError && /inside turn "t1".*#1 \(before it\) or #5 \(its end\)/.test(e.message));
+    await store.appendMany('p', [
+      turn('turn/start', 't1'),
+      message('u1', 'q', { orderSeq: 1 }),
+      message('a1', 'a', { role: 'assistant', orderSeq: 2 }),
+      turn('turn/end', 't1'),
+      turn('turn/start', 't2'),
+      message('u2', 'q2', { orderSeq: 3 }),
+    ]);
+    await assert.rejects(
+      forkSession(store, 'p', { at: 3 }),
+      (e: unknown) => e instanceof ForkRefusedError && /inside turn "t1".*#1 \(before it\) or #5 \(its end\)/.test(e.message),
+    );
     await assert.rejects(forkSession(store, 'p'), /inside turn "t2"/, 'the head is inside turn t2');
     assert.strictEqual((await forkSession(store, 'p', { at: 5, forkId: 'ok' })).parentHeadEntryId, 5);
-    assert.deepStrictEqual(store.sessions().map((s) => s.sessionId).sort(), ['p', 'p::fork::ok']);
+    assert.deepStrictEqual(
+      store
+        .sessions()
+        .map((s) => s.sessionId)
+        .sort(),
+      ['p', 'p::fork::ok'],
+    );
   });
 
   it('refuses unknown sessions, points out of range, bad fork ids and merging what is not a fork', async () => {
@@ -125,7 +171,10 @@ describe('fork, merge and discard (SPEC 2.8)', () => {
     await assert.rejects(forkSession(store, 'p', { forkId: 'a b' }), /fork id "a b"/);
     await assert.rejects(mergeFork(store, 'p'), /"p" is not a fork/);
     await assert.rejects(mergeFork(store, 'p::fork::zzz'), /no session/);
-    assert.deepStrictEqual(store.sessions().map((s) => s.sessionId), ['p']);
+    assert.deepStrictEqual(
+      store.sessions().map((s) => s.sessionId),
+      ['p'],
+    );
   });
 
   it('a fork of a fork reads both ancestors; context, search and lineage see through', async () => {
@@ -136,16 +185,29 @@ describe('fork, merge and discard (SPEC 2.8)', () => {
     assert.strictEqual(inner.parentHeadEntryId, 7);
     await store.append('p::fork::a::fork::b', message('a3', 'zebra answer', { role: 'assistant', orderSeq: 6 }));
     const reader = readerOf(store);
-    assert.deepStrictEqual(contents(store, 'p::fork::a::fork::b'), ['first question', 'first answer', 'second question', 'second answer', 'zebra question', 'zebra answer']);
-    const ctx = contextFrom(new FoldCache(reader), 'p::fork::a::fork::b', { kind: 'last' }, (id) => reader.requireEntry('p::fork::a::fork::b', id));
-    assert.deepStrictEqual(ctx.messages.map((m) => m.content), ['first question', 'first answer', 'second question', 'second answer', 'zebra question', 'zebra answer']);
-    const hits = reader.search('zebra OR first', { sessionId: 'p::fork::a::fork::b' });
-    assert.deepStrictEqual(hits.map((h) => reader.origin('p::fork::a::fork::b', h.entryId)).sort((x, y) => x.sessionId.localeCompare(y.sessionId) || x.entryId - y.entryId), [
-      { sessionId: 'p', entryId: 2 },
-      { sessionId: 'p', entryId: 3 },
-      { sessionId: 'p::fork::a', entryId: 3 },
-      { sessionId: 'p::fork::a::fork::b', entryId: 3 },
+    assert.deepStrictEqual(contents(store, 'p::fork::a::fork::b'), [
+      'first question',
+      'first answer',
+      'second question',
+      'second answer',
+      'zebra question',
+      'zebra answer',
     ]);
+    const ctx = contextFrom(new FoldCache(reader), 'p::fork::a::fork::b', { kind: 'last' }, (id) => reader.requireEntry('p::fork::a::fork::b', id));
+    assert.deepStrictEqual(
+      ctx.messages.map((m) => m.content),
+      ['first question', 'first answer', 'second question', 'second answer', 'zebra question', 'zebra answer'],
+    );
+    const hits = reader.search('zebra OR first', { sessionId: 'p::fork::a::fork::b' });
+    assert.deepStrictEqual(
+      hits.map((h) => reader.origin('p::fork::a::fork::b', h.entryId)).sort((x, y) => x.sessionId.localeCompare(y.sessionId) || x.entryId - y.entryId),
+      [
+        { sessionId: 'p', entryId: 2 },
+        { sessionId: 'p', entryId: 3 },
+        { sessionId: 'p::fork::a', entryId: 3 },
+        { sessionId: 'p::fork::a::fork::b', entryId: 3 },
+      ],
+    );
     assert.ok(hits.every((h) => h.sessionId === 'p::fork::a::fork::b'));
     assert.deepStrictEqual(reader.search('zebra', { sessionId: 'p' }), [], 'the parent does not see its forks');
     assert.deepStrictEqual(lineageOf(store, 'p::fork::a::fork::b'), [
@@ -153,7 +215,11 @@ describe('fork, merge and discard (SPEC 2.8)', () => {
       { sessionId: 'p::fork::a', relation: 'fork', at: 5 },
       { sessionId: 'p::fork::a::fork::b', relation: 'fork', at: 7 },
     ]);
-    assert.deepStrictEqual(childrenOf(store, 'p').map((c) => [c.sessionId, c.state]), [['p::fork::a', 'open']], 'only direct children');
+    assert.deepStrictEqual(
+      childrenOf(store, 'p').map((c) => [c.sessionId, c.state]),
+      [['p::fork::a', 'open']],
+      'only direct children',
+    );
     // Merging the inner fork lands in the outer fork, which a merge then carries to the root.
     await mergeFork(store, 'p::fork::a::fork::b');
     await mergeFork(store, 'p::fork::a');
@@ -214,16 +280,29 @@ describe('subagent links (SPEC 2.8)', () => {
     assert.strictEqual(link.outcome, 'completed');
     assert.deepStrictEqual(readLinked(store, 'p', child), { childSessionId: child, frozenHead: 3 });
     const hits = searchScoped(store, 'p', 'quokka', { scope: 'linked', limit: 10 });
-    assert.deepStrictEqual(hits.map((h) => [h.sessionId, h.entryId]).sort(), [[child, 2], [child, 3]], 'the task anchor and the answer, not entry 4');
+    assert.deepStrictEqual(
+      hits.map((h) => [h.sessionId, h.entryId]).sort(),
+      [
+        [child, 2],
+        [child, 3],
+      ],
+      'the task anchor and the answer, not entry 4',
+    );
     assert.deepStrictEqual(searchScoped(store, 'p', 'quokka', { scope: 'current', limit: 10 }), []);
     assert.strictEqual(searchScoped(store, 'p', 'quokka OR question', { scope: 'current_and_linked', limit: 10 }).length, 4);
 
     // A grandchild is readable from its own parent only.
     const { childSessionId: grandchild } = await startSubagent(store, child, { task: 'dig' });
     await linkSubagent(store, child, grandchild, 'failed');
-    assert.throws(() => readLinked(store, 'p', grandchild), (e: unknown) => e instanceof ForkRefusedError && /only direct children/.test(e.message));
+    assert.throws(
+      () => readLinked(store, 'p', grandchild),
+      (e: unknown) => e instanceof ForkRefusedError && /only direct children/.test(e.message),
+    );
     assert.deepStrictEqual(searchScoped(store, 'p', 'dig', { scope: 'linked', limit: 10 }), []);
-    assert.deepStrictEqual(childrenOf(store, 'p').map((c) => [c.sessionId, c.relation, c.state]), [[child, 'subagent', 'linked']]);
+    assert.deepStrictEqual(
+      childrenOf(store, 'p').map((c) => [c.sessionId, c.relation, c.state]),
+      [[child, 'subagent', 'linked']],
+    );
     assert.deepStrictEqual(parentOf(store, grandchild), { sessionId: child, relation: 'subagent', at: null });
   });
 
@@ -232,7 +311,11 @@ describe('subagent links (SPEC 2.8)', () => {
     await store.deleteSession(child);
     assert.throws(() => readLinked(store, 'p', child), /missing from the tape/);
     // Recreated under the same id, with as many entries: the frozen head's hash tells.
-    await store.appendMany(child, [message('x', 'impostor', { orderSeq: 1 }), message('y', 'quokka impostor', { orderSeq: 2 }), message('z', 'more', { orderSeq: 3 })]);
+    await store.appendMany(child, [
+      message('x', 'impostor', { orderSeq: 1 }),
+      message('y', 'quokka impostor', { orderSeq: 2 }),
+      message('z', 'more', { orderSeq: 3 }),
+    ]);
     assert.throws(() => readLinked(store, 'p', child), /was recreated/);
     assert.deepStrictEqual(searchScoped(store, 'p', 'quokka', { scope: 'linked', limit: 10 }), []);
     await store.deleteSession(child);

@@ -9,7 +9,11 @@ export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-store-'));
 }
 
-export const message = (messageId: string, content: string, opts: { status?: 'pending' | 'sent' | 'error'; role?: 'user' | 'assistant'; orderSeq?: number; key?: string } = {}): NewEntry => {
+export const message = (
+  messageId: string,
+  content: string,
+  opts: { status?: 'pending' | 'sent' | 'error'; role?: 'user' | 'assistant'; orderSeq?: number; key?: string } = {},
+): NewEntry => {
   const role = opts.role ?? 'user';
   return {
     kind: 'message',
@@ -34,7 +38,7 @@ export function journalRecords(file: string, tapeId: string): JournalRecord[] {
 
 /** Resolves once `done()` holds (events from a watcher, another process); fails after five seconds. */
 export async function until(done: () => boolean, what: string): Promise<void> {
-  for (const t0 = Date.now(); !done(); ) {
+  for (const t0 = Date.now(); !done();) {
     if (Date.now() - t0 > 5000) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -44,10 +48,18 @@ export async function until(done: () => boolean, what: string): Promise<void> {
  * After a crash: every acknowledged entry of session `s` is there with its content (`expected`:
  * entry id -> content), and the session's entry ids are still dense.
  */
-export function assertAcknowledgedKept(store: { getEntry(s: string, id: number): { payload: { content?: unknown } } | undefined; entries(s: string): { entryId: number }[] }, expected: ReadonlyMap<number, string>, trial: number): void {
+export function assertAcknowledgedKept(
+  store: { getEntry(s: string, id: number): { payload: { content?: unknown } } | undefined; entries(s: string): { entryId: number }[] },
+  expected: ReadonlyMap<number, string>,
+  trial: number,
+): void {
   for (const [id, content] of expected) {
     assert.strictEqual(store.getEntry('s', id)?.payload.content, content, `trial ${trial}: acknowledged entry ${id} is missing or different`);
   }
   const ids = store.entries('s').map((e) => e.entryId);
-  assert.deepStrictEqual(ids, ids.map((_, i) => i + 1), 'entry ids stay dense');
+  assert.deepStrictEqual(
+    ids,
+    ids.map((_, i) => i + 1),
+    'entry ids stay dense',
+  );
 }

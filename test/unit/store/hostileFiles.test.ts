@@ -36,10 +36,13 @@ const HOSTILE: { kind: string; make: (at: string) => void; reason: RegExp }[] = 
 
 /** What is in the directory, symlinks and FIFOs as themselves: to show nothing was created or changed. */
 const listing = (dir: string): string[] =>
-  fs.readdirSync(dir).sort().map((n) => {
-    const st = fs.lstatSync(path.join(dir, n));
-    return `${n} ${st.isSymbolicLink() ? 'link' : st.isFIFO() ? 'fifo' : st.isDirectory() ? 'dir' : `file ${st.size}`}`;
-  });
+  fs
+    .readdirSync(dir)
+    .sort()
+    .map((n) => {
+      const st = fs.lstatSync(path.join(dir, n));
+      return `${n} ${st.isSymbolicLink() ? 'link' : st.isFIFO() ? 'fifo' : st.isDirectory() ? 'dir' : `file ${st.size}`}`;
+    });
 
 describe('hostile files where a tape, journal or JSONL is expected', function () {
   if (process.platform === 'win32') return;
@@ -99,13 +102,19 @@ describe('hostile files where a tape, journal or JSONL is expected', function ()
     const file = path.join(dir, 'huge.tape.sqlite');
     fs.writeFileSync(file, '');
     fs.truncateSync(file, SNAPSHOT_MAX_BYTES + 1);
-    await assert.rejects(TapeStore.open(file, { readOnly: true }), (e: Error) => e instanceof TapeFileTooLargeError && e.message.startsWith(`${file}: is 1024 MiB, over the 1024 MiB limit for a tape snapshot`));
+    await assert.rejects(
+      TapeStore.open(file, { readOnly: true }),
+      (e: Error) => e instanceof TapeFileTooLargeError && e.message.startsWith(`${file}: is 1024 MiB, over the 1024 MiB limit for a tape snapshot`),
+    );
   });
 
   it('a .tape.jsonl over the limit it is opened with is refused unread', async () => {
     const file = path.join(dir, 'big.tape.jsonl');
     fs.writeFileSync(file, '');
     fs.truncateSync(file, 3 << 20);
-    await assert.rejects(openTapeFile(file, { readOnly: true, jsonlMaxBytes: 2 << 20 }), (e: Error) => e instanceof TapeFileTooLargeError && e.message === `${file}: is 3 MiB, over the 2 MiB limit for a JSONL tape; refusing to read it`);
+    await assert.rejects(
+      openTapeFile(file, { readOnly: true, jsonlMaxBytes: 2 << 20 }),
+      (e: Error) => e instanceof TapeFileTooLargeError && e.message === `${file}: is 3 MiB, over the 2 MiB limit for a JSONL tape; refusing to read it`,
+    );
   });
 });

@@ -27,12 +27,23 @@ const nonEmpty = text.map((t) => `s${t}`).filter((t) => !LONE_SURROGATE.test(t))
 const session = fc.record({
   sessionId: nonEmpty,
   entries: fc.array(
-    fc.record({ name: nonEmpty, key: fc.option(nonEmpty, { nil: null }), content: text, field: text, value: fc.jsonValue({ maxDepth: 2 }), metaKey: text, at: fc.nat({ max: 2 ** 40 }) }),
+    fc.record({
+      name: nonEmpty,
+      key: fc.option(nonEmpty, { nil: null }),
+      content: text,
+      field: text,
+      value: fc.jsonValue({ maxDepth: 2 }),
+      metaKey: text,
+      at: fc.nat({ max: 2 ** 40 }),
+    }),
     { minLength: 1, maxLength: 4 },
   ),
 });
 
-const entryOf = (e: { name: string; key: string | null; content: string; field: string; value: unknown; metaKey: string; at: number }, i: number): NewEntry => ({
+const entryOf = (
+  e: { name: string; key: string | null; content: string; field: string; value: unknown; metaKey: string; at: number },
+  i: number,
+): NewEntry => ({
   kind: 'event',
   name: `x/${e.name}`,
   provenanceKey: e.key === null ? null : `${i}${e.key}`,
@@ -104,10 +115,14 @@ describe('JSONL export of hostile text', function () {
   });
 
   it('a line nested 200,000 deep, in an array or an object, is refused naming the file and line, without a stack overflow', async () => {
-    const first = '{"sessionId":"s","entryId":1,"kind":"anchor","name":"session/start","provenanceKey":null,"payload":{"name":"session/start","state":null},"meta":{},"createdAt":1}\n';
+    const first =
+      '{"sessionId":"s","entryId":1,"kind":"anchor","name":"session/start","provenanceKey":null,"payload":{"name":"session/start","state":null},"meta":{},"createdAt":1}\n';
     const deep = (open: string, close: string) =>
       `{"sessionId":"s","entryId":2,"kind":"event","name":"x/y","provenanceKey":null,"payload":{"name":"x/y","data":${open.repeat(200_000)}1${close.repeat(200_000)}},"meta":{},"createdAt":1}\n`;
-    for (const [open, close] of [['[', ']'], ['{"a":', '}']]) {
+    for (const [open, close] of [
+      ['[', ']'],
+      ['{"a":', '}'],
+    ]) {
       const src = path.join(dir, 'deep.tape.jsonl');
       fs.writeFileSync(src, first + deep(open, close));
       const before = fingerprint(src);
@@ -123,7 +138,9 @@ describe('JSONL export of hostile text', function () {
   it('a `__proto__` key is an ordinary key: appended, exported and imported like any other', async () => {
     const tape = path.join(dir, 'proto.tape.sqlite');
     const store = await TapeStore.open(tape);
-    const entry = JSON.parse('{"kind":"event","name":"x/y","payload":{"name":"x/y","data":1,"__proto__":{"polluted":true}},"meta":{"__proto__":[1]}}') as NewEntry;
+    const entry = JSON.parse(
+      '{"kind":"event","name":"x/y","payload":{"name":"x/y","data":1,"__proto__":{"polluted":true}},"meta":{"__proto__":[1]}}',
+    ) as NewEntry;
     const { entry: appended } = await store.append('s', entry);
     await store.close();
     assert.deepStrictEqual(Object.keys(appended.payload), ['name', 'data', '__proto__']);

@@ -89,11 +89,17 @@ describe('journal and recovery', () => {
     // Put back the journal as the rotation found it: records the snapshot contains, then the new one
     // (the rotated journal starts with the snapshot's last record, kept for followers: skip it).
     const rotated = journalRecords(file, s.tapeId);
-    assert.deepStrictEqual(rotated.map((r) => r.seq), [4, 5]);
+    assert.deepStrictEqual(
+      rotated.map((r) => r.seq),
+      [4, 5],
+    );
     const newRecords = journalRecordBytes().subarray(rotated[1].start);
     fs.writeFileSync(journalPathOf(file), Buffer.concat([oldJournal, newRecords]));
     const re = await TapeStore.open(file);
-    assert.deepStrictEqual(re.entries('s').map((e) => e.entryId), [1, 2, 3, 4, 5, 6]);
+    assert.deepStrictEqual(
+      re.entries('s').map((e) => e.entryId),
+      [1, 2, 3, 4, 5, 6],
+    );
     assert.strictEqual(re.getEntry('s', 6)?.payload.content, 'after checkpoint');
     await re.close();
   });
@@ -126,12 +132,20 @@ describe('journal and recovery', () => {
       await s.append('s', message('warm', 'up'), { durable: true });
       started = finished = 0;
       const seenAt: { durable: boolean; finished: number }[] = [];
-      await Promise.all(Array.from({ length: 40 }, (_, i) => {
-        const durable = i % 2 === 0;
-        return s.append('s', message(`m${i}`, `x${i}`), { durable }).then(() => seenAt.push({ durable, finished }));
-      }));
-      assert.ok(seenAt.filter((x) => !x.durable).every((x) => x.finished === 0), 'non-durable appends are acknowledged once written');
-      assert.ok(seenAt.filter((x) => x.durable).every((x) => x.finished >= 1), 'durable appends wait for an fdatasync');
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) => {
+          const durable = i % 2 === 0;
+          return s.append('s', message(`m${i}`, `x${i}`), { durable }).then(() => seenAt.push({ durable, finished }));
+        }),
+      );
+      assert.ok(
+        seenAt.filter((x) => !x.durable).every((x) => x.finished === 0),
+        'non-durable appends are acknowledged once written',
+      );
+      assert.ok(
+        seenAt.filter((x) => x.durable).every((x) => x.finished >= 1),
+        'durable appends wait for an fdatasync',
+      );
       assert.ok(started <= 2, `20 durable appends in flight shared ${started} fdatasync calls`);
       await s.close();
     } finally {
@@ -149,7 +163,10 @@ describe('journal and recovery', () => {
     fs.writeFileSync(j, bytes);
     const before = fingerprint(j);
     for (const readOnly of [true, false]) {
-      await assert.rejects(TapeStore.open(file, { readOnly }), (e: Error) => e instanceof TapeFileError && e.message.includes(j) && /damaged at byte 45 .*bytes of records after the damage/.test(e.message));
+      await assert.rejects(
+        TapeStore.open(file, { readOnly }),
+        (e: Error) => e instanceof TapeFileError && e.message.includes(j) && /damaged at byte 45 .*bytes of records after the damage/.test(e.message),
+      );
     }
     assert.deepStrictEqual(fingerprint(j), before, 'the journal is left exactly as it was');
   });
@@ -179,7 +196,11 @@ describe('journal and recovery', () => {
 
   it('refuses a snapshot and journal that do not continue each other (an old snapshot with a newer journal)', async () => {
     fs.writeFileSync(file, await checkpointedTwice());
-    await assert.rejects(TapeStore.open(file, { readOnly: true }), (e: Error) => e instanceof TapeFileError && /does not continue its snapshot: the snapshot ends at record \d+, the journal goes on from record \d+/.test(e.message));
+    await assert.rejects(
+      TapeStore.open(file, { readOnly: true }),
+      (e: Error) =>
+        e instanceof TapeFileError && /does not continue its snapshot: the snapshot ends at record \d+, the journal goes on from record \d+/.test(e.message),
+    );
   });
 
   it('a read-only open that meets a checkpoint half done (old snapshot, new journal) reads again', async () => {
@@ -190,7 +211,10 @@ describe('journal and recovery', () => {
     fs.writeFileSync(`${file}.next`, newSnapshot);
     setTimeout(() => fs.renameSync(`${file}.next`, file), 5);
     const r = await TapeStore.open(file, { readOnly: true });
-    assert.deepStrictEqual(r.entries('s').map((e) => e.payload.content ?? e.name), ['session/start', 'one', 'two', 'three', 'four']);
+    assert.deepStrictEqual(
+      r.entries('s').map((e) => e.payload.content ?? e.name),
+      ['session/start', 'one', 'two', 'three', 'four'],
+    );
     await r.close();
   });
 

@@ -26,7 +26,7 @@ describe('LiveImage: checkpoint copies of the in-memory database file', () => {
     const db = new (await loadSqlJs()).Database(bytes);
     try {
       assert.strictEqual(db.exec('PRAGMA integrity_check')[0].values[0][0], 'ok');
-      return db.exec("SELECT entry_id, payload FROM entries ORDER BY id")[0]?.values ?? [];
+      return db.exec('SELECT entry_id, payload FROM entries ORDER BY id')[0]?.values ?? [];
     } finally {
       db.close();
     }
@@ -35,7 +35,10 @@ describe('LiveImage: checkpoint copies of the in-memory database file', () => {
   const insert = (db: Database, from: number, n: number, bytes: number) => {
     db.run('BEGIN');
     for (let i = from; i < from + n; i++) {
-      db.run("INSERT INTO entries (session_id, entry_id, kind, name, created_at, payload, meta) VALUES ('s', ?, 'event', 'e', 0, ?, '{}')", [i, 'p'.repeat(bytes)]);
+      db.run("INSERT INTO entries (session_id, entry_id, kind, name, created_at, payload, meta) VALUES ('s', ?, 'event', 'e', 0, ?, '{}')", [
+        i,
+        'p'.repeat(bytes),
+      ]);
     }
     db.run('COMMIT');
   };

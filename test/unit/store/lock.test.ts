@@ -20,7 +20,10 @@ describe('single writer lock and read-only opens', () => {
 
   it('a second writer in the same process is refused with the file and the holder pid', async () => {
     const s = await TapeStore.open(file);
-    await assert.rejects(TapeStore.open(file), (e: Error) => e instanceof TapeLockedError && e.message.includes(file) && e.message.includes(`pid ${process.pid}`));
+    await assert.rejects(
+      TapeStore.open(file),
+      (e: Error) => e instanceof TapeLockedError && e.message.includes(file) && e.message.includes(`pid ${process.pid}`),
+    );
     await s.close();
     const again = await TapeStore.open(file);
     await again.close();
@@ -138,7 +141,10 @@ describe('a lock names its writer by pid, host and start, so a reused pid does n
     const pid = sleeper.pid as number;
     fs.writeFileSync(`${file}.lock`, `${pid}\nhost=${os.hostname()}\nstart=${startOf(pid)}\n`);
     assert.strictEqual(lockHolder(file), pid);
-    assert.throws(() => acquireLock(file), (e: Error) => e instanceof TapeLockedError && e.holderPid === pid && e.message.includes(`pid ${pid}`));
+    assert.throws(
+      () => acquireLock(file),
+      (e: Error) => e instanceof TapeLockedError && e.holderPid === pid && e.message.includes(`pid ${pid}`),
+    );
   });
 
   it('an old lock holding only a live pid is still held', () => {
@@ -151,7 +157,13 @@ describe('a lock names its writer by pid, host and start, so a reused pid does n
     const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
     fs.writeFileSync(`${file}.lock`, `${dead}\nhost=build-box-7\nstart=x:1\n`);
     assert.strictEqual(lockHolder(file), Number(dead));
-    assert.throws(() => acquireLock(file), (e: Error) => e instanceof TapeLockedError && e.message === `${file} is open for writing on another host, build-box-7 (pid ${dead}), whose processes cannot be checked from here; open it read-only instead, or delete ${file}.lock if no Agent Tape on build-box-7 has it open`);
+    assert.throws(
+      () => acquireLock(file),
+      (e: Error) =>
+        e instanceof TapeLockedError &&
+        e.message ===
+          `${file} is open for writing on another host, build-box-7 (pid ${dead}), whose processes cannot be checked from here; open it read-only instead, or delete ${file}.lock if no Agent Tape on build-box-7 has it open`,
+    );
     assert.strictEqual(fs.readFileSync(`${file}.lock`, 'utf8'), `${dead}\nhost=build-box-7\nstart=x:1\n`, 'left as it was');
   });
 

@@ -35,15 +35,39 @@ describe('schema versions and migrations', () => {
 
   /** What the fixture holds, read through every kind of query. */
   function assertFixtureReadable(s: TapeStore): void {
-    assert.deepStrictEqual(s.sessions().map((x) => [x.sessionId, x.entryCount]), [['s1', 11], ['s2', 2]]);
+    assert.deepStrictEqual(
+      s.sessions().map((x) => [x.sessionId, x.entryCount]),
+      [
+        ['s1', 11],
+        ['s2', 2],
+      ],
+    );
     assert.strictEqual(s.getEntry('s1', 11)?.payload.content, 'Now add an index on users.email');
     // Indexed by schema 1's first search, indexed by the migration, and written after the checkpoint.
-    assert.deepStrictEqual(s.search('migrations').map((h) => [h.sessionId, h.entryId]), [['s1', 5]]);
-    assert.deepStrictEqual(s.search('迁移').map((h) => h.entryId), [3]);
-    assert.deepStrictEqual(s.search('ALTER').map((h) => h.entryId), [7]);
-    assert.deepStrictEqual(s.search('wrong repo').map((h) => h.entryId), [8]);
-    assert.deepStrictEqual(s.search('users.email').map((h) => [h.sessionId, h.entryId]), [['s1', 11]]);
-    assert.deepStrictEqual(s.search('"second session"').map((h) => h.sessionId), ['s2']);
+    assert.deepStrictEqual(
+      s.search('migrations').map((h) => [h.sessionId, h.entryId]),
+      [['s1', 5]],
+    );
+    assert.deepStrictEqual(
+      s.search('迁移').map((h) => h.entryId),
+      [3],
+    );
+    assert.deepStrictEqual(
+      s.search('ALTER').map((h) => h.entryId),
+      [7],
+    );
+    assert.deepStrictEqual(
+      s.search('wrong repo').map((h) => h.entryId),
+      [8],
+    );
+    assert.deepStrictEqual(
+      s.search('users.email').map((h) => [h.sessionId, h.entryId]),
+      [['s1', 11]],
+    );
+    assert.deepStrictEqual(
+      s.search('"second session"').map((h) => h.sessionId),
+      ['s2'],
+    );
   }
 
   it('a schema 1 tape opened read-only is migrated in memory only', async () => {
@@ -79,8 +103,11 @@ describe('schema versions and migrations', () => {
     db.close();
     const before = fingerprint(file);
     for (const readOnly of [true, false]) {
-      await assert.rejects(TapeStore.open(file, { readOnly }), (e: Error) =>
-        e instanceof TapeFileError && e.message.includes(`was written by a newer Agent Tape (schema 99; this version reads schemas 1 to ${SCHEMA_VERSION})`));
+      await assert.rejects(
+        TapeStore.open(file, { readOnly }),
+        (e: Error) =>
+          e instanceof TapeFileError && e.message.includes(`was written by a newer Agent Tape (schema 99; this version reads schemas 1 to ${SCHEMA_VERSION})`),
+      );
     }
     assert.deepStrictEqual(fingerprint(file), before);
     assert.ok(!fs.existsSync(`${file}.lock`), 'the refused writable open released its lock');

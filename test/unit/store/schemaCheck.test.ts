@@ -22,7 +22,9 @@ const sha256 = (file: string): string => createHash('sha256').update(fs.readFile
 async function tamperedTape(file: string, tamper: (db: Database) => void): Promise<void> {
   const db = createTapeDb(await loadSqlJs());
   try {
-    db.run("INSERT INTO entries (session_id, entry_id, kind, name, created_at, payload, meta) VALUES ('s', 1, 'anchor', 'session/start', 1, '{\"name\":\"session/start\",\"state\":{\"sessionId\":\"s\"}}', '{}')");
+    db.run(
+      'INSERT INTO entries (session_id, entry_id, kind, name, created_at, payload, meta) VALUES (\'s\', 1, \'anchor\', \'session/start\', 1, \'{"name":"session/start","state":{"sessionId":"s"}}\', \'{}\')',
+    );
     tamper(db);
     fs.writeFileSync(file, db.export());
   } finally {
@@ -53,15 +55,27 @@ describe('a tape database must have exactly the schema Agent Tape creates', () =
     { what: 'a view', sql: 'CREATE VIEW v AS SELECT * FROM entries', named: /an extra view "v"/ },
     { what: 'a table', sql: 'CREATE TABLE extra (x)', named: /an extra table "extra"/ },
     { what: 'an index', sql: 'CREATE INDEX by_kind ON entries (kind)', named: /an extra index "by_kind"/ },
-    { what: 'a trigger', sql: "CREATE TRIGGER t AFTER INSERT ON entries BEGIN INSERT INTO tape_meta VALUES ('fired', 'yes'); END", named: /an extra trigger "t"/ },
-    { what: 'a changed index', sql: 'DROP INDEX entries_by_session; CREATE UNIQUE INDEX entries_by_session ON entries (session_id, entry_id, kind)', named: /a changed index "entries_by_session" \("CREATE UNIQUE INDEX entries_by_session ON entries \(session_id, entry_id, kind\)"\)/ },
+    {
+      what: 'a trigger',
+      sql: "CREATE TRIGGER t AFTER INSERT ON entries BEGIN INSERT INTO tape_meta VALUES ('fired', 'yes'); END",
+      named: /an extra trigger "t"/,
+    },
+    {
+      what: 'a changed index',
+      sql: 'DROP INDEX entries_by_session; CREATE UNIQUE INDEX entries_by_session ON entries (session_id, entry_id, kind)',
+      named: /a changed index "entries_by_session" \("CREATE UNIQUE INDEX entries_by_session ON entries \(session_id, entry_id, kind\)"\)/,
+    },
   ];
   for (const { what, sql, named } of EXTRAS) {
     it(`${what} in the file is refused, read-only and writable, naming it; the file is unchanged`, async () => {
       await tamperedTape(file, (db) => db.run(sql));
       const before = sha256(file);
       for (const readOnly of [true, false]) {
-        await assert.rejects(TapeStore.open(file, { readOnly }), (e: Error) => e instanceof TapeFileError && e.message.startsWith(`${file}: has a schema that Agent Tape does not create (schema 2): `) && named.test(e.message));
+        await assert.rejects(
+          TapeStore.open(file, { readOnly }),
+          (e: Error) =>
+            e instanceof TapeFileError && e.message.startsWith(`${file}: has a schema that Agent Tape does not create (schema 2): `) && named.test(e.message),
+        );
       }
       assert.strictEqual(sha256(file), before);
       assert.deepStrictEqual(fs.readdirSync(dir), ['x.tape.sqlite'], 'no journal, no lock');
@@ -82,10 +96,12 @@ describe('a tape database must have exactly the schema Agent Tape creates', () =
   });
 
   it('an entries table replaced by a recursive view is refused at once instead of hanging the open', async () => {
-    await tamperedTape(file, (db) => db.run(`DROP TABLE entries;
+    await tamperedTape(file, (db) =>
+      db.run(`DROP TABLE entries;
       CREATE VIEW entries (id, session_id, entry_id, kind, name, provenance_key, created_at, message_id, tool_call_id, status, order_seq, role, payload, meta) AS
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i, 's', i, 'event', 'e', NULL, 1, NULL, NULL, NULL, NULL, NULL, '{}', '{}' FROM n;
-      CREATE TRIGGER ins INSTEAD OF INSERT ON entries BEGIN SELECT 1; END;`));
+      CREATE TRIGGER ins INSTEAD OF INSERT ON entries BEGIN SELECT 1; END;`),
+    );
     const before = sha256(file);
     // In a child process: a hang in SQLite blocks the thread, and mocha's timeout with it.
     const script = `require(${JSON.stringify(STORE_MODULE)}).TapeStore.open(process.argv[1], { readOnly: true }).then(
@@ -110,12 +126,18 @@ describe('a tape database must have exactly the schema Agent Tape creates', () =
     db.run("UPDATE tape_meta SET value = '2' WHERE key = 'schema_version'");
     fs.writeFileSync(file, db.export());
     db.close();
-    await assert.rejects(TapeStore.open(file, { readOnly: true }), /has a schema that Agent Tape does not create \(schema 2\): no index "entries_by_tool_call"/);
+    await assert.rejects(
+      TapeStore.open(file, { readOnly: true }),
+      /has a schema that Agent Tape does not create \(schema 2\): no index "entries_by_tool_call"/,
+    );
   });
 
   it('a tape_meta that is not ours is not read at all', async () => {
     await tamperedTape(file, (db) => db.run("DROP TABLE tape_meta; CREATE VIEW tape_meta (key, value) AS SELECT 'format', 'agent-tape'"));
-    await assert.rejects(TapeStore.open(file, { readOnly: true }), (e: Error) => e instanceof TapeFileError && /not an Agent Tape \(no tape_meta table as Agent Tape creates it\)/.test(e.message));
+    await assert.rejects(
+      TapeStore.open(file, { readOnly: true }),
+      (e: Error) => e instanceof TapeFileError && /not an Agent Tape \(no tape_meta table as Agent Tape creates it\)/.test(e.message),
+    );
   });
 
   it('every connection runs with trusted_schema off', async () => {

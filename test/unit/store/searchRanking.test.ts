@@ -35,10 +35,19 @@ describe('search ranking', () => {
     const SQL = await loadSqlJs();
     const word = fc.constantFrom(...WORDS);
     // Some texts longer than 255 tokens, whose length takes two bytes in the docsize table (from 128 to 255 the first byte alone reads right).
-    const text = fc.oneof({ arbitrary: fc.array(word, { minLength: 1, maxLength: 30 }), weight: 4 }, { arbitrary: fc.array(word, { minLength: 250, maxLength: 600 }), weight: 1 });
+    const text = fc.oneof(
+      { arbitrary: fc.array(word, { minLength: 1, maxLength: 30 }), weight: 4 },
+      { arbitrary: fc.array(word, { minLength: 250, maxLength: 600 }), weight: 1 },
+    );
     const docs = fc.array(text, { minLength: 5, maxLength: 60 });
     const pair = fc.tuple(word, word);
-    const query = fc.oneof(word, pair.map(([a, b]) => `${a} OR ${b}`), pair.map(([a, b]) => `"${a} ${b}"`), pair.map(([a, b]) => `${a} NEAR ${b}`), pair.map(([a, b]) => `${a} ${b}`));
+    const query = fc.oneof(
+      word,
+      pair.map(([a, b]) => `${a} OR ${b}`),
+      pair.map(([a, b]) => `"${a} ${b}"`),
+      pair.map(([a, b]) => `${a} NEAR ${b}`),
+      pair.map(([a, b]) => `${a} ${b}`),
+    );
     await fc.assert(
       fc.asyncProperty(docs, query, fc.integer({ min: 1, max: 10 }), async (texts, q, limit) => {
         const store = await TapeStore.inMemory();
@@ -51,7 +60,10 @@ describe('search ranking', () => {
             // Unscoped, and scoped to the session (the query that joins entries as well).
             for (const opts of [{ limit }, { limit, sessionId: 's' }]) {
               const got = new SearchIndex(db).search(q, opts);
-              assert.deepStrictEqual(got.map((h) => `${ids.get(h.entryId)}:${h.score}`), expected);
+              assert.deepStrictEqual(
+                got.map((h) => `${ids.get(h.entryId)}:${h.score}`),
+                expected,
+              );
             }
           } finally {
             db.close();

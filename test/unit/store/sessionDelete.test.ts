@@ -7,7 +7,11 @@ import { message, tempDir, until } from './helpers';
 const SECRET = 'zebracorn4417';
 
 /** What is on disk for a tape right now, as a reader of the raw files would find it. */
-const onDisk = (file: string): string => [file, `${file}.tapelog`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f).toString('latin1')).join('\n');
+const onDisk = (file: string): string =>
+  [file, `${file}.tapelog`]
+    .filter((f) => fs.existsSync(f))
+    .map((f) => fs.readFileSync(f).toString('latin1'))
+    .join('\n');
 
 describe('deleting a session: the one physical delete', () => {
   let dir: string;
@@ -33,16 +37,26 @@ describe('deleting a session: the one physical delete', () => {
       assert.ok(onDisk(file).includes(SECRET), 'the journal holds it before');
       assert.strictEqual(store.search(SECRET).length, 2);
       assert.deepStrictEqual(await store.deleteSession('gone'), { entries: 3 });
-      assert.deepStrictEqual(store.sessions().map((s) => s.sessionId), ['keep']);
+      assert.deepStrictEqual(
+        store.sessions().map((s) => s.sessionId),
+        ['keep'],
+      );
       assert.strictEqual(store.headEntryId('gone'), 0);
       assert.deepStrictEqual(store.search(SECRET), []);
-      assert.deepStrictEqual(store.search('kept').map((h) => h.entryId), [2], 'the rebuilt index still finds the rest');
+      assert.deepStrictEqual(
+        store.search('kept').map((h) => h.entryId),
+        [2],
+        'the rebuilt index still finds the rest',
+      );
       assert.ok(!onDisk(file).includes(SECRET), 'no trace in the snapshot or the journal');
       // Resolved means on disk: a copy of the files now (as after a crash) opens without the session.
       fs.copyFileSync(file, path.join(dir, 'copy.tape.sqlite'));
       fs.copyFileSync(`${file}.tapelog`, path.join(dir, 'copy.tape.sqlite.tapelog'));
       const copy = await TapeStore.open(path.join(dir, 'copy.tape.sqlite'), { readOnly: true });
-      assert.deepStrictEqual(copy.sessions().map((s) => s.sessionId), ['keep']);
+      assert.deepStrictEqual(
+        copy.sessions().map((s) => s.sessionId),
+        ['keep'],
+      );
       await copy.close();
       // The session id can start again, from entry 1.
       assert.strictEqual((await store.append('gone', message('n1', 'new'))).entry.entryId, 2);
@@ -51,7 +65,10 @@ describe('deleting a session: the one physical delete', () => {
       await store.close();
     }
     const reopened = await TapeStore.open(file, { readOnly: true });
-    assert.deepStrictEqual(reopened.entries('gone').map((e) => e.payload.content ?? null), [null, 'new']);
+    assert.deepStrictEqual(
+      reopened.entries('gone').map((e) => e.payload.content ?? null),
+      [null, 'new'],
+    );
     await reopened.close();
   });
 
@@ -73,7 +90,10 @@ describe('deleting a session: the one physical delete', () => {
       await store.deleteSession('gone');
       await store.append('keep', message('k3', 'after the delete', { orderSeq: 3 }), { durable: true });
       await until(() => reader.headEntryId('keep') === 4, 'the follower to read the append');
-      assert.deepStrictEqual(reader.sessions().map((x) => x.sessionId), ['keep']);
+      assert.deepStrictEqual(
+        reader.sessions().map((x) => x.sessionId),
+        ['keep'],
+      );
       assert.deepStrictEqual(reader.search(SECRET), []);
     } finally {
       follow.dispose();

@@ -19,7 +19,10 @@ describe('tape files: JSONL import/export refusals', () => {
     fs.writeFileSync(src, text);
     const before = fingerprint(src);
     const dst = path.join(dir, 'out.tape.sqlite');
-    await assert.rejects(importJsonl(src, dst), (e: Error) => e instanceof TapeFileError && e.message.startsWith(`${src}:${lineNo}:`) && pattern.test(e.message));
+    await assert.rejects(
+      importJsonl(src, dst),
+      (e: Error) => e instanceof TapeFileError && e.message.startsWith(`${src}:${lineNo}:`) && pattern.test(e.message),
+    );
     assert.ok(!fs.existsSync(dst), 'no destination was written');
     assert.deepStrictEqual(fingerprint(src), before);
     await assert.rejects(openTapeFile(src, { readOnly: true }), pattern);
@@ -28,8 +31,10 @@ describe('tape files: JSONL import/export refusals', () => {
   it('a broken line names the file and line', () => refusedImport(line({}) + '{"sessionId": "s", "entryId": 2,\n', /not a JSON line/, 2));
   it('a gap in entry ids', () => refusedImport(line({}) + line({ entryId: 3, provenanceKey: 'x' }), /gap before entry id 3/, 2));
   it('a duplicate entry id', () => refusedImport(line({}) + line({ provenanceKey: 'x' }), /duplicate or out-of-order entry id 1/, 2));
-  it('an invalid payload', () => refusedImport(line({}) + line({ entryId: 2, kind: 'message', name: 'message/user', payload: { role: 'user' } }), /messageId/, 2));
-  it('a repeated provenance key', () => refusedImport(line({ provenanceKey: 'k' }) + line({ entryId: 2, provenanceKey: 'k' }), /provenance key "k" appears twice/, 2));
+  it('an invalid payload', () =>
+    refusedImport(line({}) + line({ entryId: 2, kind: 'message', name: 'message/user', payload: { role: 'user' } }), /messageId/, 2));
+  it('a repeated provenance key', () =>
+    refusedImport(line({ provenanceKey: 'k' }) + line({ entryId: 2, provenanceKey: 'k' }), /provenance key "k" appears twice/, 2));
 
   it('never overwrites an existing destination, either way', async () => {
     const src = path.join(dir, 'in.tape.jsonl');

@@ -45,7 +45,10 @@ describe('the workspace store', () => {
     const appended = await second.store.append('s', message('m3', 'now mine'));
     await until(() => events.some((e) => e.firstEntryId === 4), 'the event of the append through the new store');
     assert.strictEqual(appended.entry.entryId, 4);
-    assert.deepStrictEqual(second.store.entries('s').map((e) => e.payload.content ?? e.name), ['session/start', 'from the first window', 'followed', 'now mine']);
+    assert.deepStrictEqual(
+      second.store.entries('s').map((e) => e.payload.content ?? e.name),
+      ['session/start', 'from the first window', 'followed', 'now mine'],
+    );
     assert.deepStrictEqual(events.at(-1), { sessionId: 's', firstEntryId: 4, lastEntryId: 4 }, 'appends are heard through the new store too');
     await second.close();
   });

@@ -1,5 +1,17 @@
 import * as assert from 'assert';
-import { buildContext, contextFrom, contextItems, ContextSelectionError, cursorOf, renderCheckpoint, resolveSelector, type ContextItem, type ContextResult, type ContextSelector, type GetEntry } from '../../../src/tape/context';
+import {
+  buildContext,
+  contextFrom,
+  contextItems,
+  ContextSelectionError,
+  cursorOf,
+  renderCheckpoint,
+  resolveSelector,
+  type ContextItem,
+  type ContextResult,
+  type ContextSelector,
+  type GetEntry,
+} from '../../../src/tape/context';
 import type { Entry } from '../../../src/tape/entry';
 import { foldAll, type FoldRow } from '../../../src/tape/fold';
 import { FoldCache, type FoldSource } from '../../../src/tape/foldCache';
@@ -7,7 +19,8 @@ import { INTERRUPTED_OUTPUT } from '../../../src/tape/toolPairs';
 import { TapeBuilder } from './tapeBuilder';
 
 /** The context from a fresh fold cache over the builder's tape. */
-const contextOf = (t: TapeBuilder, selector: ContextSelector, getEntry: GetEntry = t.get): ContextResult => contextFrom(new FoldCache(t), t.sessionId, selector, getEntry);
+const contextOf = (t: TapeBuilder, selector: ContextSelector, getEntry: GetEntry = t.get): ContextResult =>
+  contextFrom(new FoldCache(t), t.sessionId, selector, getEntry);
 
 /** role, entryId, toolCallId, toolName, content: what a provider adapter reads of each message. */
 const toolView = (r: ContextResult) => r.messages.map((m) => [m.role, m.entryId, m.toolCallId ?? null, m.toolName ?? null, m.content]);
@@ -26,7 +39,13 @@ function compactedSession() {
   t.call('a1', 'c1', 'grep', { q: 'foo' });
   t.result('a1', 'c1', 'grep', 'foo.ts:1');
   t.assistant('a2', 'found in foo.ts', { orderSeq: 3 });
-  const compaction = t.anchor('compaction/auto', { summary: 'User asked for foo; it is in foo.ts.', cursorOrderSeq: 3, sourceEntryIds: [3, 4, 5, 6, 7], model: 'm', usage: {} });
+  const compaction = t.anchor('compaction/auto', {
+    summary: 'User asked for foo; it is in foo.ts.',
+    cursorOrderSeq: 3,
+    sourceEntryIds: [3, 4, 5, 6, 7],
+    model: 'm',
+    usage: {},
+  });
   t.user('u2', 'now rename it', { orderSeq: 4 });
   t.assistant('a3', 'renamed', { orderSeq: 5 });
   return { t, compaction };
@@ -77,8 +96,15 @@ describe('tape context selection', () => {
     const after = foldAll(t.rows(), { includePending: false });
     assert.deepStrictEqual(after.messages, before.messages, 'no message left the effective view');
     assert.deepStrictEqual([after.toolCalls, after.toolResults], [before.toolCalls, before.toolResults]);
-    assert.deepStrictEqual(after.anchors.map((a) => a.name), ['session/start', 'compaction/auto']);
-    assert.deepStrictEqual(t.entries.map((e) => e.entryId), t.entries.map((_, i) => i + 1), 'every entry is still on the tape');
+    assert.deepStrictEqual(
+      after.anchors.map((a) => a.name),
+      ['session/start', 'compaction/auto'],
+    );
+    assert.deepStrictEqual(
+      t.entries.map((e) => e.entryId),
+      t.entries.map((_, i) => i + 1),
+      'every entry is still on the tape',
+    );
 
     const full = contextOf(t, { kind: 'full' }, t.get);
     assert.strictEqual(full.anchorEntryId, null);
@@ -135,7 +161,10 @@ describe('tape context selection', () => {
       ['tool', null, 'c3', 'grep', INTERRUPTED_OUTPUT],
       ['user', 7, null, null, 'are you there?'],
     ]);
-    assert.deepStrictEqual(ctx.messages.map((m) => m.source), ['tape', 'tape', 'tape', 'tape', 'tape', 'synthetic', 'tape', 'synthetic', 'tape']);
+    assert.deepStrictEqual(
+      ctx.messages.map((m) => m.source),
+      ['tape', 'tape', 'tape', 'tape', 'tape', 'synthetic', 'tape', 'synthetic', 'tape'],
+    );
     assert.strictEqual(JSON.stringify(t.entries), before, 'building a context writes nothing');
 
     t.result('a1', 'c3', 'grep', 'late but real');
@@ -171,7 +200,10 @@ describe('tape context selection', () => {
   it('renders a compaction checkpoint from its summary only, without bookkeeping', () => {
     const { t, compaction } = compactedSession();
     const text = renderCheckpoint(t.get(compaction.entryId));
-    assert.strictEqual(text, '[Checkpoint compaction/auto at entry 8: the conversation before this point is summarised here.]\n\nUser asked for foo; it is in foo.ts.');
+    assert.strictEqual(
+      text,
+      '[Checkpoint compaction/auto at entry 8: the conversation before this point is summarised here.]\n\nUser asked for foo; it is in foo.ts.',
+    );
   });
 
   it('the named selector uses the last anchor with exactly that name', () => {
@@ -184,7 +216,10 @@ describe('tape context selection', () => {
     assert.strictEqual(ctx.anchorEntryId, second.entryId);
     assert.notStrictEqual(first.entryId, second.entryId);
     assert.match(ctx.messages[1].content, /second a/);
-    assert.throws(() => contextOf(t, { kind: 'named', name: 'handoff/zzz' }, t.get), (e: unknown) => e instanceof ContextSelectionError && /no anchor named "handoff\/zzz"/.test(e.message));
+    assert.throws(
+      () => contextOf(t, { kind: 'named', name: 'handoff/zzz' }, t.get),
+      (e: unknown) => e instanceof ContextSelectionError && /no anchor named "handoff\/zzz"/.test(e.message),
+    );
   });
 
   it('the between selector starts at the first anchor and ignores every entry after the second', () => {
@@ -205,7 +240,10 @@ describe('tape context selection', () => {
     );
     assert.throws(() => contextOf(t, { kind: 'between', from: 3, to: end.entryId }, t.get), /entry 3 is not an anchor/);
     assert.throws(() => contextOf(t, { kind: 'between', from: end.entryId, to: 5 }, t.get), /after the end of the range/);
-    assert.throws(() => resolveSelector(foldAll(t.rows(), { includePending: false }).anchors, { kind: 'between', from: 'handoff/end', to: 'compaction/auto' }), ContextSelectionError);
+    assert.throws(
+      () => resolveSelector(foldAll(t.rows(), { includePending: false }).anchors, { kind: 'between', from: 'handoff/end', to: 'compaction/auto' }),
+      ContextSelectionError,
+    );
   });
 
   it('the between selector keeps the later results of calls made up to its end, and only those', () => {
@@ -245,7 +283,10 @@ describe('tape context selection', () => {
     };
     const ctx = contextOf(t, { kind: 'last' }, getEntry);
     assert.deepStrictEqual(lines(ctx), ['system:you are very terse', '*user:checkpoint', 'user:now rename it', 'assistant:renamed']);
-    assert.deepStrictEqual(loaded.sort((a, b) => a - b), [8, 9, 10, 11]);
+    assert.deepStrictEqual(
+      loaded.sort((a, b) => a - b),
+      [8, 9, 10, 11],
+    );
   });
 
   it('buildContext works from any view, which is what contextFrom hands it', () => {
@@ -279,7 +320,7 @@ describe('tape context selection', () => {
     assert.deepStrictEqual(second, contextOf(t, { kind: 'last' }), 'the incremental context equals a fresh one');
   });
 
-  it('contextItems reads only the shown messages\' tool facts: 10 or 10,000 compacted-away calls give the same items', () => {
+  it("contextItems reads only the shown messages' tool facts: 10 or 10,000 compacted-away calls give the same items", () => {
     /** `earlier` tool-using turns, compacted, then a window with parallel calls, a revised result and an unanswered call. */
     const session = (earlier: number) => {
       const t = new TapeBuilder();
@@ -304,9 +345,12 @@ describe('tape context selection', () => {
       // Entry ids move with the history before the window, so the items are compared relative to the anchor.
       const rel = (id: number) => id - base;
       const shape = items.map((i: ContextItem) =>
-        i.kind === 'message' ? [i.kind, i.message.messageId, rel(i.message.entryId)]
-        : i.kind === 'result' ? [i.kind, i.call.toolCallId, rel(i.call.entryId), i.result.status, rel(i.result.entryId)]
-        : [i.kind, i.call.toolCallId, rel(i.call.entryId)]);
+        i.kind === 'message'
+          ? [i.kind, i.message.messageId, rel(i.message.entryId)]
+          : i.kind === 'result'
+            ? [i.kind, i.call.toolCallId, rel(i.call.entryId), i.result.status, rel(i.result.entryId)]
+            : [i.kind, i.call.toolCallId, rel(i.call.entryId)],
+      );
       return { view, anchor, shape };
     };
     const small = session(10);

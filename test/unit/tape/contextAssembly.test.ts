@@ -18,8 +18,16 @@ const TOOLS_TOKENS = JSON.stringify(TOOLS).length;
 
 function facts(t: TapeBuilder, contextWindow = 100_000, over: Partial<RequestFacts> = {}): RequestFacts {
   return {
-    sessionId: t.sessionId, turnId: 'turn1', requestSeq: 0, viewId: 'view1', assembledAt: 1_700_000_000_000,
-    getEntry: t.get, model: { vendor: 'test', id: 'model', contextWindow, maxOutput: 100 }, tools: TOOLS, countTokens, ...over,
+    sessionId: t.sessionId,
+    turnId: 'turn1',
+    requestSeq: 0,
+    viewId: 'view1',
+    assembledAt: 1_700_000_000_000,
+    getEntry: t.get,
+    model: { vendor: 'test', id: 'model', contextWindow, maxOutput: 100 },
+    tools: TOOLS,
+    countTokens,
+    ...over,
   };
 }
 
@@ -39,7 +47,11 @@ function assertPairsWhole(messages: readonly ModelMessage[]): void {
   const results = messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
   assert.deepStrictEqual([...results].sort(), [...calls].sort());
   messages.forEach((m, i) => {
-    if (m.role === 'tool') assert.ok(messages.slice(0, i).some((c) => c.role === 'assistant' && c.toolCallId === m.toolCallId), `result ${m.toolCallId} before its call`);
+    if (m.role === 'tool')
+      assert.ok(
+        messages.slice(0, i).some((c) => c.role === 'assistant' && c.toolCallId === m.toolCallId),
+        `result ${m.toolCallId} before its call`,
+      );
   });
 }
 
@@ -58,23 +70,29 @@ describe('assembleRequest (tape-context v1)', () => {
     const u3 = t.user('u3', 'third question');
     const { request, manifest } = assembleRequest(inputOf(t));
 
-    assert.deepStrictEqual(request.messages.map((m) => [m.role, m.content.split('\n')[0]]), [
-      ['system', 'You are a coding agent.'],
-      ['user', `[Checkpoint compaction/manual at entry ${anchor.entryId}: the conversation before this point is summarised here.]`],
-      ['user', 'second question'],
-      ['assistant', 'second answer'],
-      ['user', 'third question'],
-    ]);
+    assert.deepStrictEqual(
+      request.messages.map((m) => [m.role, m.content.split('\n')[0]]),
+      [
+        ['system', 'You are a coding agent.'],
+        ['user', `[Checkpoint compaction/manual at entry ${anchor.entryId}: the conversation before this point is summarised here.]`],
+        ['user', 'second question'],
+        ['assistant', 'second answer'],
+        ['user', 'third question'],
+      ],
+    );
     assert.ok(request.messages[1].content.includes('The user asked a first question.'));
     assert.deepStrictEqual(request.tools, TOOLS);
     assert.strictEqual(request.maxOutput, 100);
-    assert.deepStrictEqual(manifest.included.map((i) => [i.entryId, i.source, i.reason]), [
-      [sys.entryId, 'tape', 'system_prompt'],
-      [null, 'synthetic', 'checkpoint'],
-      [u2.entryId, 'tape', 'history'],
-      [a2.entryId, 'tape', 'history'],
-      [u3.entryId, 'tape', 'input'],
-    ]);
+    assert.deepStrictEqual(
+      manifest.included.map((i) => [i.entryId, i.source, i.reason]),
+      [
+        [sys.entryId, 'tape', 'system_prompt'],
+        [null, 'synthetic', 'checkpoint'],
+        [u2.entryId, 'tape', 'history'],
+        [a2.entryId, 'tape', 'history'],
+        [u3.entryId, 'tape', 'input'],
+      ],
+    );
     assert.strictEqual(manifest.anchorEntryId, anchor.entryId);
     // What the cursor leaves out is implied by the anchor, not listed.
     assert.deepStrictEqual(manifest.excluded, []);
@@ -119,24 +137,42 @@ describe('assembleRequest (tape-context v1)', () => {
       // One token short of keeping a1's group: u1 and a1 (with its call and result) must go, u2 stays.
       const budget = whole - 100 - (200 + callTokens) + 0;
       const { request, manifest } = assembleRequest(inputOf(t, windowFor(budget)));
-      assert.deepStrictEqual(manifest.excluded, [u1, a1, c1, r1].map((e) => ({ entryId: e.entryId, reason: 'out_of_budget' })));
-      assert.deepStrictEqual(manifest.included.slice(1, 3).map((i) => i.entryId), [u2.entryId, a2.entryId]);
+      assert.deepStrictEqual(
+        manifest.excluded,
+        [u1, a1, c1, r1].map((e) => ({ entryId: e.entryId, reason: 'out_of_budget' })),
+      );
+      assert.deepStrictEqual(
+        manifest.included.slice(1, 3).map((i) => i.entryId),
+        [u2.entryId, a2.entryId],
+      );
       assert.ok(manifest.tokenBudget.estimatedPrompt <= budget);
       assert.strictEqual(manifest.tokenBudget.estimatedPrompt, whole - 100 - (200 + callTokens));
       assertPairsWhole(request.messages);
 
       const oneLess = assembleRequest(inputOf(t, windowFor(budget - 1))).manifest;
-      assert.deepStrictEqual(oneLess.excluded.map((e) => e.entryId), [u1, a1, c1, r1, u2].map((e) => e.entryId));
+      assert.deepStrictEqual(
+        oneLess.excluded.map((e) => e.entryId),
+        [u1, a1, c1, r1, u2].map((e) => e.entryId),
+      );
     });
 
     it('never drops the system prompt or the last user message, even when nothing else is left', () => {
       const { t, u1, a1, c1, r1, u2, a2, u3, a3, c3, r3 } = longTape();
       const { request, manifest } = assembleRequest(inputOf(t, windowFor(50)));
-      assert.deepStrictEqual(request.messages.map((m) => m.content), ['S'.repeat(10), 'f'.repeat(100)]);
-      assert.deepStrictEqual(manifest.included.map((i) => i.reason), ['system_prompt', 'input']);
+      assert.deepStrictEqual(
+        request.messages.map((m) => m.content),
+        ['S'.repeat(10), 'f'.repeat(100)],
+      );
+      assert.deepStrictEqual(
+        manifest.included.map((i) => i.reason),
+        ['system_prompt', 'input'],
+      );
       assert.strictEqual(manifest.included[1].entryId, u3.entryId);
       // Oldest first: the groups before the input, then the round after it.
-      assert.deepStrictEqual(manifest.excluded, [u1, a1, c1, r1, u2, a2, a3, c3, r3].map((e) => ({ entryId: e.entryId, reason: 'out_of_budget' })));
+      assert.deepStrictEqual(
+        manifest.excluded,
+        [u1, a1, c1, r1, u2, a2, a3, c3, r3].map((e) => ({ entryId: e.entryId, reason: 'out_of_budget' })),
+      );
       // It does not fit, and the manifest says so.
       assert.ok(manifest.tokenBudget.estimatedPrompt > 50);
       assert.deepStrictEqual(verifyManifest(manifest), { ok: true });
@@ -147,7 +183,10 @@ describe('assembleRequest (tape-context v1)', () => {
       t.anchor('handoff/review', { summary: 'Reviewed.' });
       t.user('u4', 'i'.repeat(100));
       const { manifest } = assembleRequest(inputOf(t, windowFor(10)));
-      assert.deepStrictEqual(manifest.included.map((i) => i.reason), ['system_prompt', 'checkpoint', 'input']);
+      assert.deepStrictEqual(
+        manifest.included.map((i) => i.reason),
+        ['system_prompt', 'checkpoint', 'input'],
+      );
     });
   });
 
@@ -236,7 +275,10 @@ describe('assembleRequest (tape-context v1)', () => {
     assert.throws(() => assembleRequest(inputOf(t, undefined, { selector: { kind: 'between', from: 'handoff/one', to: 2 } })), ContextSelectionError);
     const cache = new FoldCache(t);
     const { request } = assembleFromCache(cache, facts(t, undefined, { selector: { kind: 'between', from: 'handoff/one', to: 2 } }));
-    assert.deepStrictEqual(request.messages.map((m) => m.role), ['user']);
+    assert.deepStrictEqual(
+      request.messages.map((m) => m.role),
+      ['user'],
+    );
   });
 
   it('assembling from the incremental fold equals assembling from a full fold, on random tapes and budgets', () => {
@@ -261,7 +303,10 @@ describe('assembleRequest (tape-context v1)', () => {
             const { included, excluded } = incremental.manifest;
             // The input is the last user message sent, and it is always sent when the window has one.
             const lastUser = [...included].reverse().find((i) => i.role === 'user' && i.source === 'tape');
-            assert.deepStrictEqual(included.filter((i) => i.reason === 'input'), lastUser === undefined ? [] : [lastUser]);
+            assert.deepStrictEqual(
+              included.filter((i) => i.reason === 'input'),
+              lastUser === undefined ? [] : [lastUser],
+            );
             // Over budget only when all that may be dropped was: what is left is the kept minimum.
             if (incremental.manifest.tokenBudget.estimatedPrompt > contextWindow - 100 - reserveFor(contextWindow)) {
               const k = included.findIndex((i) => i.reason === 'input');

@@ -2,7 +2,10 @@ import * as assert from 'assert';
 import { KINDS, TapeValidationError, validateEntry, validateNewEntry, type NewEntry } from '../../../src/tape/entry';
 
 const refused = (value: unknown, pattern: RegExp) =>
-  assert.throws(() => validateNewEntry(value), (e: Error) => e instanceof TapeValidationError && pattern.test(e.message));
+  assert.throws(
+    () => validateNewEntry(value),
+    (e: Error) => e instanceof TapeValidationError && pattern.test(e.message),
+  );
 
 describe('entry model (SPEC 2.1)', () => {
   const msg = (extra: Record<string, unknown> = {}): NewEntry => ({
@@ -23,7 +26,8 @@ describe('entry model (SPEC 2.1)', () => {
       { kind: 'anchor', name: 'handoff/review', payload: { name: 'handoff/review', state: { summary: 's' } } },
       { kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 's', cursorOrderSeq: 4, sourceEntryIds: [2, 3] } } },
       { kind: 'event', name: 'message/retracted', payload: { name: 'message/retracted', data: { messageId: 'm', reason: 'wrong' } } },
-    ]) assert.doesNotThrow(() => validateNewEntry(ok), `${ok.kind} ${ok.name}`);
+    ])
+      assert.doesNotThrow(() => validateNewEntry(ok), `${ok.kind} ${ok.name}`);
     assert.strictEqual(KINDS.length, 7);
   });
 
@@ -34,14 +38,21 @@ describe('entry model (SPEC 2.1)', () => {
     assert.strictEqual(validateNewEntry({ ...msg(), name: 'message/note' }).name, 'message/note');
   });
 
-  it('refuses unknown kinds and names the kinds it knows', () => refused({ kind: 'memo', name: 'x', payload: {} }, /unknown kind "memo"; expected one of message, system/));
+  it('refuses unknown kinds and names the kinds it knows', () =>
+    refused({ kind: 'memo', name: 'x', payload: {} }, /unknown kind "memo"; expected one of message, system/));
 
   it('refuses payloads that break their kind or known name, saying which field', () => {
     refused(msg({ status: 'done' }), /\(message message\/user\) payload: ✖ Invalid option.*\n {2}→ at status$/);
     refused(msg({ role: 'assistant' }), /payload\.role must be "user" for message\/user/);
-    refused({ kind: 'tool_call', name: 'read_file', payload: { messageId: 'm', toolCallId: 't', name: 'write_file', input: {} } }, /must equal the entry name "read_file"/);
+    refused(
+      { kind: 'tool_call', name: 'read_file', payload: { messageId: 'm', toolCallId: 't', name: 'write_file', input: {} } },
+      /must equal the entry name "read_file"/,
+    );
     refused({ kind: 'error', name: 'provider', payload: { kind: 'provider', message: 'x' } }, /error names start with "error\/"/);
-    refused({ kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 's' } } }, /state: ✖ .*\n {2}→ at cursorOrderSeq$/);
+    refused(
+      { kind: 'anchor', name: 'compaction/auto', payload: { name: 'compaction/auto', state: { summary: 's' } } },
+      /state: ✖ .*\n {2}→ at cursorOrderSeq$/,
+    );
     refused({ kind: 'event', name: 'message/retracted', payload: { name: 'message/retracted', data: {} } }, /data: ✖ .*\n {2}→ at messageId$/);
     refused({ kind: 'event', name: 'turn/start', payload: { name: 'turn/end', data: {} } }, /must equal the entry name "turn\/start"/);
     refused({ ...msg(), provenanceKey: '' }, /provenanceKey/);
@@ -58,7 +69,9 @@ describe('entry model (SPEC 2.1)', () => {
 
   it('reserves the provenance key "session/start" for the bootstrap anchor', () => {
     refused({ ...msg(), provenanceKey: 'session/start' }, /provenance key "session\/start" is reserved/);
-    assert.doesNotThrow(() => validateNewEntry({ kind: 'anchor', name: 'session/start', provenanceKey: 'session/start', payload: { name: 'session/start', state: {} } }));
+    assert.doesNotThrow(() =>
+      validateNewEntry({ kind: 'anchor', name: 'session/start', provenanceKey: 'session/start', payload: { name: 'session/start', state: {} } }),
+    );
   });
 
   it('validates stored entries (ids, timestamps) as read from a file', () => {

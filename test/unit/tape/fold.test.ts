@@ -1,6 +1,17 @@
 import * as assert from 'assert';
 import fc from 'fast-check';
-import { applyRows, foldAll, foldRowOf, newFoldState, viewOf, type EffectiveView, type FoldRow, type MessageToolFacts, type ViewToolCall, type ViewToolResult } from '../../../src/tape/fold';
+import {
+  applyRows,
+  foldAll,
+  foldRowOf,
+  newFoldState,
+  viewOf,
+  type EffectiveView,
+  type FoldRow,
+  type MessageToolFacts,
+  type ViewToolCall,
+  type ViewToolResult,
+} from '../../../src/tape/fold';
 import { randomTape, splitPoints } from './randomTape';
 import { TapeBuilder } from './tapeBuilder';
 
@@ -27,8 +38,12 @@ function referenceFold(rows: readonly FoldRow[], includePending: boolean): Effec
   }
   const effective = (id: string) => cand.has(id) && !retracted.get(id);
   const shown = [...facts.values()].filter((f) => effective(f.messageId!)).sort((a, b) => a.entryId - b.entryId);
-  const toolCalls = shown.filter((f) => f.kind === 'tool_call').map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, name: f.name, entryId: f.entryId }));
-  const toolResults = shown.filter((f) => f.kind === 'tool_result').map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, status: f.status!, entryId: f.entryId }));
+  const toolCalls = shown
+    .filter((f) => f.kind === 'tool_call')
+    .map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, name: f.name, entryId: f.entryId }));
+  const toolResults = shown
+    .filter((f) => f.kind === 'tool_result')
+    .map((f) => ({ messageId: f.messageId!, toolCallId: f.toolCallId!, status: f.status!, entryId: f.entryId }));
   return {
     headEntryId: rows.length ? rows[rows.length - 1].entryId : 0,
     messages: [...cand.values()]
@@ -67,30 +82,112 @@ describe('tape fold (effective view)', () => {
     const x = t.retract('m1');
     const a = t.anchor('handoff/x', { summary: 's' });
     const i = t.interrupted('m1', 'c1', 'grep');
-    assert.deepStrictEqual(foldRowOf(m), { entryId: 1, kind: 'message', name: 'message/assistant', messageId: 'm1', toolCallId: null, status: 'pending', orderSeq: 7, role: 'assistant', interrupted: false });
-    assert.deepStrictEqual(foldRowOf(c), { entryId: 2, kind: 'tool_call', name: 'grep', messageId: 'm1', toolCallId: 'c1', status: null, orderSeq: null, role: null, interrupted: false });
-    assert.deepStrictEqual(foldRowOf(r), { entryId: 3, kind: 'tool_result', name: 'grep', messageId: 'm1', toolCallId: 'c1', status: 'error', orderSeq: null, role: null, interrupted: false });
-    assert.deepStrictEqual(foldRowOf(x), { entryId: 4, kind: 'event', name: 'message/retracted', messageId: 'm1', toolCallId: null, status: null, orderSeq: null, role: null, interrupted: false });
-    assert.deepStrictEqual(foldRowOf(a), { entryId: 5, kind: 'anchor', name: 'handoff/x', messageId: null, toolCallId: null, status: null, orderSeq: null, role: null, interrupted: false });
-    assert.deepStrictEqual(foldRowOf(i), { entryId: 6, kind: 'tool_result', name: 'grep', messageId: 'm1', toolCallId: 'c1', status: 'error', orderSeq: null, role: null, interrupted: true });
+    assert.deepStrictEqual(foldRowOf(m), {
+      entryId: 1,
+      kind: 'message',
+      name: 'message/assistant',
+      messageId: 'm1',
+      toolCallId: null,
+      status: 'pending',
+      orderSeq: 7,
+      role: 'assistant',
+      interrupted: false,
+    });
+    assert.deepStrictEqual(foldRowOf(c), {
+      entryId: 2,
+      kind: 'tool_call',
+      name: 'grep',
+      messageId: 'm1',
+      toolCallId: 'c1',
+      status: null,
+      orderSeq: null,
+      role: null,
+      interrupted: false,
+    });
+    assert.deepStrictEqual(foldRowOf(r), {
+      entryId: 3,
+      kind: 'tool_result',
+      name: 'grep',
+      messageId: 'm1',
+      toolCallId: 'c1',
+      status: 'error',
+      orderSeq: null,
+      role: null,
+      interrupted: false,
+    });
+    assert.deepStrictEqual(foldRowOf(x), {
+      entryId: 4,
+      kind: 'event',
+      name: 'message/retracted',
+      messageId: 'm1',
+      toolCallId: null,
+      status: null,
+      orderSeq: null,
+      role: null,
+      interrupted: false,
+    });
+    assert.deepStrictEqual(foldRowOf(a), {
+      entryId: 5,
+      kind: 'anchor',
+      name: 'handoff/x',
+      messageId: null,
+      toolCallId: null,
+      status: null,
+      orderSeq: null,
+      role: null,
+      interrupted: false,
+    });
+    assert.deepStrictEqual(foldRowOf(i), {
+      entryId: 6,
+      kind: 'tool_result',
+      name: 'grep',
+      messageId: 'm1',
+      toolCallId: 'c1',
+      status: 'error',
+      orderSeq: null,
+      role: null,
+      interrupted: true,
+    });
   });
 
   it('SPEC 3.4: a pending message is replaced by its sent version; a later sent revision beats an earlier one', () => {
     const t = new TapeBuilder();
     t.user('u1', 'question', { orderSeq: 1 });
     t.assistant('a1', 'draft', { status: 'pending', orderSeq: 2 });
-    assert.deepStrictEqual(foldAll(t.rows(), live).messages.map((m) => [m.messageId, m.status, m.entryId]), [['u1', 'sent', 1], ['a1', 'pending', 2]]);
-    assert.deepStrictEqual(foldAll(t.rows(), final).messages.map((m) => m.messageId), ['u1'], 'pending is invisible unless included');
+    assert.deepStrictEqual(
+      foldAll(t.rows(), live).messages.map((m) => [m.messageId, m.status, m.entryId]),
+      [
+        ['u1', 'sent', 1],
+        ['a1', 'pending', 2],
+      ],
+    );
+    assert.deepStrictEqual(
+      foldAll(t.rows(), final).messages.map((m) => m.messageId),
+      ['u1'],
+      'pending is invisible unless included',
+    );
 
     t.assistant('a1', 'answer', { orderSeq: 2 });
-    assert.deepStrictEqual(foldAll(t.rows(), live).messages.map((m) => [m.messageId, m.status, m.entryId]), [['u1', 'sent', 1], ['a1', 'sent', 3]]);
+    assert.deepStrictEqual(
+      foldAll(t.rows(), live).messages.map((m) => [m.messageId, m.status, m.entryId]),
+      [
+        ['u1', 'sent', 1],
+        ['a1', 'sent', 3],
+      ],
+    );
 
     t.assistant('a1', 'streaming a correction', { status: 'pending', orderSeq: 2 });
     assert.strictEqual(foldAll(t.rows(), live).messages[1].entryId, 3, 'a pending revision never beats a sent version');
 
     t.assistant('a1', 'corrected answer', { orderSeq: 2 });
     const v = foldAll(t.rows(), final);
-    assert.deepStrictEqual(v.messages.map((m) => [m.messageId, m.entryId]), [['u1', 1], ['a1', 5]]);
+    assert.deepStrictEqual(
+      v.messages.map((m) => [m.messageId, m.entryId]),
+      [
+        ['u1', 1],
+        ['a1', 5],
+      ],
+    );
     assert.strictEqual(t.get(v.messages[1].entryId).payload.content, 'corrected answer');
   });
 
@@ -98,7 +195,10 @@ describe('tape fold (effective view)', () => {
     const t = new TapeBuilder();
     t.assistant('a1', 'ok', { orderSeq: 1 });
     t.assistant('a1', 'failed', { status: 'error', orderSeq: 1 });
-    assert.deepStrictEqual(foldAll(t.rows(), final).messages.map((m) => [m.status, m.entryId]), [['error', 2]]);
+    assert.deepStrictEqual(
+      foldAll(t.rows(), final).messages.map((m) => [m.status, m.entryId]),
+      [['error', 2]],
+    );
   });
 
   it('SPEC 3.5: a retracted message leaves the view with its tool calls and results; a later revision revives it', () => {
@@ -113,16 +213,29 @@ describe('tape fold (effective view)', () => {
 
     t.retract('a1');
     const retracted = foldAll(t.rows(), final);
-    assert.deepStrictEqual(retracted.messages.map((m) => m.messageId), ['u1']);
+    assert.deepStrictEqual(
+      retracted.messages.map((m) => m.messageId),
+      ['u1'],
+    );
     assert.deepStrictEqual(retracted.toolCalls, []);
     assert.deepStrictEqual(retracted.toolResults, []);
 
     t.assistant('a1', 'pending retry', { status: 'pending', orderSeq: 2 });
-    assert.deepStrictEqual(foldAll(t.rows(), final).messages.map((m) => m.messageId), ['u1'], 'a pending revision does not count when pending is excluded');
+    assert.deepStrictEqual(
+      foldAll(t.rows(), final).messages.map((m) => m.messageId),
+      ['u1'],
+      'a pending revision does not count when pending is excluded',
+    );
 
     t.assistant('a1', 'let me look again', { orderSeq: 2 });
     const revived = foldAll(t.rows(), final);
-    assert.deepStrictEqual(revived.messages.map((m) => [m.messageId, m.entryId]), [['u1', 1], ['a1', 7]]);
+    assert.deepStrictEqual(
+      revived.messages.map((m) => [m.messageId, m.entryId]),
+      [
+        ['u1', 1],
+        ['a1', 7],
+      ],
+    );
     assert.deepStrictEqual(revived.toolCalls, before.toolCalls, 'its tool facts come back with it');
     assert.deepStrictEqual(revived.toolResults, before.toolResults);
     assert.deepStrictEqual(revived.toolFacts, before.toolFacts);
@@ -134,14 +247,20 @@ describe('tape fold (effective view)', () => {
     t.assistant('a1', 'final', { orderSeq: 1 });
     t.retract('a1');
     t.assistant('a1', 'streaming', { status: 'pending', orderSeq: 1 });
-    assert.deepStrictEqual(foldAll(t.rows(), live).messages.map((m) => [m.status, m.entryId]), [['sent', 1]]);
+    assert.deepStrictEqual(
+      foldAll(t.rows(), live).messages.map((m) => [m.status, m.entryId]),
+      [['sent', 1]],
+    );
   });
 
   it('retracting a message that is not in the view changes nothing, and a later first version shows', () => {
     const t = new TapeBuilder();
     t.retract('ghost');
     t.user('ghost', 'here now', { orderSeq: 1 });
-    assert.deepStrictEqual(foldAll(t.rows(), final).messages.map((m) => m.messageId), ['ghost']);
+    assert.deepStrictEqual(
+      foldAll(t.rows(), final).messages.map((m) => m.messageId),
+      ['ghost'],
+    );
   });
 
   it('SPEC 3.6: tool facts of a non-effective message never appear in the view', () => {
@@ -153,12 +272,23 @@ describe('tape fold (effective view)', () => {
     t.result('a1', 'c2', 'grep', 'y');
     const v = foldAll(t.rows(), final);
     assert.deepStrictEqual([v.messages, v.toolCalls, v.toolResults], [[], [], []]);
-    assert.deepStrictEqual(foldAll(t.rows(), live).toolCalls.map((c) => c.toolCallId), ['c2'], 'the pending message is effective when pending is included');
+    assert.deepStrictEqual(
+      foldAll(t.rows(), live).toolCalls.map((c) => c.toolCallId),
+      ['c2'],
+      'the pending message is effective when pending is included',
+    );
 
     t.assistant('nobody', 'now I exist', { orderSeq: 0 });
     const later = foldAll(t.rows(), final);
-    assert.deepStrictEqual(later.toolCalls.map((c) => [c.messageId, c.entryId]), [['nobody', 1]], 'facts show once their message becomes effective');
-    assert.deepStrictEqual(later.toolResults.map((r) => [r.messageId, r.entryId]), [['nobody', 2]]);
+    assert.deepStrictEqual(
+      later.toolCalls.map((c) => [c.messageId, c.entryId]),
+      [['nobody', 1]],
+      'facts show once their message becomes effective',
+    );
+    assert.deepStrictEqual(
+      later.toolResults.map((r) => [r.messageId, r.entryId]),
+      [['nobody', 2]],
+    );
   });
 
   it('a revised tool fact replaces the earlier one and moves to its new entry id', () => {
@@ -169,13 +299,32 @@ describe('tape fold (effective view)', () => {
     t.call('a1', 'c2', 'grep', {});
     t.result('a1', 'c1', 'grep', 'retried', 'ok');
     const v = foldAll(t.rows(), final);
-    assert.deepStrictEqual(v.toolResults.map((r) => [r.toolCallId, r.status, r.entryId]), [['c1', 'ok', 5]]);
-    assert.deepStrictEqual(v.toolCalls.map((c) => [c.toolCallId, c.entryId]), [['c1', 2], ['c2', 4]]);
+    assert.deepStrictEqual(
+      v.toolResults.map((r) => [r.toolCallId, r.status, r.entryId]),
+      [['c1', 'ok', 5]],
+    );
+    assert.deepStrictEqual(
+      v.toolCalls.map((c) => [c.toolCallId, c.entryId]),
+      [
+        ['c1', 2],
+        ['c2', 4],
+      ],
+    );
 
     t.call('a1', 'c1', 'grep', { again: true });
     const facts = foldAll(t.rows(), final).toolFacts.get('a1')!;
-    assert.deepStrictEqual(facts.calls.map((c) => [c.toolCallId, c.entryId]), [['c2', 4], ['c1', 6]], 'a revised call moves behind the calls made before it');
-    assert.deepStrictEqual([...facts.results.values()].map((r) => [r.toolCallId, r.entryId]), [['c1', 5]]);
+    assert.deepStrictEqual(
+      facts.calls.map((c) => [c.toolCallId, c.entryId]),
+      [
+        ['c2', 4],
+        ['c1', 6],
+      ],
+      'a revised call moves behind the calls made before it',
+    );
+    assert.deepStrictEqual(
+      [...facts.results.values()].map((r) => [r.toolCallId, r.entryId]),
+      [['c1', 5]],
+    );
   });
 
   it("a recorded result wins over crash repair's stand-in for the same call, whether it comes after or before it", () => {
@@ -187,7 +336,11 @@ describe('tape fold (effective view)', () => {
       const r = realFirst ? real() : (t.interrupted('a1', 'c1', 'Bash'), real());
       if (realFirst) t.interrupted('a1', 'c1', 'Bash');
       const view = foldAll(t.rows(), final);
-      assert.deepStrictEqual(view.toolResults, [{ messageId: 'a1', toolCallId: 'c1', status: 'ok', entryId: r.entryId }], realFirst ? 'real, then stand-in' : 'stand-in, then real');
+      assert.deepStrictEqual(
+        view.toolResults,
+        [{ messageId: 'a1', toolCallId: 'c1', status: 'ok', entryId: r.entryId }],
+        realFirst ? 'real, then stand-in' : 'stand-in, then real',
+      );
       assert.strictEqual(view.toolFacts.get('a1')?.results.get('c1')?.entryId, r.entryId);
     }
     // Alone, the stand-in is the call's result: the provider needs one.
@@ -195,7 +348,10 @@ describe('tape fold (effective view)', () => {
     t.assistant('a1', 'running', { orderSeq: 1 });
     t.call('a1', 'c1', 'Bash');
     const alone = t.interrupted('a1', 'c1', 'Bash');
-    assert.deepStrictEqual(foldAll(t.rows(), final).toolResults.map((x) => x.entryId), [alone.entryId]);
+    assert.deepStrictEqual(
+      foldAll(t.rows(), final).toolResults.map((x) => x.entryId),
+      [alone.entryId],
+    );
   });
 
   it('orders messages by orderSeq, ties by entry id, wherever they arrive', () => {
@@ -205,7 +361,15 @@ describe('tape fold (effective view)', () => {
     t.user('c', '', { orderSeq: 5 });
     t.user('d', '', { orderSeq: 3 });
     t.user('b', 'moved', { orderSeq: 9 });
-    assert.deepStrictEqual(foldAll(t.rows(), final).messages.map((m) => [m.messageId, m.orderSeq, m.entryId]), [['d', 3, 4], ['a', 5, 1], ['c', 5, 3], ['b', 9, 5]]);
+    assert.deepStrictEqual(
+      foldAll(t.rows(), final).messages.map((m) => [m.messageId, m.orderSeq, m.entryId]),
+      [
+        ['d', 3, 4],
+        ['a', 5, 1],
+        ['c', 5, 3],
+        ['b', 9, 5],
+      ],
+    );
   });
 
   it('keeps every anchor, and refuses rows that are not after its head', () => {
@@ -213,7 +377,10 @@ describe('tape fold (effective view)', () => {
     t.anchor('session/start');
     t.anchor('memory/x');
     const state = newFoldState(final);
-    assert.deepStrictEqual(applyRows(state, t.rows()).anchors, [{ entryId: 1, name: 'session/start' }, { entryId: 2, name: 'memory/x' }]);
+    assert.deepStrictEqual(applyRows(state, t.rows()).anchors, [
+      { entryId: 1, name: 'session/start' },
+      { entryId: 2, name: 'memory/x' },
+    ]);
     assert.throws(() => applyRows(state, t.rows().slice(1)), /row 2 is not after the fold head 2/);
     assert.strictEqual(viewOf(state).headEntryId, 2);
   });
@@ -267,7 +434,11 @@ describe('tape fold (effective view)', () => {
         for (const row of entries.map(foldRowOf)) {
           const view = applyRows(state, [row]);
           assert.deepStrictEqual(view.toolFacts, groupByMessage(view.toolCalls, view.toolResults));
-          for (const m of view.toolFacts.keys()) assert.ok(view.messages.some((x) => x.messageId === m), `facts of ${m} only while it is effective`);
+          for (const m of view.toolFacts.keys())
+            assert.ok(
+              view.messages.some((x) => x.messageId === m),
+              `facts of ${m} only while it is effective`,
+            );
         }
         assert.deepStrictEqual(snapshot(viewOf(state)), viewOf(state));
       }),

@@ -23,7 +23,12 @@ describe('tape fold cache', () => {
     a.assistant('a1', 'typing', { status: 'pending', orderSeq: 2 });
     const b = new TapeBuilder('b');
     b.user('x', 'other session', { orderSeq: 1 });
-    const source = new FakeSource(new Map([['a', a], ['b', b]]));
+    const source = new FakeSource(
+      new Map([
+        ['a', a],
+        ['b', b],
+      ]),
+    );
     return { a, b, source, cache: new FoldCache(source) };
   };
 
@@ -34,13 +39,22 @@ describe('tape fold cache', () => {
     a.assistant('a1', 'done', { orderSeq: 2 });
     const v = cache.view('a', { includePending: false });
     assert.deepStrictEqual(v, foldAll(a.rows(), { includePending: false }));
-    assert.deepStrictEqual(source.reads, [['a', 0], ['a', 2]]);
+    assert.deepStrictEqual(source.reads, [
+      ['a', 0],
+      ['a', 2],
+    ]);
   });
 
   it('keeps separate folds per session and per pending mode', () => {
     const { a, b, cache } = setup();
-    assert.deepStrictEqual(cache.view('a', { includePending: true }).messages.map((m) => m.messageId), ['u1', 'a1']);
-    assert.deepStrictEqual(cache.view('a', { includePending: false }).messages.map((m) => m.messageId), ['u1']);
+    assert.deepStrictEqual(
+      cache.view('a', { includePending: true }).messages.map((m) => m.messageId),
+      ['u1', 'a1'],
+    );
+    assert.deepStrictEqual(
+      cache.view('a', { includePending: false }).messages.map((m) => m.messageId),
+      ['u1'],
+    );
     assert.deepStrictEqual(cache.view('b', { includePending: false }), foldAll(b.rows(), { includePending: false }));
     assert.strictEqual(a.entries.length, 2);
   });
@@ -53,7 +67,11 @@ describe('tape fold cache', () => {
     a.entries.pop();
     assert.deepStrictEqual(cache.view('a', { includePending: false }), foldAll(a.rows(), { includePending: false }));
     assert.strictEqual(cache.view('a', { includePending: false }).headEntryId, 1);
-    assert.deepStrictEqual(source.reads, [['a', 0], ['a', 0], ['a', 0]]);
+    assert.deepStrictEqual(source.reads, [
+      ['a', 0],
+      ['a', 0],
+      ['a', 0],
+    ]);
   });
 
   it('evicts the least recently used session beyond its bound', () => {
@@ -62,6 +80,10 @@ describe('tape fold cache', () => {
     cache.view('a', { includePending: false });
     cache.view('b', { includePending: false });
     cache.view('a', { includePending: false });
-    assert.deepStrictEqual(source.reads, [['a', 0], ['b', 0], ['a', 0]]);
+    assert.deepStrictEqual(source.reads, [
+      ['a', 0],
+      ['b', 0],
+      ['a', 0],
+    ]);
   });
 });

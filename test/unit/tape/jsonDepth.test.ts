@@ -22,18 +22,33 @@ const event = (data: unknown) => ({ kind: 'event', name: 'x/deep', payload: { na
 describe('JSON nesting depth (jsonDepth.ts)', () => {
   it('a text within the limit passes; one level more is refused at the bracket that goes too deep', () => {
     assert.strictEqual(jsonTextTooDeep(deepText(MAX_JSON_DEPTH)), null);
-    assert.strictEqual(jsonTextTooDeep(deepText(MAX_JSON_DEPTH + 1)), `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (at character ${MAX_JSON_DEPTH + 1})`);
+    assert.strictEqual(
+      jsonTextTooDeep(deepText(MAX_JSON_DEPTH + 1)),
+      `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (at character ${MAX_JSON_DEPTH + 1})`,
+    );
     assert.match(jsonTextTooDeep(`{"a":${'{"b":'.repeat(300)}1${'}'.repeat(300)}}`) ?? '', /more than 256 levels deep \(at character 1281\)/);
   });
 
   it('200,000 levels are refused at once, as text, as an entry value and by canonical JSON, without a stack overflow', () => {
     assert.match(jsonTextTooDeep(deepText(200_000)) ?? '', /more than 256 levels deep/);
     const deep = deepValue(200_000);
-    for (const validate of [() => validateNewEntry(event(deep)), () => validateEntry({ ...event(deep), sessionId: 's', entryId: 2, provenanceKey: null, meta: {}, createdAt: 1 })]) {
-      assert.throws(validate, (e: Error) => e instanceof TapeValidationError && /^entry: payload: nests arrays and objects more than 256 levels deep$/.test(e.message));
+    for (const validate of [
+      () => validateNewEntry(event(deep)),
+      () => validateEntry({ ...event(deep), sessionId: 's', entryId: 2, provenanceKey: null, meta: {}, createdAt: 1 }),
+    ]) {
+      assert.throws(
+        validate,
+        (e: Error) => e instanceof TapeValidationError && /^entry: payload: nests arrays and objects more than 256 levels deep$/.test(e.message),
+      );
     }
-    assert.throws(() => validateNewEntry({ ...event(1), meta: { m: deep } }), (e: Error) => e instanceof TapeValidationError && /: meta: nests arrays and objects more than 256/.test(e.message));
-    assert.throws(() => canonicalJson({ input: deep }), (e: Error) => e instanceof CanonicalJsonError && e.message === '$.input: nests arrays and objects more than 256 levels deep');
+    assert.throws(
+      () => validateNewEntry({ ...event(1), meta: { m: deep } }),
+      (e: Error) => e instanceof TapeValidationError && /: meta: nests arrays and objects more than 256/.test(e.message),
+    );
+    assert.throws(
+      () => canonicalJson({ input: deep }),
+      (e: Error) => e instanceof CanonicalJsonError && e.message === '$.input: nests arrays and objects more than 256 levels deep',
+    );
   });
 
   it('levels count from the entry: the deepest payload an append accepts is the deepest line an import accepts', () => {

@@ -29,7 +29,10 @@ import {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 const refused = (value: unknown, pattern: RegExp) =>
-  assert.throws(() => canonicalJson(value), (e: Error) => e instanceof CanonicalJsonError && pattern.test(e.message));
+  assert.throws(
+    () => canonicalJson(value),
+    (e: Error) => e instanceof CanonicalJsonError && pattern.test(e.message),
+  );
 
 describe('canonical JSON and SHA-256', () => {
   it('sorts keys at every depth, keeps array order and writes no whitespace', () => {
@@ -60,10 +63,12 @@ describe('canonical JSON and SHA-256', () => {
     assert.strictEqual(canonicalJson({ c: 2, a: 1, 'b\u0000c': 3 }), '{"a":1,"b\\u0000c":3,"c":2}');
     assert.strictEqual(canonicalJson({ '1:a': 1, b: 2 }), '{"1:a":1,"b":2}');
     assert.strictEqual(canonicalJson({ 1: 'x', a: 'y' }), '{"1":"x","a":"y"}');
-    fc.assert(fc.property(fc.dictionary(fc.string(), fc.integer()), (o) => {
-      const sorted = Object.keys(o).sort();
-      assert.strictEqual(canonicalJson(o), `{${sorted.map((k) => `${JSON.stringify(k)}:${o[k]}`).join(',')}}`);
-    }));
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.integer()), (o) => {
+        const sorted = Object.keys(o).sort();
+        assert.strictEqual(canonicalJson(o), `{${sorted.map((k) => `${JSON.stringify(k)}:${o[k]}`).join(',')}}`);
+      }),
+    );
   });
 
   it('writes numbers as JSON does, with -0 as 0', () => {
@@ -104,14 +109,16 @@ const word = fc.string({ unit: fc.constantFrom(...'abcxyz/-_é中😀'), minLeng
 const id = fc.integer({ min: 1, max: 1_000_000 });
 const n = fc.nat({ max: 200_000 });
 
-const includedArb: fc.Arbitrary<IncludedItem> = fc.record({
-  tape: fc.boolean(),
-  entryId: id,
-  role: fc.constantFrom('system', 'user', 'assistant', 'tool'),
-  reason: word,
-  contentHash: hex64,
-  tokens: n,
-}).map(({ tape, entryId, ...rest }) => ({ ...rest, entryId: tape ? entryId : null, source: tape ? 'tape' : 'synthetic' }));
+const includedArb: fc.Arbitrary<IncludedItem> = fc
+  .record({
+    tape: fc.boolean(),
+    entryId: id,
+    role: fc.constantFrom('system', 'user', 'assistant', 'tool'),
+    reason: word,
+    contentHash: hex64,
+    tokens: n,
+  })
+  .map(({ tape, entryId, ...rest }) => ({ ...rest, entryId: tape ? entryId : null, source: tape ? 'tape' : 'synthetic' }));
 
 const unsealedArb: fc.Arbitrary<UnsealedManifest> = fc.record({
   schemaVersion: fc.constant(1 as const),
@@ -204,7 +211,8 @@ describe('ViewManifest hashing (SPEC 2.6)', () => {
           assert.notStrictEqual(hashManifest(bad), h, `changing ${where} changes the hash`);
           const check = verifyManifest(bad);
           assert.strictEqual(check.ok, false, `changing ${where} is flagged`);
-          if (where !== 'schemaVersion') assert.match((check as { reason: string }).reason, /^manifestHash mismatch: recorded [0-9a-f]{64}, computed [0-9a-f]{64}$/, where);
+          if (where !== 'schemaVersion')
+            assert.match((check as { reason: string }).reason, /^manifestHash mismatch: recorded [0-9a-f]{64}, computed [0-9a-f]{64}$/, where);
         }
 
         // Structural edits: order matters, and so does every item.
@@ -224,14 +232,22 @@ describe('ViewManifest hashing (SPEC 2.6)', () => {
     assert.match((verifyManifest({ ...m, prompt: 'secret text' }) as { reason: string }).reason, /^not a valid manifest: ✖ Unrecognized key: "prompt"$/);
     assert.match((verifyManifest(null) as { reason: string }).reason, /^not a valid manifest/);
     assert.throws(
-      () => sealManifest({ ...baseUnsealed([]), included: [{ entryId: null, role: 'user', source: 'tape', reason: 'history', contentHash: 'a'.repeat(64), tokens: 1 }] }),
-      (e: Error) => e instanceof ManifestError && /✖ a tape item has an entryId and a synthetic item has none.*\n {2}→ at included\[0\]\.entryId/.test(e.message),
+      () =>
+        sealManifest({
+          ...baseUnsealed([]),
+          included: [{ entryId: null, role: 'user', source: 'tape', reason: 'history', contentHash: 'a'.repeat(64), tokens: 1 }],
+        }),
+      (e: Error) =>
+        e instanceof ManifestError && /✖ a tape item has an entryId and a synthetic item has none.*\n {2}→ at included\[0\]\.entryId/.test(e.message),
     );
     assert.throws(
       () => sealManifest({ ...baseUnsealed([]), tokenBudget: { contextWindow: 8000, maxOutput: 1000, reserve: 0, estimatedPrompt: NaN } }),
       (e: Error) => e instanceof ManifestError && /tokenBudget\.estimatedPrompt/.test(e.message),
     );
-    assert.throws(() => sealManifest({ ...baseUnsealed([]), hashes: { promptHash: 'ABC', toolsHash: 'a'.repeat(64) } }), /✖ expected a SHA-256 as 64 lowercase hex digits\n {2}→ at hashes\.promptHash/);
+    assert.throws(
+      () => sealManifest({ ...baseUnsealed([]), hashes: { promptHash: 'ABC', toolsHash: 'a'.repeat(64) } }),
+      /✖ expected a SHA-256 as 64 lowercase hex digits\n {2}→ at hashes\.promptHash/,
+    );
   });
 
   it('hashes a context item and a prompt from what the provider receives, not from entry ids', () => {
@@ -242,7 +258,10 @@ describe('ViewManifest hashing (SPEC 2.6)', () => {
     assert.notStrictEqual(contentHashOf({ ...call, toolName: 'list_dir' }), contentHashOf(call));
 
     const user: ContextMessage = { role: 'user', source: 'tape', entryId: 2, content: 'hi' };
-    const itemHashes = [canonicalJson({ role: 'user', content: 'hi' }), canonicalJson({ role: 'assistant', content: '{"path":"a"}', toolCallId: 't1', toolName: 'read_file' })].map(sha256Hex);
+    const itemHashes = [
+      canonicalJson({ role: 'user', content: 'hi' }),
+      canonicalJson({ role: 'assistant', content: '{"path":"a"}', toolCallId: 't1', toolName: 'read_file' }),
+    ].map(sha256Hex);
     assert.strictEqual(promptHashOf([user, call]), sha256Hex(`["${itemHashes[0]}","${itemHashes[1]}"]`));
     assert.notStrictEqual(promptHashOf([call, user]), promptHashOf([user, call]), 'order is part of the prompt');
     assert.strictEqual(promptHashOf([{ ...user, entryId: 7 }, call]), promptHashOf([user, call]));
@@ -251,7 +270,14 @@ describe('ViewManifest hashing (SPEC 2.6)', () => {
     assert.strictEqual(toolsHashOf(tools), sha256Hex('[{"name":"read_file","parameters":{"properties":{"path":{"type":"string"}},"type":"object"}}]'));
     assert.strictEqual(toolsHashOf([]), sha256Hex('[]'));
 
-    assert.deepStrictEqual(includedOf(call, 'history', 12), { entryId: 4, role: 'assistant', source: 'tape', reason: 'history', contentHash: contentHashOf(call), tokens: 12 });
+    assert.deepStrictEqual(includedOf(call, 'history', 12), {
+      entryId: 4,
+      role: 'assistant',
+      source: 'tape',
+      reason: 'history',
+      contentHash: contentHashOf(call),
+      tokens: 12,
+    });
   });
 });
 
@@ -314,7 +340,12 @@ describe('manifest diff (SPEC 2.6)', () => {
   });
 
   it('lists added and removed entries, with the reason the newer request excluded them, and reason changes', () => {
-    const a = manifest([sys, u1, a1, c1, r1], { excluded: [{ entryId: 7, reason: 'empty' }, { entryId: 8, reason: 'retracted' }] });
+    const a = manifest([sys, u1, a1, c1, r1], {
+      excluded: [
+        { entryId: 7, reason: 'empty' },
+        { entryId: 8, reason: 'retracted' },
+      ],
+    });
     const excluded: ExcludedItem[] = [
       { entryId: 2, reason: 'out_of_budget' },
       { entryId: 7, reason: 'superseded' },
@@ -325,7 +356,10 @@ describe('manifest diff (SPEC 2.6)', () => {
       hashes: { promptHash: 'c'.repeat(64), toolsHash: 'b'.repeat(64) },
     });
     const d = diffManifests(a, b);
-    assert.deepStrictEqual(d.added.map((i) => i.entryId), [6, 9]);
+    assert.deepStrictEqual(
+      d.added.map((i) => i.entryId),
+      [6, 9],
+    );
     assert.deepStrictEqual(d.removed, [
       { ...u1, excludedAs: 'out_of_budget' },
       { ...a1, excludedAs: null },
@@ -351,7 +385,15 @@ describe('manifest diff (SPEC 2.6)', () => {
     const d = diffManifests(a, b);
     assert.deepStrictEqual(d.anchor, { from: null, to: 10 });
     assert.deepStrictEqual(d.added, [checkpoint]);
-    assert.deepStrictEqual(d.removed.map((i) => [i.entryId, i.excludedAs]), [[2, 'before_anchor'], [3, 'before_anchor'], [4, 'before_anchor'], [5, 'before_anchor']]);
+    assert.deepStrictEqual(
+      d.removed.map((i) => [i.entryId, i.excludedAs]),
+      [
+        [2, 'before_anchor'],
+        [3, 'before_anchor'],
+        [4, 'before_anchor'],
+        [5, 'before_anchor'],
+      ],
+    );
     assert.deepStrictEqual(d.tokens.included, { from: 58, to: 54, delta: -4 });
     assert.deepStrictEqual(d.unchangedPrefix, { items: 1, tokens: 10 });
   });
@@ -367,7 +409,10 @@ describe('manifest diff (SPEC 2.6)', () => {
     const d = diffManifests(a, manifest([sys, u1, a1, c1, cut, u2]));
     assert.deepStrictEqual(d.unchangedPrefix, { items: 4, tokens: 24 });
     assert.deepStrictEqual(d.contentChanges, [{ entryId: 5, from: r1.contentHash, to: cut.contentHash }]);
-    assert.deepStrictEqual(d.added.map((i) => i.entryId), [6]);
+    assert.deepStrictEqual(
+      d.added.map((i) => i.entryId),
+      [6],
+    );
     assert.deepStrictEqual(d.removed, []);
 
     // Equal hashes under different roles are not the same message.
@@ -400,7 +445,11 @@ describe('manifest diff (SPEC 2.6)', () => {
   });
 
   it('matches synthetic items by content, one for one', () => {
-    const interrupted = includedOf({ ...msg(null, 'tool', 'interrupted: no result was recorded'), toolCallId: 'c9', toolName: 'run_command' }, 'interrupted', 8);
+    const interrupted = includedOf(
+      { ...msg(null, 'tool', 'interrupted: no result was recorded'), toolCallId: 'c9', toolName: 'run_command' },
+      'interrupted',
+      8,
+    );
     const a = manifest([sys, interrupted, interrupted]);
     const b = manifest([sys, interrupted]);
     const d = diffManifests(a, b);
@@ -415,7 +464,10 @@ describe('manifest diff (SPEC 2.6)', () => {
 describe('the view/assembled event', () => {
   const context: ContextMessage[] = [msg(1, 'system', 'system prompt text'), msg(2, 'user', 'a secret-looking prompt: sk-123')];
   const request = (over: Partial<UnsealedManifest> = {}) =>
-    manifest(context.map((m) => includedOf(m, 'history', 5)), { sessionId: 'parent::fork::f/1', turnId: 'turn 7', requestSeq: 3, hashes: { promptHash: promptHashOf(context), toolsHash: toolsHashOf([]) }, ...over });
+    manifest(
+      context.map((m) => includedOf(m, 'history', 5)),
+      { sessionId: 'parent::fork::f/1', turnId: 'turn 7', requestSeq: 3, hashes: { promptHash: promptHashOf(context), toolsHash: toolsHashOf([]) }, ...over },
+    );
 
   it('round-trips a manifest through an entry, validated as the store validates it, without prompt text', () => {
     const m = request();
@@ -462,10 +514,27 @@ describe('the view/assembled event', () => {
       (e: Error) => e instanceof ManifestError && /^refusing to record manifest v1: manifestHash mismatch/.test(e.message),
     );
     const entry = viewAssembledEntry(m);
-    assert.throws(() => manifestOfEntry({ ...entry, name: 'view/other', payload: { name: 'view/other', data: m } }), /^ManifestError: entry \(event view\/other\) is not a view\/assembled event$/);
     assert.throws(
-      () => manifestOfEntry({ sessionId: 's', entryId: 9, kind: 'event', name: VIEW_ASSEMBLED, provenanceKey: null, meta: {}, createdAt: 0, payload: { name: VIEW_ASSEMBLED, data: { ...m, hashes: { promptHash: m.hashes.promptHash } } } }),
-      (e: Error) => e instanceof ManifestError && /^entry 9 \(event view\/assembled\) holds no valid manifest in payload\.data: ✖ .*\n {2}→ at hashes\.toolsHash\n✖ .*\n {2}→ at hashes\.manifestHash$/.test(e.message),
+      () => manifestOfEntry({ ...entry, name: 'view/other', payload: { name: 'view/other', data: m } }),
+      /^ManifestError: entry \(event view\/other\) is not a view\/assembled event$/,
+    );
+    assert.throws(
+      () =>
+        manifestOfEntry({
+          sessionId: 's',
+          entryId: 9,
+          kind: 'event',
+          name: VIEW_ASSEMBLED,
+          provenanceKey: null,
+          meta: {},
+          createdAt: 0,
+          payload: { name: VIEW_ASSEMBLED, data: { ...m, hashes: { promptHash: m.hashes.promptHash } } },
+        }),
+      (e: Error) =>
+        e instanceof ManifestError &&
+        /^entry 9 \(event view\/assembled\) holds no valid manifest in payload\.data: ✖ .*\n {2}→ at hashes\.toolsHash\n✖ .*\n {2}→ at hashes\.manifestHash$/.test(
+          e.message,
+        ),
     );
     assert.throws(() => manifestOfEntry({ ...entry, payload: { name: VIEW_ASSEMBLED, data: 'nope' } }), /holds no valid manifest in payload\.data: ✖ [^\n]*$/);
     // A manifest edited on the tape is still read, so it can be shown, and then flagged.

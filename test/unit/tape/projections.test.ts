@@ -5,7 +5,14 @@ import { INTERRUPTED_OUTPUT } from '../../../src/tape/toolPairs';
 import type { Entry } from '../../../src/tape/entry';
 import { contextPressureProjection, DEFAULT_CONTEXT_WINDOW, pressureOf } from '../../../src/tape/projections/contextPressure';
 import { builtinProjections, createProjectionRegistry } from '../../../src/tape/projections';
-import { projectionView, ProjectionRegistry, ProjectionRunner, runProjection, type EntrySource, type Projection } from '../../../src/tape/projections/projection';
+import {
+  projectionView,
+  ProjectionRegistry,
+  ProjectionRunner,
+  runProjection,
+  type EntrySource,
+  type Projection,
+} from '../../../src/tape/projections/projection';
 import { titleProjection } from '../../../src/tape/projections/title';
 import { todosProjection } from '../../../src/tape/projections/todos';
 import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
@@ -64,10 +71,30 @@ describe('tape projections', () => {
     // And per projection, entries that concern others but not it.
     const extra = new TapeBuilder();
     const byKey: Record<string, Entry[]> = {
-      title: [extra.call('a1', 'c2', 'todo_write', { todos: [] }), extra.result('a1', 'c2', 'todo_write', 'ok'), extra.event('provider/attempt', {}), extra.system('other')],
-      todos: [extra.call('a1', 'c3', 'grep', { q: 1 }), extra.result('a1', 'c3', 'grep', 'r'), extra.event('provider/attempt', {}), extra.event('session/title', { title: 'T' })],
-      toolStats: [extra.user('u9', 'hi', { orderSeq: 9 }), extra.retract('u9'), extra.event('session/title', { title: 'T' }), extra.anchor('compaction/x', { summary: 's', cursorOrderSeq: 1 })],
-      tokenUsage: [extra.user('u8', 'hi', { orderSeq: 8 }), extra.call('a1', 'c4', 'grep', {}), extra.system('other'), extra.anchor('handoff/y', { summary: 's' })],
+      title: [
+        extra.call('a1', 'c2', 'todo_write', { todos: [] }),
+        extra.result('a1', 'c2', 'todo_write', 'ok'),
+        extra.event('provider/attempt', {}),
+        extra.system('other'),
+      ],
+      todos: [
+        extra.call('a1', 'c3', 'grep', { q: 1 }),
+        extra.result('a1', 'c3', 'grep', 'r'),
+        extra.event('provider/attempt', {}),
+        extra.event('session/title', { title: 'T' }),
+      ],
+      toolStats: [
+        extra.user('u9', 'hi', { orderSeq: 9 }),
+        extra.retract('u9'),
+        extra.event('session/title', { title: 'T' }),
+        extra.anchor('compaction/x', { summary: 's', cursorOrderSeq: 1 }),
+      ],
+      tokenUsage: [
+        extra.user('u8', 'hi', { orderSeq: 8 }),
+        extra.call('a1', 'c4', 'grep', {}),
+        extra.system('other'),
+        extra.anchor('handoff/y', { summary: 's' }),
+      ],
       contextPressure: [extra.event('session/title', { title: 'T' }), extra.event('provider/attempt', {})],
     };
     for (const p of builtinProjections()) {
@@ -77,7 +104,11 @@ describe('tape projections', () => {
         }
       }
     }
-    assert.deepStrictEqual(Object.keys(byKey), builtinProjections().map((p) => p.key), 'every built-in has its own irrelevant entries');
+    assert.deepStrictEqual(
+      Object.keys(byKey),
+      builtinProjections().map((p) => p.key),
+      'every built-in has its own irrelevant entries',
+    );
   });
 
   it('title: the first line of the first user message, clipped; a session/title event overrides it for good', () => {
@@ -124,7 +155,11 @@ describe('tape projections', () => {
     t.assistant('a2', 'replan', { orderSeq: 2 });
     t.call('a2', 'c1', 'todo_write', list('read', 'write'));
     t.retract('a2');
-    assert.deepStrictEqual(viewAfter(todosProjection, t.entries), { todos: [{ id: '1', content: 'read', status: 'pending' }], entryId: first.entryId }, 'retracted');
+    assert.deepStrictEqual(
+      viewAfter(todosProjection, t.entries),
+      { todos: [{ id: '1', content: 'read', status: 'pending' }], entryId: first.entryId },
+      'retracted',
+    );
 
     t.assistant('a3', 'streaming', { status: 'pending', orderSeq: 3 });
     t.call('a3', 'c1', 'todo_write', list('never sent'));
@@ -133,12 +168,19 @@ describe('tape projections', () => {
     t.call('a1', 'c2', 'todo_write', list('superseded'));
     const revised = t.call('a1', 'c1', 'todo_write', list('read', 'test'));
     assert.deepStrictEqual(viewAfter(todosProjection, t.entries), {
-      todos: [{ id: '1', content: 'read', status: 'pending' }, { id: '2', content: 'test', status: 'pending' }],
+      todos: [
+        { id: '1', content: 'read', status: 'pending' },
+        { id: '2', content: 'test', status: 'pending' },
+      ],
       entryId: revised.entryId,
     });
     t.assistant('a3', 'sent now', { orderSeq: 3 });
     t.retract('a1');
-    assert.deepStrictEqual(viewAfter(todosProjection, t.entries).todos.map((x) => x.content), ['never sent'], 'a message that becomes effective brings its calls');
+    assert.deepStrictEqual(
+      viewAfter(todosProjection, t.entries).todos.map((x) => x.content),
+      ['never sent'],
+      'a message that becomes effective brings its calls',
+    );
     t.retract('a3');
     assert.deepStrictEqual(viewAfter(todosProjection, t.entries), { todos: [], entryId: null });
   });
@@ -146,12 +188,25 @@ describe('tape projections', () => {
   it('todos: the last valid todo_write call wins; a malformed one keeps the list', () => {
     const t = new TapeBuilder();
     t.assistant('a1', 'planning', { orderSeq: 1 });
-    t.call('a1', 'c1', 'todo_write', { todos: [{ id: 1, content: 'read', status: 'done' }, { id: 'b', content: 'write', status: 'pending' }] });
+    t.call('a1', 'c1', 'todo_write', {
+      todos: [
+        { id: 1, content: 'read', status: 'done' },
+        { id: 'b', content: 'write', status: 'pending' },
+      ],
+    });
     t.call('a1', 'c2', 'other_tool', { todos: [] });
-    const good = t.call('a1', 'c3', 'todo_write', { todos: [{ id: 1, content: 'read', status: 'done' }, { id: 'b', content: 'write', status: 'in_progress' }] });
+    const good = t.call('a1', 'c3', 'todo_write', {
+      todos: [
+        { id: 1, content: 'read', status: 'done' },
+        { id: 'b', content: 'write', status: 'in_progress' },
+      ],
+    });
     t.call('a1', 'c4', 'todo_write', { todos: [{ id: 2, content: 'x', status: 'finished' }] });
     assert.deepStrictEqual(viewAfter(todosProjection, t.entries), {
-      todos: [{ id: '1', content: 'read', status: 'done' }, { id: 'b', content: 'write', status: 'in_progress' }],
+      todos: [
+        { id: '1', content: 'read', status: 'done' },
+        { id: 'b', content: 'write', status: 'in_progress' },
+      ],
       entryId: good.entryId,
     });
   });
@@ -226,7 +281,10 @@ describe('tape projections', () => {
 
   it('the registry refuses a second projection under one key, and unregistering frees it', () => {
     const registry = createProjectionRegistry();
-    assert.deepStrictEqual(registry.list().map((p) => p.key), ['title', 'todos', 'toolStats', 'tokenUsage', 'contextPressure']);
+    assert.deepStrictEqual(
+      registry.list().map((p) => p.key),
+      ['title', 'todos', 'toolStats', 'tokenUsage', 'contextPressure'],
+    );
     const counter: Projection<number> = { key: 'entries', version: 1, init: () => 0, apply: (n) => n + 1 };
     const off = registry.register(counter);
     assert.throws(() => registry.register({ ...counter }), /already registered/);
@@ -291,15 +349,18 @@ describe('tape projections', () => {
 
   it('the runner agrees with a full run of every built-in at random split points of random tapes', () => {
     fc.assert(
-      fc.property(randomTape(40).chain((entries) => fc.tuple(fc.constant(entries), splitPoints(entries.length))), ([entries, splits]) => {
-        const source = new FakeEntrySource(entries);
-        const runner = new ProjectionRunner(source, createProjectionRegistry());
-        for (const to of [...splits, entries.length]) {
-          source.visible = to;
-          const expected = Object.fromEntries(builtinProjections().map((p) => [p.key, viewAfter(p, entries.slice(0, to))]));
-          assert.deepStrictEqual(runner.views('s1'), expected);
-        }
-      }),
+      fc.property(
+        randomTape(40).chain((entries) => fc.tuple(fc.constant(entries), splitPoints(entries.length))),
+        ([entries, splits]) => {
+          const source = new FakeEntrySource(entries);
+          const runner = new ProjectionRunner(source, createProjectionRegistry());
+          for (const to of [...splits, entries.length]) {
+            source.visible = to;
+            const expected = Object.fromEntries(builtinProjections().map((p) => [p.key, viewAfter(p, entries.slice(0, to))]));
+            assert.deepStrictEqual(runner.views('s1'), expected);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -23,7 +23,10 @@ describe('provenance keys', () => {
 
   it("keep the agent's turn entry keys (every part encoded, the name too)", () => {
     assert.strictEqual(turnStartEntry(TURN, 4).provenanceKey, 'turn%2Fstart/a%2Fb%20c/t%251');
-    assert.strictEqual(messageEntry(TURN, { messageId: 'm/é', role: 'user', orderSeq: 1, content: 'hi', status: 'pending', revision: 2 }).provenanceKey, 'message/a%2Fb%20c/m%2F%C3%A9/pending-2');
+    assert.strictEqual(
+      messageEntry(TURN, { messageId: 'm/é', role: 'user', orderSeq: 1, content: 'hi', status: 'pending', revision: 2 }).provenanceKey,
+      'message/a%2Fb%20c/m%2F%C3%A9/pending-2',
+    );
     assert.strictEqual(toolErrorEntry(TURN, 'm/é', 'call:1?x', 'read_file', 'tool', 'no').provenanceKey, 'error%2Ftool/a%2Fb%20c/m%2F%C3%A9/call%3A1%3Fx');
     const attempt = attemptEntry(TURN, 3, { attempt: 2, status: 'ok', retryDecision: 'none', durationMs: 5 });
     assert.strictEqual(attempt.provenanceKey, 'provider%2Fattempt/a%2Fb%20c/t%251/3/2');
@@ -53,8 +56,25 @@ describe('provenance keys', () => {
   it("keep the domain's named keys: view, merge, discard, link, crash repair", () => {
     assert.strictEqual(viewProvenanceKey(SESSION, 't%1', 7), 'view/a%2Fb%20c/t%251/7');
     const fork = 'p::fork::f/1';
-    const delta: Entry = { sessionId: fork, entryId: 12, kind: 'event', name: 'x', provenanceKey: null, payload: { name: 'x', data: {} }, meta: {}, createdAt: 1 };
-    const { entries } = planMerge({ forkSessionId: fork, fork: { parentSessionId: 'p', parentHeadEntryId: 3, forkId: 'f' }, delta: [delta], forkHeadEntryId: 12, parentHeadAtMerge: 3, parentOrderSeqAtFork: 0, parentOrderSeqNow: 0 });
+    const delta: Entry = {
+      sessionId: fork,
+      entryId: 12,
+      kind: 'event',
+      name: 'x',
+      provenanceKey: null,
+      payload: { name: 'x', data: {} },
+      meta: {},
+      createdAt: 1,
+    };
+    const { entries } = planMerge({
+      forkSessionId: fork,
+      fork: { parentSessionId: 'p', parentHeadEntryId: 3, forkId: 'f' },
+      delta: [delta],
+      forkHeadEntryId: 12,
+      parentHeadAtMerge: 3,
+      parentOrderSeqAtFork: 0,
+      parentOrderSeqNow: 0,
+    });
     assert.deepStrictEqual(
       entries.map((e) => e.provenanceKey),
       ['fork/merge/p%3A%3Afork%3A%3Af%2F1/12', 'fork/merge/p%3A%3Afork%3A%3Af%2F1'],
@@ -64,6 +84,9 @@ describe('provenance keys', () => {
     assert.strictEqual(discard.provenanceKey, 'fork/discard/p%3A%3Afork%3A%3Af%2F1');
     assert.strictEqual(linkEntry({ childSessionId: 'p::subagent::x y' }).provenanceKey, 'subagent/linked/p%3A%3Asubagent%3A%3Ax%20y/0');
     assert.strictEqual(linkEntry({ childSessionId: 'c', childHeadEntryId: 9 }).provenanceKey, 'subagent/linked/c/9');
-    assert.strictEqual(interruptedResultEntry({ messageId: 'm/é', toolCallId: 'call:1?x', name: 'read_file', entryId: 4 }).provenanceKey, 'interrupted/m%2F%C3%A9/call%3A1%3Fx');
+    assert.strictEqual(
+      interruptedResultEntry({ messageId: 'm/é', toolCallId: 'call:1?x', name: 'read_file', entryId: 4 }).provenanceKey,
+      'interrupted/m%2F%C3%A9/call%3A1%3Fx',
+    );
   });
 });

@@ -14,13 +14,70 @@ const callId = fc.constantFrom('c0', 'c1', 'c2');
 type Op = (t: TapeBuilder) => void;
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ id: fc.constantFrom(...messageIds), role: fc.constantFrom('user' as const, 'assistant' as const), status: fc.constantFrom('pending' as const, 'sent' as const, 'error' as const), orderSeq: fc.integer({ min: 0, max: 5 }), text: fc.string({ maxLength: 12 }) }).map((m): Op => (t) => void t.message(m.role, m.id, m.text, { status: m.status, orderSeq: m.orderSeq })) },
-  { weight: 2, arbitrary: fc.record({ id: anyMessageId, c: callId, tool: fc.constantFrom('read_file', 'todo_write', 'grep') }).map((x): Op => (t) => void t.call(x.id, x.c, x.tool, { path: 'a.ts' })) },
-  { weight: 2, arbitrary: fc.record({ id: anyMessageId, c: callId, ok: fc.boolean() }).map((x): Op => (t) => void t.result(x.id, x.c, 'read_file', 'out', x.ok ? 'ok' : 'error')) },
-  { weight: 1, arbitrary: fc.record({ id: anyMessageId, c: callId }).map((x): Op => (t) => void t.interrupted(x.id, x.c, 'read_file')) },
-  { weight: 1, arbitrary: anyMessageId.map((id): Op => (t) => void t.retract(id)) },
-  { weight: 1, arbitrary: fc.constantFrom('compaction/auto', 'handoff/review', 'auto_handoff/limit', 'memory/note', 'fork/start', 'custom/x').map((name): Op => (t) => void t.anchor(name, name.startsWith('compaction/') ? { summary: 's', cursorOrderSeq: 2 } : { summary: 's' })) },
-  { weight: 1, arbitrary: fc.constantFrom<Op>((t) => void t.system('be brief'), (t) => void t.event('provider/attempt', { usage: { inputTokens: 3 } }), (t) => void t.event('session/title', { title: 'x' })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({
+        id: fc.constantFrom(...messageIds),
+        role: fc.constantFrom('user' as const, 'assistant' as const),
+        status: fc.constantFrom('pending' as const, 'sent' as const, 'error' as const),
+        orderSeq: fc.integer({ min: 0, max: 5 }),
+        text: fc.string({ maxLength: 12 }),
+      })
+      .map(
+        (m): Op =>
+          (t) =>
+            void t.message(m.role, m.id, m.text, { status: m.status, orderSeq: m.orderSeq }),
+      ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ id: anyMessageId, c: callId, tool: fc.constantFrom('read_file', 'todo_write', 'grep') }).map(
+      (x): Op =>
+        (t) =>
+          void t.call(x.id, x.c, x.tool, { path: 'a.ts' }),
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ id: anyMessageId, c: callId, ok: fc.boolean() }).map(
+      (x): Op =>
+        (t) =>
+          void t.result(x.id, x.c, 'read_file', 'out', x.ok ? 'ok' : 'error'),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ id: anyMessageId, c: callId }).map(
+      (x): Op =>
+        (t) =>
+          void t.interrupted(x.id, x.c, 'read_file'),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: anyMessageId.map(
+      (id): Op =>
+        (t) =>
+          void t.retract(id),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('compaction/auto', 'handoff/review', 'auto_handoff/limit', 'memory/note', 'fork/start', 'custom/x').map(
+      (name): Op =>
+        (t) =>
+          void t.anchor(name, name.startsWith('compaction/') ? { summary: 's', cursorOrderSeq: 2 } : { summary: 's' }),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Op>(
+      (t) => void t.system('be brief'),
+      (t) => void t.event('provider/attempt', { usage: { inputTokens: 3 } }),
+      (t) => void t.event('session/title', { title: 'x' }),
+    ),
+  },
 );
 
 export const randomTape = (maxLength = 60): fc.Arbitrary<Entry[]> =>

@@ -79,7 +79,11 @@ describe('tape tool call/result pairs', () => {
       const real = t.result('a1', 'c1', 'Bash', 'built');
       if (order === 'real first') t.interrupted('a1', 'c1', 'Bash');
       const tools = contextFrom(new FoldCache(t), 's1', { kind: 'full' }, t.get).messages.filter((m) => m.role === 'tool');
-      assert.deepStrictEqual(tools.map((m) => [m.source, m.entryId, m.content]), [['tape', real.entryId, 'built']], order);
+      assert.deepStrictEqual(
+        tools.map((m) => [m.source, m.entryId, m.content]),
+        [['tape', real.entryId, 'built']],
+        order,
+      );
       assert.deepStrictEqual(unpairedToolCalls(foldAll(t.rows(), final)), [], order);
     }
   });

@@ -24,13 +24,27 @@ describe('checkBaseUrl', () => {
   });
 
   it('refuses plain http to any other host, saying to use https', () => {
-    for (const raw of ['http://example.com/v1', 'http://192.168.1.5:11434/v1', 'http://10.0.0.1', 'http://[::2]/v1', 'http://localhost.evil.example/v1', 'http://128.0.0.1/v1', 'http://0.0.0.0:8080']) {
+    for (const raw of [
+      'http://example.com/v1',
+      'http://192.168.1.5:11434/v1',
+      'http://10.0.0.1',
+      'http://[::2]/v1',
+      'http://localhost.evil.example/v1',
+      'http://128.0.0.1/v1',
+      'http://0.0.0.0:8080',
+    ]) {
       assert.match(reasonOf(raw), /uses plain http to .*; use https \(plain http is allowed only for localhost, 127\.0\.0\.0\/8 and ::1\)$/, raw);
     }
   });
 
   it('refuses a user name or password in the address, without repeating them', () => {
-    for (const raw of ['http://user:hunter2@127.0.0.1:11434/v1', 'https://hunter2@api.example.com/v1', 'https://:hunter2@api.example.com', 'http://user:hunter2@exa mple.com/', 'user:hunter2@example.com']) {
+    for (const raw of [
+      'http://user:hunter2@127.0.0.1:11434/v1',
+      'https://hunter2@api.example.com/v1',
+      'https://:hunter2@api.example.com',
+      'http://user:hunter2@exa mple.com/',
+      'user:hunter2@example.com',
+    ]) {
       const reason = reasonOf(raw);
       assert.ok(!reason.includes('hunter2'), reason);
     }
@@ -41,6 +55,7 @@ describe('checkBaseUrl', () => {
   });
 
   it('refuses what is not an http(s) URL', () => {
-    for (const raw of ['localhost:11434/v1', 'ftp://example.com/v1', 'not a url', 'file:///etc/passwd']) assert.strictEqual(reasonOf(raw), `"${raw}" is not an http(s) URL`);
+    for (const raw of ['localhost:11434/v1', 'ftp://example.com/v1', 'not a url', 'file:///etc/passwd'])
+      assert.strictEqual(reasonOf(raw), `"${raw}" is not an http(s) URL`);
   });
 });

@@ -33,12 +33,17 @@ describe('OpenAiCompatibleModel against a real HTTP server on 127.0.0.1', functi
   const run = (m: OpenAiCompatibleModel, signal = new AbortController().signal) => m.stream(request, signal);
 
   it('streams text, reports the usage of the final chunk and stops; the request is streaming chat with tools', async () => {
-    const m = await model([{ stream: [{ text: 'Hel' }, { text: 'lo' }, { text: '!' }], usage: { prompt_tokens: 40, completion_tokens: 3, cached_tokens: 32 } }]);
+    const m = await model([
+      { stream: [{ text: 'Hel' }, { text: 'lo' }, { text: '!' }], usage: { prompt_tokens: 40, completion_tokens: 3, cached_tokens: 32 } },
+    ]);
     const r = await collect(run(m));
     assert.strictEqual(r.text, 'Hello!');
     assert.deepStrictEqual(r.usage, { inputTokens: 40, outputTokens: 3, cachedInputTokens: 32, estimated: false });
     assert.strictEqual(r.stop, 'stop');
-    assert.deepStrictEqual(r.events.slice(-2).map((e) => e.type), ['usage', 'stop']);
+    assert.deepStrictEqual(
+      r.events.slice(-2).map((e) => e.type),
+      ['usage', 'stop'],
+    );
 
     const sent = server!.requests[0];
     assert.strictEqual(sent.path, '/v1/chat/completions');
@@ -72,7 +77,13 @@ describe('OpenAiCompatibleModel against a real HTTP server on 127.0.0.1', functi
     ]);
     const r = await collect(run(m));
     assert.strictEqual(r.stop, 'tool_calls');
-    assert.deepStrictEqual(r.calls[0], { id: 'call_a', name: 'read_file', valid: true, arguments: { path: 'src/a.ts', startLine: 3 }, rawArguments: '{"path":"src/a.ts","startLine":3}' });
+    assert.deepStrictEqual(r.calls[0], {
+      id: 'call_a',
+      name: 'read_file',
+      valid: true,
+      arguments: { path: 'src/a.ts', startLine: 3 },
+      rawArguments: '{"path":"src/a.ts","startLine":3}',
+    });
     assert.strictEqual(r.calls[1].valid, false);
     assert.strictEqual(r.calls[1].rawArguments, '{"path": "src"');
     assert.match(!r.calls[1].valid ? r.calls[1].problem : '', /not valid JSON/);
@@ -80,7 +91,11 @@ describe('OpenAiCompatibleModel against a real HTTP server on 127.0.0.1', functi
   });
 
   it('a server that sends no usage gets an estimate, calibrated by the last real usage', async () => {
-    const m = await model([{ stream: [{ text: 'x'.repeat(40) }] }, { stream: [{ text: 'ok' }], usage: { prompt_tokens: 200, completion_tokens: 1 } }, { stream: [{ text: 'x'.repeat(40) }] }]);
+    const m = await model([
+      { stream: [{ text: 'x'.repeat(40) }] },
+      { stream: [{ text: 'ok' }], usage: { prompt_tokens: 200, completion_tokens: 1 } },
+      { stream: [{ text: 'x'.repeat(40) }] },
+    ]);
     const first = (await collect(run(m))).usage!;
     assert.strictEqual(first.estimated, true);
     assert.strictEqual(first.outputTokens, 10);
@@ -149,7 +164,14 @@ describe('OpenAiCompatibleModel against a real HTTP server on 127.0.0.1', functi
 
   it('a closed port is unreachable, and the message names neither the key', async () => {
     const port = await closedPort();
-    const m = new OpenAiCompatibleModel({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: KEY, model: 'm1', contextWindow: 8_000, maxOutput: 512, timeoutMs: 2_000 });
+    const m = new OpenAiCompatibleModel({
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      apiKey: KEY,
+      model: 'm1',
+      contextWindow: 8_000,
+      maxOutput: 512,
+      timeoutMs: 2_000,
+    });
     const { error } = await failure(m.stream(request, new AbortController().signal));
     assert.ok(error instanceof ProviderError && error.failureClass === 'unreachable' && error.transient, String(error));
     assert.match(error.message, /ECONNREFUSED/);

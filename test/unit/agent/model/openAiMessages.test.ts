@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import { toChatMessages } from '../../../../src/agent/model/openAiMessages';
 
 describe('toChatMessages', () => {
-  it('folds the tape\'s one-message-per-call form into the assistant message that made the calls', () => {
+  it("folds the tape's one-message-per-call form into the assistant message that made the calls", () => {
     assert.deepStrictEqual(
       toChatMessages([
         { role: 'user', content: 'go' },

@@ -4,7 +4,10 @@ import { retryAfterMs } from '../../../../src/agent/model/retryAfter';
 
 describe('provider error classification', () => {
   it('maps statuses to classes; a 400 is a context overflow only when it says so', () => {
-    assert.deepStrictEqual([401, 403, 404, 429, 408, 500, 502, 503].map((s) => classifyStatus(s)), ['auth', 'auth', 'model_missing', 'rate_limit', 'timeout', 'server', 'server', 'server']);
+    assert.deepStrictEqual(
+      [401, 403, 404, 429, 408, 500, 502, 503].map((s) => classifyStatus(s)),
+      ['auth', 'auth', 'model_missing', 'rate_limit', 'timeout', 'server', 'server', 'server'],
+    );
     assert.strictEqual(classifyStatus(400, 'the request exceeds the available context size, try increasing it'), 'context_too_long');
     assert.strictEqual(classifyStatus(400, 'prompt is too long: 210000 tokens > 200000 maximum'), 'context_too_long');
     assert.strictEqual(classifyStatus(400, 'whatever', 'context_length_exceeded'), 'context_too_long');

@@ -21,7 +21,10 @@ describe('ScriptedModel', () => {
     assert.strictEqual((await collect(model.stream(req('two'), never))).stop, 'length');
     const third = await collect(model.stream(req('three'), never));
     assert.strictEqual(third.calls[0].valid, false);
-    assert.deepStrictEqual(model.requests.map((r) => r.messages[0].content), ['one', 'two', 'three']);
+    assert.deepStrictEqual(
+      model.requests.map((r) => r.messages[0].content),
+      ['one', 'two', 'three'],
+    );
     assert.strictEqual(model.remaining, 0);
     await assert.rejects(collect(model.stream(req('four'), never)), /no scripted response/);
   });

@@ -42,7 +42,7 @@ describe('SessionHandle (the one door to a session)', () => {
     assert.deepStrictEqual(store.getEntry('p', 4)?.payload, { name: 'handoff/phase-2', state: { summary: 'the parser is done', state: { next: 'cli' } } });
   });
 
-  it('the tape tools\' handoff goes through the same durable append', async () => {
+  it("the tape tools' handoff goes through the same durable append", async () => {
     const durable: (boolean | undefined)[] = [];
     const append = store.append.bind(store);
     store.append = (sessionId, entry, options) => (durable.push(options?.durable), append(sessionId, entry, options));
@@ -66,10 +66,16 @@ describe('SessionHandle (the one door to a session)', () => {
     assert.strictEqual(fork.entry(2)?.name, 'message/user');
     assert.strictEqual(fork.entry(4)?.name, 'fork/start');
     const anchor = await fork.handoff('in-fork', 'tried it');
-    assert.strictEqual(anchor.entryId, 5, 'the position in the fork\'s view, not the stored id 3');
+    assert.strictEqual(anchor.entryId, 5, "the position in the fork's view, not the stored id 3");
     assert.strictEqual(store.getEntry(receipt.forkSessionId, 3)?.name, 'handoff/in-fork');
     assert.strictEqual(fork.entry(5)?.name, 'handoff/in-fork');
-    assert.deepStrictEqual(fork.view({ includePending: false }).anchors.map((a) => [a.entryId, a.name]).at(-1), [5, 'handoff/in-fork']);
+    assert.deepStrictEqual(
+      fork
+        .view({ includePending: false })
+        .anchors.map((a) => [a.entryId, a.name])
+        .at(-1),
+      [5, 'handoff/in-fork'],
+    );
     await store.append(receipt.forkSessionId, message('user', 3, 'now the tests'));
     const compacted = await fork.compact(new ScriptedModel([[{ text: 'Goal: try' }]], MODEL), new AbortController().signal);
     assert.ok('anchor' in compacted);

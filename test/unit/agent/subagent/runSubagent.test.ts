@@ -100,7 +100,10 @@ describe('run_subagent', () => {
     // The child saw only its task and its tools; the parent's next request holds the answer.
     const childFirst = model.requests[1];
     assert.deepStrictEqual(toolNames(model, 1), ['read_file']);
-    const childUser = childFirst.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content)).join('\n');
+    const childUser = childFirst.messages
+      .filter((m) => m.role === 'user')
+      .map((m) => JSON.stringify(m.content))
+      .join('\n');
     assert.match(childUser, /Read notes\.txt and tell me when the launch is\./);
     assert.match(childUser, /Quote the file\./);
     assert.doesNotMatch(childUser, /look into the notes/, "the parent's conversation is not the child's");
@@ -122,7 +125,10 @@ describe('run_subagent', () => {
       toolCallId: 'call-sub',
     });
     const childResults = store.entries(child, { kind: 'tool_result' });
-    assert.deepStrictEqual(childResults.map((e) => [e.name, e.payload.output]), [['read_file', NOTES]]);
+    assert.deepStrictEqual(
+      childResults.map((e) => [e.name, e.payload.output]),
+      [['read_file', NOTES]],
+    );
     assert.ok(searchScoped(store, PARENT, 'Tuesday', { scope: 'linked', limit: 10 }).length > 0, "the child's entries are found through the link");
 
     // Progress: one line per step, all naming the child and the parent's call; the last carries the outcome.
@@ -160,10 +166,9 @@ describe('run_subagent', () => {
   });
 
   it("cancelling the parent's turn cancels the child, which is linked as cancelled", async () => {
-    const { outcome, events } = await run(
-      [callSubagent({ task: 'Read notes.txt.' }), callTool('child-1', 'read_file', { path: 'notes.txt' })],
-      { abortWhen: (e) => e.type === 'subagent' && e.line.startsWith('read_file') },
-    );
+    const { outcome, events } = await run([callSubagent({ task: 'Read notes.txt.' }), callTool('child-1', 'read_file', { path: 'notes.txt' })], {
+      abortWhen: (e) => e.type === 'subagent' && e.line.startsWith('read_file'),
+    });
     assert.strictEqual(outcome.outcome, 'cancelled');
     const link = onlyLink();
     assert.strictEqual(link.outcome, 'cancelled');
@@ -171,7 +176,10 @@ describe('run_subagent', () => {
     const childTurnEnd = store.entries(link.childSessionId, { kind: 'event', name: 'turn/end' });
     assert.strictEqual(childTurnEnd.length, 1);
     assert.strictEqual((childTurnEnd[0].payload.data as { outcome: string }).outcome, 'cancelled');
-    assert.deepStrictEqual(store.entries(link.childSessionId, { kind: 'tool_result' }).map((e) => e.payload.output), ['not run: the turn was cancelled']);
+    assert.deepStrictEqual(
+      store.entries(link.childSessionId, { kind: 'tool_result' }).map((e) => e.payload.output),
+      ['not run: the turn was cancelled'],
+    );
     const result = subagentResult(events);
     assert.strictEqual(result.status, 'error');
     assert.match(result.output, /^the subagent cancelled/);
@@ -197,7 +205,10 @@ describe('run_subagent', () => {
     const { model } = await run([callSubagent({ task: 'Anything.' }), [{ text: 'done' }], [{ text: 'ok' }]]);
     const parentTools = toolNames(model, 0);
     assert.ok(parentTools.includes('run_subagent'));
-    assert.deepStrictEqual(toolNames(model, 1), parentTools.filter((n) => n !== 'run_subagent'));
+    assert.deepStrictEqual(
+      toolNames(model, 1),
+      parentTools.filter((n) => n !== 'run_subagent'),
+    );
   });
 
   it('an unknown tool name, or run_subagent itself, is an input error and starts no child', async () => {
@@ -216,19 +227,21 @@ describe('run_subagent', () => {
     assert.match(outputs[2][1], /invalid input for run_subagent: ✖ .*\n {2}→ at task$/);
     assert.ok(outputs.every(([status]) => status === 'error'));
     assert.deepStrictEqual(linkedChildren(store, PARENT), []);
-    assert.deepStrictEqual(store.sessions().map((s) => s.sessionId), [PARENT]);
+    assert.deepStrictEqual(
+      store.sessions().map((s) => s.sessionId),
+      [PARENT],
+    );
   });
 
   it('a child that is still calling tools at its round budget is linked as failed', async () => {
-    const { events } = await run(
-      [callSubagent({ task: 'Read forever.' }), callTool('child-1', 'read_file', { path: 'notes.txt' }), [{ text: 'gave up' }]],
-      { subagentMaxRounds: 1 },
-    );
+    const { events } = await run([callSubagent({ task: 'Read forever.' }), callTool('child-1', 'read_file', { path: 'notes.txt' }), [{ text: 'gave up' }]], {
+      subagentMaxRounds: 1,
+    });
     assert.strictEqual(onlyLink().outcome, 'failed');
     assert.match(subagentResult(events).output, /^the subagent failed \(reached its round limit \(1 requests\) while still calling tools\)/);
   });
 
-  it("a child that throws is reported with its own error, even when its link cannot be written either", async () => {
+  it('a child that throws is reported with its own error, even when its link cannot be written either', async () => {
     // The tape refuses the link only: the child's session starts, then the link's append fails.
     const refusingLinks = new Proxy(store, {
       get(target, key) {
@@ -250,7 +263,13 @@ describe('run_subagent', () => {
     const call = { turnId: 't1', requestSeq: 1, toolCallId: 'c1' };
     await assert.rejects(runner.run({ task: 'explode', call }, new AbortController().signal), /the child exploded/);
     // With a sound child, the link's failure is the error.
-    const sound = new SubagentRunner({ store: refusingLinks, parentSessionId: PARENT, parentTools: defaultTools(), maxRounds: 2, runChild: (turn) => Promise.resolve({ sessionId: turn.sessionId, turnId: 't2', outcome: 'answer', text: 'done', rounds: 1 }) });
+    const sound = new SubagentRunner({
+      store: refusingLinks,
+      parentSessionId: PARENT,
+      parentTools: defaultTools(),
+      maxRounds: 2,
+      runChild: (turn) => Promise.resolve({ sessionId: turn.sessionId, turnId: 't2', outcome: 'answer', text: 'done', rounds: 1 }),
+    });
     await assert.rejects(sound.run({ task: 'fine', call }, new AbortController().signal), /the disk is full/);
     assert.deepStrictEqual(linkedChildren(store, PARENT), []);
   });

@@ -16,14 +16,23 @@ describe('tape tools', () => {
   afterEach(() => store.close());
 
   it('are the five tape_* tools with JSON Schemas from their zod inputs', () => {
-    assert.deepStrictEqual(TAPE_TOOLS.map((t) => t.name), ['tape_search', 'tape_context', 'tape_handoff', 'tape_info', 'tape_anchors']);
+    assert.deepStrictEqual(
+      TAPE_TOOLS.map((t) => t.name),
+      ['tape_search', 'tape_context', 'tape_handoff', 'tape_info', 'tape_anchors'],
+    );
     const search = toolSpec(TAPE_TOOLS[0]).parameters as { properties: Record<string, unknown>; required: string[] };
     assert.deepStrictEqual(Object.keys(search.properties), ['query', 'kinds', 'limit', 'scope']);
     assert.deepStrictEqual(search.required, ['query']);
   });
 
   it('without a tape in the tool context every tape tool answers with an error result', async () => {
-    for (const [name, input] of [['tape_search', { query: 'x' }], ['tape_context', { entryIds: [1] }], ['tape_handoff', { name: 'a', summary: 's' }], ['tape_info', {}], ['tape_anchors', {}]] as const) {
+    for (const [name, input] of [
+      ['tape_search', { query: 'x' }],
+      ['tape_context', { entryIds: [1] }],
+      ['tape_handoff', { name: 'a', summary: 's' }],
+      ['tape_info', {}],
+      ['tape_anchors', {}],
+    ] as const) {
       const r = await callTool(null, name, input);
       assert.strictEqual(r.status, 'error', name);
       assert.match(r.output, new RegExp(`${name} is unavailable: this agent has no tape`));
@@ -99,7 +108,10 @@ describe('tape tools', () => {
       const hits = await callTool(store, 'tape_search', { query: 'database' }, forkSessionId);
       assert.match(hits.output, /^2 hits/);
       const ctx = await callTool(store, 'tape_context', { entryIds: [5], before: 2, after: 0 }, forkSessionId);
-      assert.deepStrictEqual(ctx.output.split('\n').map((l) => l.slice(0, 14)), [' #3 message me', ' #4 anchor for', '>#5 message me']);
+      assert.deepStrictEqual(
+        ctx.output.split('\n').map((l) => l.slice(0, 14)),
+        [' #3 message me', ' #4 anchor for', '>#5 message me'],
+      );
     });
   });
 
@@ -119,7 +131,10 @@ describe('tape tools', () => {
 
     it('merges overlapping windows, clamps to the session, and names ids that are not in it', async () => {
       const r = await callTool(store, 'tape_context', { entryIds: [1, 2, 99], before: 3, after: 0 });
-      assert.deepStrictEqual(r.output.split('\n').map((l) => l.slice(0, 3)), ['>#1', '>#2', '[no']);
+      assert.deepStrictEqual(
+        r.output.split('\n').map((l) => l.slice(0, 3)),
+        ['>#1', '>#2', '[no'],
+      );
       assert.match(r.output, /\[not in this session: #99\]$/);
       const none = await callTool(store, 'tape_context', { entryIds: [50] });
       assert.deepStrictEqual(none, { status: 'error', output: 'no entry 50 in this session (head 7)' });
@@ -127,7 +142,10 @@ describe('tape tools', () => {
 
     it('cuts long entries and caps the whole output in bytes', async () => {
       const long = 'ü'.repeat(3000);
-      await store.appendMany('s1', Array.from({ length: 12 }, (_, i) => user(`x${i}`, 10 + i, long)));
+      await store.appendMany(
+        's1',
+        Array.from({ length: 12 }, (_, i) => user(`x${i}`, 10 + i, long)),
+      );
       const r = await callTool(store, 'tape_context', { entryIds: [8], after: 11, before: 0 });
       assert.strictEqual(r.status, 'ok');
       assert.ok(Buffer.byteLength(r.output) <= 16 * 1024 + 200, `${Buffer.byteLength(r.output)} bytes`);
@@ -149,13 +167,27 @@ describe('tape tools', () => {
       const r = await callTool(store, 'tape_handoff', { name: 'fix-db_2', summary: 'Raised the timeout to 5000 ms.', state: { next: 'run the tests' } });
       assert.deepStrictEqual(r, { status: 'ok', output: "appended anchor handoff/fix-db_2 at entry 8; the next request's context starts from it" });
       const anchor = store.getEntry('s1', 8);
-      assert.deepStrictEqual(anchor?.payload, { name: 'handoff/fix-db_2', state: { summary: 'Raised the timeout to 5000 ms.', state: { next: 'run the tests' } } });
+      assert.deepStrictEqual(anchor?.payload, {
+        name: 'handoff/fix-db_2',
+        state: { summary: 'Raised the timeout to 5000 ms.', state: { next: 'run the tests' } },
+      });
 
       await store.appendMany('s1', [user('u3', 4, 'Now run the tests'), assistant('a3', 5, 'Running them.')]);
       const ctx = contextFrom(new FoldCache(store), 's1', { kind: 'last' }, entryOf(store, 's1'));
       assert.strictEqual(ctx.anchorEntryId, 8);
-      assert.deepStrictEqual(ctx.messages.map((m) => [m.role, m.source, m.entryId]), [['system', 'tape', 2], ['user', 'synthetic', null], ['user', 'tape', 9], ['assistant', 'tape', 10]]);
-      assert.match(ctx.messages[1].content, /^\[Checkpoint handoff\/fix-db_2 at entry 8: .*\]\n\nRaised the timeout to 5000 ms\.\n\nState:\nstate:\n {2}next: run the tests$/);
+      assert.deepStrictEqual(
+        ctx.messages.map((m) => [m.role, m.source, m.entryId]),
+        [
+          ['system', 'tape', 2],
+          ['user', 'synthetic', null],
+          ['user', 'tape', 9],
+          ['assistant', 'tape', 10],
+        ],
+      );
+      assert.match(
+        ctx.messages[1].content,
+        /^\[Checkpoint handoff\/fix-db_2 at entry 8: .*\]\n\nRaised the timeout to 5000 ms\.\n\nState:\nstate:\n {2}next: run the tests$/,
+      );
     });
 
     it('refuses names that are not lowercase words, digits, - and _; appends nothing', async () => {
@@ -184,20 +216,32 @@ describe('tape tools', () => {
           'anchors: 2',
         ].join('\n'),
       });
-      assert.strictEqual((await callTool(store, 'tape_info', {}, 'empty')).output, 'session: empty\ntitle: (none yet)\nhead entry: 0\nentries by kind: none\nanchors: 0');
+      assert.strictEqual(
+        (await callTool(store, 'tape_info', {}, 'empty')).output,
+        'session: empty\ntitle: (none yet)\nhead entry: 0\nentries by kind: none\nanchors: 0',
+      );
     });
   });
 
   describe('tape_anchors', () => {
     it('lists the anchors and marks the reconstruction anchor in force', async () => {
-      assert.strictEqual((await callTool(store, 'tape_anchors', {})).output, '#1 session/start\nno compaction or handoff anchor: the context starts at the beginning of the session');
+      assert.strictEqual(
+        (await callTool(store, 'tape_anchors', {})).output,
+        '#1 session/start\nno compaction or handoff anchor: the context starts at the beginning of the session',
+      );
       await callTool(store, 'tape_handoff', { name: 'first', summary: 'one' });
       await store.append('s1', { kind: 'anchor', name: 'memory/note', payload: { name: 'memory/note', state: {} } });
       await callTool(store, 'tape_handoff', { name: 'second', summary: 'two' });
       const r = await callTool(store, 'tape_anchors', {});
       assert.strictEqual(
         r.output,
-        ['#1 session/start', '#8 handoff/first', '#9 memory/note', '#10 handoff/second  <- in force: the context starts here', 'in force: handoff/second (#10)'].join('\n'),
+        [
+          '#1 session/start',
+          '#8 handoff/first',
+          '#9 memory/note',
+          '#10 handoff/second  <- in force: the context starts here',
+          'in force: handoff/second (#10)',
+        ].join('\n'),
       );
     });
   });

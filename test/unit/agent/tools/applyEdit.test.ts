@@ -8,7 +8,10 @@ describe('apply_edit', () => {
   afterEach(() => ws.dispose());
 
   it('replaces the one occurrence of oldText', async () => {
-    assert.deepStrictEqual(await ws.call('apply_edit', { path: 'a.txt', oldText: 'beta\n', newText: 'BETA\nbeta2\n' }), { status: 'ok', output: 'replaced 1 occurrence in a.txt' });
+    assert.deepStrictEqual(await ws.call('apply_edit', { path: 'a.txt', oldText: 'beta\n', newText: 'BETA\nbeta2\n' }), {
+      status: 'ok',
+      output: 'replaced 1 occurrence in a.txt',
+    });
     assert.strictEqual(ws.read('a.txt'), 'alpha\nBETA\nbeta2\ngamma\n');
   });
 

@@ -24,11 +24,21 @@ describe('the environment of commands the agent runs', () => {
       KEYBOARD: 'us',
       SECRETARY: 'x',
     };
-    assert.deepStrictEqual(commandEnv(parent, { withhold: ['llm_key'] }), { PATH: '/bin', HOME: '/home/u', PWD: '/w', TOKENIZERS_PARALLELISM: 'false', KEYBOARD: 'us', SECRETARY: 'x' });
+    assert.deepStrictEqual(commandEnv(parent, { withhold: ['llm_key'] }), {
+      PATH: '/bin',
+      HOME: '/home/u',
+      PWD: '/w',
+      TOKENIZERS_PARALLELISM: 'false',
+      KEYBOARD: 'us',
+      SECRETARY: 'x',
+    });
   });
 
   it('passes the variables the user lists, even the withheld key variable', () => {
-    assert.deepStrictEqual(commandEnv({ NPM_TOKEN: 'n', GITHUB_TOKEN: 'g', LLM_KEY: 'k' }, { withhold: ['LLM_KEY'], pass: ['npm_token', 'LLM_KEY'] }), { NPM_TOKEN: 'n', LLM_KEY: 'k' });
+    assert.deepStrictEqual(commandEnv({ NPM_TOKEN: 'n', GITHUB_TOKEN: 'g', LLM_KEY: 'k' }, { withhold: ['LLM_KEY'], pass: ['npm_token', 'LLM_KEY'] }), {
+      NPM_TOKEN: 'n',
+      LLM_KEY: 'k',
+    });
   });
 
   describe('through the workspace', () => {
@@ -57,7 +67,10 @@ describe('the environment of commands the agent runs', () => {
 
     (posix ? it : it.skip)('a command sees the ones the workspace was told to pass', async () => {
       const workspace = new NodeWorkspace(ws.root, { commandEnv: { pass: ['NPM_TOKEN', 'GITHUB_TOKEN'] } });
-      assert.deepStrictEqual(await ws.call('run_command', { command: echo }, { workspace, permissions: { edits: false, commands: true } }), { status: 'ok', output: 'exit code 0\n[|ghp-parent-2||npm-parent-4]\n' });
+      assert.deepStrictEqual(await ws.call('run_command', { command: echo }, { workspace, permissions: { edits: false, commands: true } }), {
+        status: 'ok',
+        output: 'exit code 0\n[|ghp-parent-2||npm-parent-4]\n',
+      });
     });
   });
 });

@@ -29,7 +29,10 @@ describe('what the tools read and write on disk', () => {
     const last = await ws.call('read_file', { path: 'big.txt', startLine: lines });
     assert.strictEqual(last.status, 'ok');
     assert.strictEqual(last.truncated, true);
-    assert.strictEqual(last.output, `${line}\n[read_file reads the first 4 MiB of big.txt (${MAX_FILE_READ_BYTES + 13} bytes), which hold ${lines} lines; the rest cannot be read]`);
+    assert.strictEqual(
+      last.output,
+      `${line}\n[read_file reads the first 4 MiB of big.txt (${MAX_FILE_READ_BYTES + 13} bytes), which hold ${lines} lines; the rest cannot be read]`,
+    );
     const past = await ws.call('read_file', { path: 'big.txt', startLine: lines + 1 });
     assert.strictEqual(past.status, 'error');
     assert.match(past.output, new RegExp(`which hold ${lines} lines; startLine ${lines + 1} is past them`));

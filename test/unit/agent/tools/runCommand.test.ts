@@ -107,7 +107,11 @@ describe('run_command', () => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 500);
       const started = Date.now();
-      const result = await ws.call('run_command', { command: 'setsid sleep 42 & echo $!; sleep 30' }, ws.ctx({ edits: false, commands: true }, controller.signal));
+      const result = await ws.call(
+        'run_command',
+        { command: 'setsid sleep 42 & echo $!; sleep 30' },
+        ws.ctx({ edits: false, commands: true }, controller.signal),
+      );
       assert.ok(Date.now() - started < 5000, `the tool returned after ${Date.now() - started} ms`);
       assert.match(result.output, /^killed: the turn was cancelled\n\d+\n/);
       assert.ok(await waitUntil(() => !alive(pidOf(result.output)), 2000), 'the escaped process was killed');

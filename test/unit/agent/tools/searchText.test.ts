@@ -52,7 +52,10 @@ describe('search_text', () => {
 
   describe('a pattern that backtracks exponentially', () => {
     // 17 s for 29 characters on the main thread before the matcher ran in a worker; the longer one would never end.
-    for (const [name, text] of [['slow.txt', `${'a'.repeat(29)}b\n`], ['slower.txt', `${'a'.repeat(5000)}b\n`]]) {
+    for (const [name, text] of [
+      ['slow.txt', `${'a'.repeat(29)}b\n`],
+      ['slower.txt', `${'a'.repeat(5000)}b\n`],
+    ]) {
       it(`is stopped at the time limit on ${name} with an error result, and the next search works`, async function () {
         this.timeout(20_000);
         ws.write(name, text);

@@ -34,11 +34,23 @@ describe('invokeTool and the tool registry', () => {
   });
 
   it('an exception in a tool (a throwing ask callback included) becomes an error result', async () => {
-    const throwing: Tool = { name: 'boom', description: 'throws', inputSchema: z.object({}), run: async () => { throw new Error('kaput'); } };
+    const throwing: Tool = {
+      name: 'boom',
+      description: 'throws',
+      inputSchema: z.object({}),
+      run: async () => {
+        throw new Error('kaput');
+      },
+    };
     const registry = new ToolRegistry([throwing]);
     assert.deepStrictEqual(await invokeTool(registry, 'boom', {}, ws.ctx()), { status: 'error', output: 'boom failed: kaput' });
-    const ask = async () => { throw new Error('dialog closed'); };
-    assert.deepStrictEqual(await ws.call('apply_edit', { path: 'a.txt', newText: 'x' }, ws.ctx({ ask })), { status: 'error', output: 'apply_edit failed: dialog closed' });
+    const ask = async () => {
+      throw new Error('dialog closed');
+    };
+    assert.deepStrictEqual(await ws.call('apply_edit', { path: 'a.txt', newText: 'x' }, ws.ctx({ ask })), {
+      status: 'error',
+      output: 'apply_edit failed: dialog closed',
+    });
     assert.strictEqual(ws.read('a.txt'), 'a\n');
   });
 
@@ -66,7 +78,10 @@ describe('invokeTool and the tool registry', () => {
       apply_edit: { required: ['path', 'newText'], properties: ['path', 'oldText', 'newText'] },
       run_command: { required: ['command'], properties: ['command', 'timeoutMs'] },
     };
-    assert.deepStrictEqual(specs.map((s) => s.name), Object.keys(expected));
+    assert.deepStrictEqual(
+      specs.map((s) => s.name),
+      Object.keys(expected),
+    );
     for (const spec of specs) {
       const schema = spec.parameters as { type: string; required: string[]; properties: Record<string, { type: string; description?: string }> };
       assert.strictEqual(schema.type, 'object', spec.name);
