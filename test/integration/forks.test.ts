@@ -2,7 +2,8 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { AgentTapeApi } from '../../src/extension/extension';
 import type { SessionNode } from '../../src/extension/inspector/sessionsView';
-import { discardFork, type ForkReceipt } from '../../src/store/forks';
+import { OpenTape } from '../../src/agent/session/openTape';
+import type { ForkReceipt } from '../../src/store/forks';
 import type { TapeStore } from '../../src/store/tapeStore';
 import type { DiscardReceipt, MergeReceipt } from '../../src/tape/fork';
 import { event, message } from '../unit/inspector/helpers';
@@ -131,7 +132,7 @@ describe('Fork, merge and discard in a real VS Code', () => {
   });
 
   it('a merge of a discarded fork is refused with an error, and appends nothing', async () => {
-    const receipt: DiscardReceipt = await discardFork(store, second.forkSessionId, 'not needed');
+    const receipt: DiscardReceipt = await new OpenTape(store).session(second.forkSessionId).discard('not needed');
     assert.strictEqual(receipt.forkSessionId, second.forkSessionId);
     const heads = store.sessions().map((s) => [s.sessionId, s.entryCount]);
     assert.strictEqual(await vscode.commands.executeCommand('agentTape.mergeFork', second.forkSessionId), undefined);
