@@ -27,6 +27,9 @@ const NODE = [
   'zlib',
 ];
 
+/** Pure files of src/tape (no imports) that the protocol and the webview may use too. */
+const SHARED_HELPERS = { path: '^src/tape/errorMessage\\.ts$' };
+
 /** A layer: what its files may import. */
 const layer = (from, ...targets) => targets.map((to) => ({ from: { path: `^${from}/` }, to }));
 
@@ -41,7 +44,9 @@ module.exports = {
     ...layer('src/inspector', folders('src/tape', 'src/store', 'src/protocol', 'src/inspector'), npm('zod'), core(...NODE)),
     ...layer('src/cli', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/cli'), npm('zod'), core(...NODE)),
     // The host <-> webview messages: shared by both sides, so neither Node's modules nor the DOM's.
-    ...layer('src/protocol', folders('src/protocol'), npm('zod')),
+    // One file of the domain both sides may share: errorMessage.ts imports nothing, so it brings
+    // neither Node nor the DOM along, and there is then one errorMessage for the whole tree.
+    ...layer('src/protocol', folders('src/protocol'), npm('zod'), SHARED_HELPERS),
     // The glue may use every host layer and the editor's API, never the browser bundles.
     ...layer(
       'src/extension',
@@ -50,7 +55,7 @@ module.exports = {
       core(...NODE),
     ),
     // The browser bundles: the protocol and the web components, nothing of Node.
-    ...layer('webview', folders('src/protocol', 'webview'), npm('zod', '@vscode-elements/elements')),
+    ...layer('webview', folders('src/protocol', 'webview'), npm('zod', '@vscode-elements/elements'), SHARED_HELPERS),
   ],
   allowedSeverity: 'error',
   forbidden: [

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { aboutRequests, hostToWebview, type AboutInfo } from '../src/protocol/messages';
 import { Messenger } from './messenger';
 import { host } from './vscodeApi';
+import { errorMessage } from '../src/tape/errorMessage';
 
 const app = document.getElementById('app') as HTMLElement;
 
@@ -39,4 +40,4 @@ window.addEventListener('message', (event: MessageEvent) => {
   else showError(`Unexpected message from the extension: ${z.prettifyError(parsed.error)}`);
 });
 app.append(el('p', 'Loading…'));
-messenger.request('about', {}).then(render, (e: unknown) => showError(e instanceof Error ? e.message : String(e)));
+messenger.request('about', {}).then(render, (e: unknown) => showError(errorMessage(e)));

@@ -1,10 +1,9 @@
 import * as z from 'zod/mini';
 import { type Method, type ParamsOf, type ReplyMessage, type ReplyOf, type RequestMap, type RequestMessage } from './requestMap';
+import { errorMessage } from '../tape/errorMessage';
 
 /** One handler per method of the map: it gets the checked params and returns (or resolves to) the reply. */
 export type RequestHandlers<M extends RequestMap> = { [K in Method<M>]: (params: ParamsOf<M, K>) => ReplyOf<M, K> | Promise<ReplyOf<M, K>> };
-
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
  * The host side of a request map: every request gets exactly one reply with its id. An unknown
@@ -29,7 +28,7 @@ export class RequestDispatcher<M extends RequestMap> {
     try {
       result = await this.handlers[method as Method<M>](parsed.data as ParamsOf<M, Method<M>>);
     } catch (e) {
-      return fail(messageOf(e));
+      return fail(errorMessage(e));
     }
     this.post({ type: 'reply', id, ok: true, result });
   }

@@ -10,6 +10,7 @@ import {
 import type { Method, ParamsOf, ReplyOf } from '../../src/protocol/requestMap';
 import { Messenger } from '../messenger';
 import type { PersistedState } from './state';
+import { errorMessage } from '../../src/tape/errorMessage';
 
 interface VsCodeApi {
   postMessage(message: InspectorToHost): void;
@@ -17,8 +18,6 @@ interface VsCodeApi {
   setState(state: PersistedState): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
-
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
  * The inspector's only line to the extension host. Every message in is parsed with
@@ -54,6 +53,6 @@ export class HostChannel {
 
   /** A request that failed (the host's error, a malformed reply, no answer): shown as the host's errors are. */
   report(e: unknown): void {
-    this.onProblem(messageOf(e));
+    this.onProblem(errorMessage(e));
   }
 }
