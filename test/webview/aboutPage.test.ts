@@ -61,7 +61,7 @@ describe('webview page in Chromium', () => {
     const page = await openPage(browser);
     await fromHost(page, about({ extension: 42 }));
     await page.waitForSelector('.error');
-    assert.match((await page.locator('.error').textContent()) ?? '', /^unexpected reply to about from the extension: extension: /);
+    assert.match((await page.locator('.error').textContent()) ?? '', /^unexpected reply to about from the extension: ✖ [^\n]*\n\s*→ at extension\n/);
     const failing = await openPage(browser);
     await fromHost(failing, { type: 'reply', id: 1, ok: false, error: 'sql.js <b>failed</b> to load' });
     await failing.waitForSelector('.error');
