@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { TapeReader } from '../store/lineage';
+import type { ReadableTape, TapeReader } from '../store/lineage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
 import { errorMessage } from '../tape/errorMessage';
 import { inspectorRequests, inspectorToHost, type HostToInspector, type InspectorNotice, type InspectorRequests } from '../protocol/inspector';
@@ -13,10 +13,7 @@ import { requestDiff, requestItems } from './requests';
 import { SessionTitles } from './sessionTitles';
 import { Transcript } from './transcript';
 
-export interface InspectorSource {
-  store: TapeStore;
-  /** The host's lineage reader of `store` (its open tape's, src/agent/session/openTape.ts). */
-  reader: TapeReader;
+export interface InspectorSource extends ReadableTape {
   label: string;
   readOnly: boolean;
 }

@@ -1,4 +1,4 @@
-import type { TapeReader } from '../store/lineage';
+import type { ReadableTape, TapeReader } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import type { ContextMessage, PromptMessage } from '../tape/context';
 import { assembleFromCache, type RequestFacts } from '../tape/contextAssembly';
@@ -104,19 +104,14 @@ export interface VerifyOptions {
   rebuilders?: readonly Rebuilder[];
 }
 
-/**
- * The tape as a host has it open: the store for what it stores (its sessions, their stored rows)
- * and the host's lineage reader for the sessions' views, so verification reads through the same
- * reader as the session it checks. The agent's `OpenTape` is one; this layer may not import it.
- */
-export interface VerifiedTape {
-  readonly store: TapeStore;
-  readonly reader: TapeReader;
-}
-
 const NOTHING_RECORDED = 'no recorded requests (no view/assembled manifests): nothing to verify';
 
-export function verifyTape(tape: VerifiedTape, options: VerifyOptions = {}): VerifyReport {
+/**
+ * `tape` as its host has it open: the store for what it stores (its sessions, their stored rows),
+ * the host's lineage reader for the sessions' views, so verification reads through the same reader
+ * as the session it checks.
+ */
+export function verifyTape(tape: ReadableTape, options: VerifyOptions = {}): VerifyReport {
   const { store } = tape;
   const ids = options.sessionId !== undefined ? [options.sessionId] : store.sessions().map((s) => s.sessionId);
   for (const id of ids) if (store.headEntryId(id) === 0) throw new Error(`the tape has no session ${JSON.stringify(id)}`);
@@ -136,7 +131,7 @@ export function verifyTape(tape: VerifiedTape, options: VerifyOptions = {}): Ver
   return { ok: sessions.every((s) => s.ok), sessions, summary, note: all.length === 0 ? NOTHING_RECORDED : null };
 }
 
-export function verifySession({ store, reader }: VerifiedTape, sessionId: string, rebuilders: readonly Rebuilder[] = [CURRENT_REBUILDER]): SessionReport {
+export function verifySession({ store, reader }: ReadableTape, sessionId: string, rebuilders: readonly Rebuilder[] = [CURRENT_REBUILDER]): SessionReport {
   const integrity = storedIntegrity(store, sessionId);
   // A fork's view shows its parent's manifests up to the fork point; they are the parent's to verify.
   const own = reader.entries(sessionId, { kind: 'event', name: VIEW_ASSEMBLED }).filter((e) => reader.origin(sessionId, e.entryId).sessionId === sessionId);

@@ -168,6 +168,16 @@ class LineageReader implements TapeReader {
   }
 }
 
+/**
+ * A store with its host's one lineage reader (an open tape's, src/agent/session/openTape.ts): what
+ * code that reads sessions as conversations takes from its host, in any layer, instead of calling
+ * readerOf itself.
+ */
+export interface ReadableTape {
+  readonly store: TapeStore;
+  readonly reader: TapeReader;
+}
+
 const readers = new WeakMap<TapeStore, TapeReader>();
 
 /** The reader of `store`, one per store so its caches are shared. */

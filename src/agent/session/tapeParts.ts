@@ -1,5 +1,4 @@
-import type { TapeReader } from '../../store/lineage';
-import type { TapeStore } from '../../store/tapeStore';
+import type { ReadableTape } from '../../store/lineage';
 import type { FoldCache } from '../../tape/foldCache';
 
 /**
@@ -7,8 +6,6 @@ import type { FoldCache } from '../../tape/foldCache';
  * cache over that reader. The OpenTape is one; the agent's own parts take this, not the OpenTape,
  * because the session handle that the OpenTape hands out builds them.
  */
-export interface TapeParts {
-  readonly store: TapeStore;
-  readonly reader: TapeReader;
+export interface TapeParts extends ReadableTape {
   readonly folds: FoldCache;
 }

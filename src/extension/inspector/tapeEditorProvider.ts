@@ -35,6 +35,14 @@ const versionOf = (file: string): string => {
   return s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'missing';
 };
 
+/** What an editor's inspector reads: the file's store, through its open tape's reader, read-only. */
+const sourceOf = (store: TapeStore, file: string): InspectorSource => ({
+  store,
+  reader: new OpenTape(store).reader,
+  label: path.basename(file),
+  readOnly: true,
+});
+
 /**
  * One tape file, open read-only: a read-only open takes no lock and never writes, so whatever the
  * file is (a live tape the CLI appends to, a damaged copy) its bytes stay as they are. A
@@ -90,7 +98,7 @@ class TapeFileDocument implements vscode.CustomDocument {
   }
 
   get source(): InspectorSource | undefined {
-    return this.store && { store: this.store, reader: new OpenTape(this.store).reader, label: path.basename(this.uri.fsPath), readOnly: true };
+    return this.store && sourceOf(this.store, this.uri.fsPath);
   }
 
   private async reload(log: vscode.LogOutputChannel): Promise<void> {
@@ -108,7 +116,7 @@ class TapeFileDocument implements vscode.CustomDocument {
     // Closed while the file was being read again: nobody will show the new store.
     if (previous === undefined) return void (await next.close());
     this.store = next;
-    this.reloaded.fire({ store: next, reader: new OpenTape(next).reader, label: path.basename(file), readOnly: true });
+    this.reloaded.fire(sourceOf(next, file));
     await previous.close();
   }
 
