@@ -14,6 +14,7 @@ import type { EffectiveView } from './fold';
 import type { FoldCache } from './foldCache';
 import { hashPrompt, includedOf, MANIFEST_SCHEMA_VERSION, sealManifest, toolsHashOf, type ExcludedItem, type ViewManifest } from './manifest';
 import type { ModelInfo, ModelMessage, ModelRequest, ToolDefinition } from './modelRequest';
+import { requestParamsOf, type SamplingOptions } from './requestParams';
 import { utf8Prefix } from './utf8Prefix';
 
 /** What a request is assembled with besides the view: its identity and the model's facts. */
@@ -29,6 +30,8 @@ export interface RequestFacts {
   selector?: ContextSelector;
   model: ModelInfo;
   tools: readonly ToolDefinition[];
+  /** The host's sampling options, sent and recorded in the manifest's `params`; none by default. */
+  sampling?: SamplingOptions;
   countTokens(input: string | readonly ModelMessage[]): number;
 }
 
@@ -171,6 +174,7 @@ function assemble(context: ContextInput, latestEntryId: number, facts: RequestFa
   }
   const { contentHashes, promptHash } = hashPrompt(kept.map((i) => i.message));
   const included = kept.map((i, k) => includedOf(i.message, i.reason, i.tokens, contentHashes[k]));
+  const params = requestParamsOf(model.maxOutput, facts.sampling ?? {}, tools.length);
 
   const manifest = sealManifest({
     schemaVersion: MANIFEST_SCHEMA_VERSION,
@@ -188,6 +192,8 @@ function assemble(context: ContextInput, latestEntryId: number, facts: RequestFa
     model: { vendor: model.vendor, id: model.id },
     hashes: { promptHash, toolsHash: toolsHashOf(tools) },
     assembledAt: facts.assembledAt,
+    params,
   });
-  return { request: { messages: kept.map((i) => promptMessageOf(i.message)), tools, maxOutput: model.maxOutput }, manifest };
+  // The request is sent with exactly the params the manifest records.
+  return { request: { messages: kept.map((i) => promptMessageOf(i.message)), tools, ...params }, manifest };
 }

@@ -3,6 +3,7 @@ import { canonicalJson, sha256Hex } from './canonicalJson';
 import { promptMessageOf, type ContextMessage, type ContextRole, type PromptMessage } from './context';
 import type { Entry, NewEntry } from './entry';
 import { namedProvenanceKey } from './provenanceKey';
+import { requestParamsSchema } from './requestParams';
 
 /**
  * The ViewManifest (SPEC 2.6): the record of what one model request was built from. It holds entry
@@ -10,7 +11,10 @@ import { namedProvenanceKey } from './provenanceKey';
  * and a request can still be rebuilt from the tape and checked against it (verification replay).
  */
 
-export const MANIFEST_SCHEMA_VERSION = 1;
+/** The version written; version 1 (no `params`) is still read, verified and re-run. */
+export const MANIFEST_SCHEMA_VERSION = 2;
+/** The first version with `params`; older manifests were sent with `tokenBudget.maxOutput` and the server's defaults. */
+export const PARAMS_SINCE_VERSION = 2;
 export const VIEW_ASSEMBLED = 'view/assembled';
 
 /** Why a tape entry was left out of a context. The set is open: a policy may add its own reasons. */
@@ -40,23 +44,31 @@ const includedItem = z
 
 // Strict objects: a field the schema does not know is refused, so a prompt or a key cannot ride
 // along in a manifest unnoticed; a new field means a new schemaVersion.
-export const viewManifestSchema = z.strictObject({
-  schemaVersion: z.literal(MANIFEST_SCHEMA_VERSION),
-  viewId: text,
-  sessionId: text,
-  turnId: text,
-  requestSeq: count,
-  policy: z.strictObject({ name: text, version: z.number().int().positive() }),
-  builderVersion: text,
-  latestEntryId: entryId,
-  anchorEntryId: entryId.nullable(),
-  included: z.array(includedItem),
-  excluded: z.array(z.strictObject({ entryId, reason: text })),
-  tokenBudget: z.strictObject({ contextWindow: z.number().int().positive(), maxOutput: count, reserve: count, estimatedPrompt: count }),
-  model: z.strictObject({ vendor: text, id: text }),
-  hashes: z.strictObject({ promptHash: sha256, toolsHash: sha256, manifestHash: sha256 }),
-  assembledAt: count,
-});
+export const viewManifestSchema = z
+  .strictObject({
+    schemaVersion: z.union([z.literal(1), z.literal(MANIFEST_SCHEMA_VERSION)]),
+    viewId: text,
+    sessionId: text,
+    turnId: text,
+    requestSeq: count,
+    policy: z.strictObject({ name: text, version: z.number().int().positive() }),
+    builderVersion: text,
+    latestEntryId: entryId,
+    anchorEntryId: entryId.nullable(),
+    included: z.array(includedItem),
+    excluded: z.array(z.strictObject({ entryId, reason: text })),
+    tokenBudget: z.strictObject({ contextWindow: z.number().int().positive(), maxOutput: count, reserve: count, estimatedPrompt: count }),
+    model: z.strictObject({ vendor: text, id: text }),
+    hashes: z.strictObject({ promptHash: sha256, toolsHash: sha256, manifestHash: sha256 }),
+    assembledAt: count,
+    /** The request parameters as sent (version 2 on); absent from version 1. */
+    params: requestParamsSchema.optional(),
+  })
+  // Each version has exactly its own fields: a version 1 manifest that grew params is not one.
+  .refine((m) => m.schemaVersion >= PARAMS_SINCE_VERSION === (m.params !== undefined), {
+    message: `a manifest of schema version ${PARAMS_SINCE_VERSION} or later has params and a version 1 manifest has none`,
+    path: ['params'],
+  });
 
 export type ViewManifest = z.infer<typeof viewManifestSchema>;
 export type IncludedItem = ViewManifest['included'][number];

@@ -1,4 +1,5 @@
 import type { PromptMessage } from './context';
+import type { SamplingOptions } from './requestParams';
 
 /**
  * A model request as the tape describes it: the context builder assembles one from the tape prefix
@@ -28,7 +29,11 @@ export interface ToolDefinition {
   parameters: Record<string, unknown>;
 }
 
-export interface ModelRequest {
+/**
+ * What a model port sends. The sampling options are sent only when present (the server's defaults
+ * otherwise); the manifest's `params` records `maxOutput` and the options of the request as built.
+ */
+export interface ModelRequest extends SamplingOptions {
   messages: readonly ModelMessage[];
   tools: readonly ToolDefinition[];
   maxOutput: number;

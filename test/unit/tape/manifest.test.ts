@@ -7,6 +7,7 @@ import type { ContextMessage } from '../../../src/tape/context';
 import { validateEntry, validateNewEntry } from '../../../src/tape/entry';
 import {
   EXCLUSION_REASONS,
+  MANIFEST_SCHEMA_VERSION,
   ManifestError,
   VIEW_ASSEMBLED,
   contentHashOf,
@@ -120,23 +121,41 @@ const includedArb: fc.Arbitrary<IncludedItem> = fc
   })
   .map(({ tape, entryId, ...rest }) => ({ ...rest, entryId: tape ? entryId : null, source: tape ? 'tape' : 'synthetic' }));
 
-const unsealedArb: fc.Arbitrary<UnsealedManifest> = fc.record({
-  schemaVersion: fc.constant(1 as const),
-  viewId: word,
-  sessionId: word,
-  turnId: word,
-  requestSeq: n,
-  policy: fc.record({ name: word, version: fc.integer({ min: 1, max: 9 }) }),
-  builderVersion: word,
-  latestEntryId: id,
-  anchorEntryId: fc.option(id, { nil: null }),
-  included: fc.array(includedArb, { maxLength: 6 }),
-  excluded: fc.array(fc.record({ entryId: id, reason: fc.oneof(fc.constantFrom(...EXCLUSION_REASONS), word) }), { maxLength: 4 }),
-  tokenBudget: fc.record({ contextWindow: fc.integer({ min: 1, max: 1_000_000 }), maxOutput: n, reserve: n, estimatedPrompt: n }),
-  model: fc.record({ vendor: word, id: word }),
-  hashes: fc.record({ promptHash: hex64, toolsHash: hex64 }),
-  assembledAt: fc.nat(),
-});
+const paramsArb = fc.record(
+  {
+    maxOutput: n,
+    temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+    toolChoice: fc.oneof(fc.constantFrom('auto' as const, 'none' as const, 'required' as const), fc.record({ name: word })),
+    reasoningEffort: fc.constantFrom('minimal' as const, 'low' as const, 'medium' as const, 'high' as const),
+    seed: fc.integer(),
+  },
+  { requiredKeys: ['maxOutput'] },
+);
+
+// Version 1 (no params) and the current version (with them): both are manifests.
+const unsealedArb: fc.Arbitrary<UnsealedManifest> = fc
+  .tuple(unsealedFieldsArb(), fc.option(paramsArb, { nil: undefined }))
+  .map(([m, params]) => (params === undefined ? m : { ...m, schemaVersion: MANIFEST_SCHEMA_VERSION, params }));
+
+function unsealedFieldsArb(): fc.Arbitrary<UnsealedManifest> {
+  return fc.record({
+    schemaVersion: fc.constant(1 as const),
+    viewId: word,
+    sessionId: word,
+    turnId: word,
+    requestSeq: n,
+    policy: fc.record({ name: word, version: fc.integer({ min: 1, max: 9 }) }),
+    builderVersion: word,
+    latestEntryId: id,
+    anchorEntryId: fc.option(id, { nil: null }),
+    included: fc.array(includedArb, { maxLength: 6 }),
+    excluded: fc.array(fc.record({ entryId: id, reason: fc.oneof(fc.constantFrom(...EXCLUSION_REASONS), word) }), { maxLength: 4 }),
+    tokenBudget: fc.record({ contextWindow: fc.integer({ min: 1, max: 1_000_000 }), maxOutput: n, reserve: n, estimatedPrompt: n }),
+    model: fc.record({ vendor: word, id: word }),
+    hashes: fc.record({ promptHash: hex64, toolsHash: hex64 }),
+    assembledAt: fc.nat(),
+  });
+}
 
 /** A deep copy whose object keys come in a shuffled order (a seeded PRNG, so a failure replays). */
 function reorder(value: Json, seed: number): Json {
@@ -179,6 +198,8 @@ function mutated(m: ViewManifest, path: Path): ViewManifest {
     parent.source = tape ? 'synthetic' : 'tape';
     parent.entryId = tape ? null : 1;
   } else if (key === 'role') parent[key] = ROLES[(ROLES.indexOf(old as string) + 1) % ROLES.length];
+  else if (key === 'toolChoice') parent[key] = old === 'auto' ? 'none' : 'auto';
+  else if (key === 'reasoningEffort') parent[key] = old === 'low' ? 'high' : 'low';
   else if (old === null) parent[key] = 1;
   else if (typeof old === 'number') parent[key] = old + 1;
   else if (typeof old === 'string' && /^[0-9a-f]{64}$/.test(old)) parent[key] = (old[0] === '0' ? '1' : '0') + old.slice(1);
@@ -248,6 +269,23 @@ describe('ViewManifest hashing (SPEC 2.6)', () => {
       () => sealManifest({ ...baseUnsealed([]), hashes: { promptHash: 'ABC', toolsHash: 'a'.repeat(64) } }),
       /✖ expected a SHA-256 as 64 lowercase hex digits\n {2}→ at hashes\.promptHash/,
     );
+  });
+
+  it('schema version 2 records the request parameters; version 1 manifests (without them) stay valid', () => {
+    assert.strictEqual(MANIFEST_SCHEMA_VERSION, 2);
+    const v1 = sealManifest(baseUnsealed([]));
+    assert.deepStrictEqual(verifyManifest(v1), { ok: true });
+    assert.strictEqual('params' in v1, false);
+    const params = { maxOutput: 1000, temperature: 0.2, toolChoice: { name: 'read_file' }, reasoningEffort: 'low' as const, seed: 42 };
+    const v2 = sealManifest(baseUnsealed([], { schemaVersion: 2, params }));
+    assert.deepStrictEqual(verifyManifest(v2), { ok: true });
+    assert.deepStrictEqual(v2.params, params);
+    assert.notStrictEqual(hashManifest(v2), hashManifest({ ...v2, params: { ...params, seed: 43 } }), 'the params are hashed');
+    // Each version has exactly its own fields.
+    assert.throws(() => sealManifest(baseUnsealed([], { schemaVersion: 2 })), /version 1 manifest has none\n {2}→ at params/);
+    assert.throws(() => sealManifest(baseUnsealed([], { params })), /version 1 manifest has none\n {2}→ at params/);
+    assert.throws(() => sealManifest(baseUnsealed([], { schemaVersion: 2, params: { ...params, topK: 3 } as typeof params })), /Unrecognized key: "topK"/);
+    assert.throws(() => sealManifest(baseUnsealed([], { schemaVersion: 3 as 2, params })), /schemaVersion/);
   });
 
   it('hashes a context item and a prompt from what the provider receives, not from entry ids', () => {
