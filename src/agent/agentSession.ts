@@ -3,6 +3,7 @@ import type { TapeReader } from '../store/lineage';
 import { assembleFromCache } from '../tape/contextAssembly';
 import { reserveFor } from '../tape/contextPolicy';
 import type { FoldCache } from '../tape/foldCache';
+import type { SamplingOptions } from '../tape/requestParams';
 import { needsSystemPrompt, systemPromptEntry } from '../tape/systemPromptEntry';
 import { shouldAutoCompact } from './compaction';
 import { compact } from './compactor';
@@ -42,6 +43,8 @@ export interface AgentSessionOptions {
   subagentMaxRounds?: number;
   /** Share of the input budget at which a request is preceded by a compaction (default 0.8). */
   compactionShare?: number;
+  /** Sent with every request of the session's turns and recorded in each manifest's `params` (none: the server's defaults). */
+  sampling?: SamplingOptions;
   retry?: RetryPolicy;
   now?: () => number;
 }
@@ -166,6 +169,7 @@ export class AgentSession {
       getEntry: (id) => this.reader.requireEntry(this.options.sessionId, id),
       model: model.info,
       tools: this.toolSpecs,
+      sampling: this.options.sampling,
       countTokens: (input) => model.countTokens(input),
     });
   }

@@ -1,4 +1,5 @@
 import { viewAssembledEntry, type ViewManifest } from '../tape/manifest';
+import { toolsEntry } from '../tape/toolsEntry';
 import {
   attemptEntry,
   messageEntry,
@@ -76,7 +77,8 @@ type Streamed =
 /**
  * One turn (SPEC 2.10): the user's message, then requests until the model answers without calling a
  * tool, the turn is cancelled, the provider fails or the round limit is reached. Everything lands on
- * the tape with the turn's id: `turn/start`, the messages, one `view/assembled` per request, one
+ * the tape with the turn's id: `turn/start`, the messages, the `system/tools` of a tool set the
+ * session has not recorded yet, one `view/assembled` per request, one
  * `provider/attempt` per physical attempt, tool calls and results, any `error/provider`, and
  * `turn/end` with the outcome. Tool failures are `tool_result`s with status `error`, which the
  * model reads and the turn goes on from. Tool calls of a cancelled or failed stream are not run
@@ -109,6 +111,8 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
     messageEntry(turn, { messageId: `${turn.turnId}/user`, role: 'user', orderSeq: base + 1, content: input.text, status: 'sent' }),
   );
   let text = '';
+  // The tool set this turn recorded last; the store's provenance key keeps one entry per set and session.
+  let toolsRecorded: string | null = null;
   for (let requestSeq = 1; requestSeq <= deps.maxRounds; requestSeq++) {
     const slot: RequestSlot = { turnId: turn.turnId, requestSeq };
     await writer.flush();
@@ -117,6 +121,16 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
     if (compaction) emit({ type: 'compaction', turnId: turn.turnId, requestSeq, anchorName: compaction.anchorName });
     if (deps.signal.aborted) return end('cancelled', requestSeq - 1, text);
     const { request, manifest } = await deps.assemble(slot);
+    if (manifest.hashes.toolsHash !== toolsRecorded) {
+      // What is recorded must be what the port is given: the definitions of this very request.
+      const tools = toolsEntry(request.tools);
+      if (tools.payload.hash !== manifest.hashes.toolsHash)
+        throw new Error(
+          `request ${turn.turnId}/${requestSeq}: the tools sent hash to ${String(tools.payload.hash)}, its manifest says ${manifest.hashes.toolsHash}`,
+        );
+      writer.write({ ...tools, meta: { turnId: turn.turnId } });
+      toolsRecorded = manifest.hashes.toolsHash;
+    }
     writer.write({ ...viewAssembledEntry(manifest), meta: { turnId: turn.turnId } });
 
     const messageId = `${turn.turnId}/assistant/${requestSeq}`;

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ModelEvent, ModelInfo, ModelMessage, ModelPort, ModelRequest, StopReason, ToolCall, Usage } from './modelPort';
 import { fromOpenAiError, timeoutError, type AbortCause } from './openAiErrors';
-import { toChatMessages, toChatTools } from './openAiMessages';
+import { toChatMessages, toChatOptions, toChatTools } from './openAiMessages';
 import { ProviderError } from './providerError';
 import { TokenEstimator } from './tokenEstimator';
 import { ToolCallAssembler } from './toolCallAssembler';
@@ -85,6 +85,7 @@ export class OpenAiCompatibleModel implements ModelPort {
             messages: toChatMessages(request.messages),
             ...(request.tools.length > 0 ? { tools: toChatTools(request.tools) } : {}),
             [this.options.maxTokensField ?? 'max_tokens']: request.maxOutput,
+            ...toChatOptions(request),
             stream: true,
             stream_options: { include_usage: true },
           },

@@ -1,5 +1,5 @@
-import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ModelMessage, ToolDefinition } from './modelPort';
+import type { ChatCompletionCreateParamsStreaming, ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ModelMessage, ModelRequest, ToolDefinition } from './modelPort';
 
 /**
  * The chat-completions form of a request. The tape keeps each tool call as its own assistant
@@ -25,4 +25,17 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatCompletio
 
 export function toChatTools(tools: readonly ToolDefinition[]): ChatCompletionFunctionTool[] {
   return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+}
+
+/** The request's sampling options as the API names them; an option the request leaves out is not sent (the server's default). */
+export function toChatOptions(request: ModelRequest): Pick<ChatCompletionCreateParamsStreaming, 'temperature' | 'seed' | 'reasoning_effort' | 'tool_choice'> {
+  const { temperature, seed, reasoningEffort, toolChoice } = request;
+  return {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(reasoningEffort !== undefined ? { reasoning_effort: reasoningEffort } : {}),
+    ...(toolChoice === undefined || request.tools.length === 0
+      ? {}
+      : { tool_choice: typeof toolChoice === 'string' ? toolChoice : { type: 'function' as const, function: { name: toolChoice.name } } }),
+  };
 }

@@ -105,6 +105,8 @@ describe('runTurn (the agent loop)', () => {
         'anchor session/start',
         'event turn/start',
         'message message/user sent',
+        // The tool set, once: the second request offers the same one.
+        'system system/tools',
         'event view/assembled',
         'event provider/attempt',
         'message message/assistant sent',
@@ -172,6 +174,18 @@ describe('runTurn (the agent loop)', () => {
     assert.deepStrictEqual(events[events.length - 1], { type: 'turn_end', turnId: outcome.turnId, sessionId: SESSION, outcome: 'answer', rounds: 2 });
   });
 
+  it('records the tool set before the request that offers it, and refuses a request whose tools are not the ones its manifest hashes', async () => {
+    const model = new ScriptedModel([[{ text: 'never sent' }]]);
+    const assembler = new TapeAssembler(store, SESSION, model, registry);
+    // An assembler that hands the port other tools than the ones it hashed: what is recorded would not be what is sent.
+    const assemble = (slot: Parameters<TurnDeps['assemble']>[0]) => {
+      const a = assembler.assemble(slot);
+      return { ...a, request: { ...a.request, tools: a.request.tools.slice(1) } };
+    };
+    await assert.rejects(run([], 'hi', { model, assemble }), /the tools sent hash to [0-9a-f]{64}, its manifest says [0-9a-f]{64}/);
+    assert.strictEqual(model.requests.length, 0, 'nothing was sent');
+    assert.deepStrictEqual(named('system/tools'), []);
+  });
   it('orders the next turn after the last one and gives it its own id', async () => {
     const one = await run([[{ text: 'first' }]], 'one');
     const two = await run([[{ text: 'second' }]], 'two');

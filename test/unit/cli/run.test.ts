@@ -81,6 +81,7 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
         'system system/prompt',
         'event turn/start',
         'message message/user sent',
+        'system system/tools',
         'event view/assembled',
         'event provider/attempt',
         'message message/assistant sent',

@@ -61,6 +61,23 @@ describe('OpenAiCompatibleModel against a real HTTP server on 127.0.0.1', functi
     ]);
   });
 
+  it('sends the sampling options a request carries, under the API names, and none it leaves out', async () => {
+    const m = await model([{ stream: [{ text: 'a' }] }, { stream: [{ text: 'b' }] }, { stream: [{ text: 'c' }] }]);
+    const signal = new AbortController().signal;
+    await collect(m.stream({ ...request, temperature: 0, seed: 7, reasoningEffort: 'low', toolChoice: { name: 'read_file' } }, signal));
+    await collect(m.stream({ ...request, toolChoice: 'required' }, signal));
+    // A tool choice without tools is not sent: servers refuse it.
+    await collect(m.stream({ ...request, tools: [], toolChoice: 'required' }, signal));
+    const [varied, required, toolless] = server!.requests.map((r) => r.body);
+    assert.strictEqual(varied.temperature, 0);
+    assert.strictEqual(varied.seed, 7);
+    assert.strictEqual(varied.reasoning_effort, 'low');
+    assert.deepStrictEqual(varied.tool_choice, { type: 'function', function: { name: 'read_file' } });
+    assert.strictEqual(required.tool_choice, 'required');
+    for (const key of ['temperature', 'seed', 'reasoning_effort']) assert.ok(!(key in required), `${key} is not sent when the request has none`);
+    assert.ok(!('tool_choice' in toolless) && !('tools' in toolless));
+  });
+
   it('assembles tool calls from interleaved fragments by index; bad JSON becomes an invalid call, not a crash', async () => {
     const m = await model([
       {
