@@ -9,7 +9,8 @@ import { AgentSession } from '../src/agent/agentSession';
 import { OpenTape } from '../src/agent/session/openTape';
 import type { ModelEvent, ModelPort, ModelRequest } from '../src/agent/model/modelPort';
 import { TokenEstimator } from '../src/agent/model/tokenEstimator';
-import { CURRENT_REBUILDER, verifySession, type Rebuilder } from '../src/replay/verify';
+import { CURRENT_REBUILDER, type Rebuilder } from '../src/replay/rebuilder';
+import { verifySession } from '../src/replay/verify';
 import { TapeStore } from '../src/store/tapeStore';
 import { assembleFromCache } from '../src/tape/contextAssembly';
 import { FoldCache } from '../src/tape/foldCache';
@@ -55,7 +56,7 @@ function benchModel(): ModelPort {
 function naive(store: TapeStore): Rebuilder {
   return {
     ...CURRENT_REBUILDER,
-    rebuild: (folds, facts) => assembleFromCache(new FoldCache(folds.source), { ...facts, getEntry: (id) => store.requireEntry(facts.sessionId, id) }).manifest,
+    rebuild: (folds, facts) => assembleFromCache(new FoldCache(folds.source), { ...facts, getEntry: (id) => store.requireEntry(facts.sessionId, id) }),
   };
 }
 

@@ -1,15 +1,12 @@
-import type { ReadableTape, TapeReader } from '../store/lineage';
+import type { ReadableTape } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
-import type { ContextMessage, PromptMessage } from '../tape/context';
-import { assembleFromCache, type RequestFacts } from '../tape/contextAssembly';
-import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../tape/contextPolicy';
-import type { Entry } from '../tape/entry';
+import { canonicalJson } from '../tape/canonicalJson';
 import { errorMessage } from '../tape/errorMessage';
 import { mergedFromOf } from '../tape/fork';
-import { entryIndex, type FoldRow } from '../tape/fold';
-import { FoldCache, type FoldSource } from '../tape/foldCache';
-import { canonicalJson } from '../tape/canonicalJson';
-import { contentHashOf, hashManifest, manifestOfEntry, VIEW_ASSEMBLED, type ExcludedItem, type IncludedItem, type ViewManifest } from '../tape/manifest';
+import { hashManifest, manifestOfEntry, VIEW_ASSEMBLED, type ExcludedItem, type IncludedItem, type ViewManifest } from '../tape/manifest';
+import { samplingOf } from '../tape/requestParams';
+import { PrefixReplay } from './prefixReplay';
+import { CURRENT_REBUILDER, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
 
 /**
  * Verification replay (SPEC 2.7): every recorded request is rebuilt from the tape prefix it was
@@ -17,20 +14,6 @@ import { contentHashOf, hashManifest, manifestOfEntry, VIEW_ASSEMBLED, type Excl
  * means the tape alone re-derives what the model was sent; so a tape is a regression test for the
  * context builder, and a changed builder or an altered entry shows as the first item that differs.
  */
-
-/** A context builder verification can run: the policy and builder version a manifest must name. */
-export interface Rebuilder {
-  policy: { name: string; version: number };
-  builderVersion: string;
-  rebuild(folds: FoldCache, facts: RequestFacts): ViewManifest;
-}
-
-/** The builder of this version of Agent Tape; a tape made by another is `cannot_rebuild`, never guessed at. */
-export const CURRENT_REBUILDER: Rebuilder = {
-  policy: TAPE_CONTEXT_POLICY,
-  builderVersion: BUILDER_VERSION,
-  rebuild: (folds, facts) => assembleFromCache(folds, facts).manifest,
-};
 
 export const ITEM_FIELDS = ['entryId', 'role', 'source', 'reason', 'contentHash', 'tokens'] as const;
 export type ItemField = (typeof ITEM_FIELDS)[number];
@@ -208,125 +191,23 @@ function storedIntegrity(store: TapeStore, sessionId: string): IntegrityProblem[
   return problems;
 }
 
-/**
- * A session's tape prefixes for one request after another: the fold rows are read once and served
- * up to the request's `latestEntryId`, so the cache folds only the rows between two requests, and
- * each entry is read once. Manifests come in tape order, so the prefixes only grow (a manifest whose
- * prefix is shorter than the last one's costs one refold).
- */
-class PrefixReplay implements FoldSource {
-  readonly folds = new FoldCache(this);
-  private readonly rows: FoldRow[];
-  private readonly loaded = new Map<number, Entry>();
-  private cap = 0;
-
-  constructor(
-    private readonly reader: TapeReader,
-    readonly sessionId: string,
-  ) {
-    this.rows = reader.foldRows(sessionId, 0);
-  }
-
-  at(latestEntryId: number): this {
-    this.cap = Math.min(latestEntryId, this.rows.at(-1)?.entryId ?? 0);
-    return this;
-  }
-
-  generation(): number {
-    return 0;
-  }
-
-  headEntryId(): number {
-    return this.cap;
-  }
-
-  foldRows(_sessionId: string, afterEntryId: number): FoldRow[] {
-    // The rows are in id order: the first after an id is the first at or after the next one.
-    return this.rows.slice(entryIndex(this.rows, afterEntryId + 1), entryIndex(this.rows, this.cap + 1));
-  }
-
-  readonly getEntry = (entryId: number): Entry => {
-    let e = this.loaded.get(entryId);
-    if (e === undefined) {
-      e = this.reader.requireEntry(this.sessionId, entryId);
-      this.loaded.set(entryId, e);
-    }
-    return e;
-  };
-}
-
 function rebuildAndCompare(replay: PrefixReplay, recorded: ViewManifest, rebuilders: readonly Rebuilder[]): RequestStatus {
-  const { policy, builderVersion } = recorded;
-  const forPolicy = rebuilders.filter((r) => r.policy.name === policy.name && r.policy.version === policy.version);
-  if (forPolicy.length === 0) {
-    return {
-      status: 'cannot_rebuild',
-      unknown: 'policy',
-      reason: `policy ${policy.name} v${policy.version} is unknown to this version (it knows ${knownPolicies(rebuilders)})`,
-    };
-  }
-  const rebuilder = forPolicy.find((r) => r.builderVersion === builderVersion);
-  if (rebuilder === undefined) {
-    return {
-      status: 'cannot_rebuild',
-      unknown: 'builder',
-      reason: `builder ${builderVersion} is unknown to this version (it has ${forPolicy.map((r) => r.builderVersion).join(', ')} for ${policy.name} v${policy.version})`,
-    };
-  }
-  const rebuilt = rebuilder.rebuild(replay.at(recorded.latestEntryId).folds, {
-    sessionId: replay.sessionId,
-    turnId: recorded.turnId,
-    requestSeq: recorded.requestSeq,
-    viewId: recorded.viewId,
-    assembledAt: recorded.assembledAt,
-    getEntry: replay.getEntry,
-    model: { ...recorded.model, contextWindow: recorded.tokenBudget.contextWindow, maxOutput: recorded.tokenBudget.maxOutput },
-    // The tape holds no tool definitions: their hash is taken as recorded, their tokens as below.
+  const choice = rebuilderFor(rebuilders, recorded.policy, recorded.builderVersion);
+  if (!('rebuilder' in choice)) return { status: 'cannot_rebuild', ...choice };
+  const { params } = recorded;
+  const rebuilt = choice.rebuilder.rebuild(replay.at(recorded.latestEntryId).folds, {
+    ...recordedFacts(recorded, replay.sessionId, replay.getEntry),
+    // The tool definitions are checked by their hash, taken as recorded (older tapes hold none); their tokens as recordedTokens says.
     tools: [],
+    sampling: params === undefined ? {} : samplingOf(params),
     countTokens: recordedTokens(recorded),
-  });
+  }).manifest;
   const difference = firstDifference(recorded, { ...rebuilt, hashes: { ...rebuilt.hashes, toolsHash: recorded.hashes.toolsHash } });
   return difference === null ? { status: 'match' } : { status: 'mismatch', difference };
 }
 
-const knownPolicies = (rebuilders: readonly Rebuilder[]): string =>
-  [...new Set(rebuilders.map((r) => `${r.policy.name} v${r.policy.version}`))].join(', ') || 'none';
-
-/**
- * Token counts are the model's (a tokenizer, or an estimate calibrated by the server's counts as
- * the session went on), which the tape does not hold; the manifest does. Each item counts as it
- * was recorded, the tool definitions as the recorded estimate less the items. An entry the
- * recording dropped for the budget counts as more than the whole window: the rebuilt fit drops its
- * group as the recording did and, the rest counting as recorded, stops where the recording
- * stopped. An item the recording does not know counts 0, so it shows as the difference itself
- * instead of pushing other items out. The builder counts the context messages it built, so their
- * entry ids are at hand.
- */
-function recordedTokens(m: ViewManifest): RequestFacts['countTokens'] {
-  const byEntry = new Map<number, number>();
-  const synthetic = new Map<string, number>();
-  let items = 0;
-  for (const i of m.included) {
-    if (i.entryId === null) synthetic.set(i.contentHash, i.tokens);
-    else byEntry.set(i.entryId, i.tokens);
-    items += i.tokens;
-  }
-  const dropped = new Set(m.excluded.filter((e) => e.reason === 'out_of_budget').map((e) => e.entryId));
-  const overWindow = m.tokenBudget.contextWindow + 1;
-  const tools = m.tokenBudget.estimatedPrompt - items;
-  return (input) => {
-    if (typeof input === 'string') return tools;
-    let total = 0;
-    for (const message of input as readonly (PromptMessage & Partial<ContextMessage>)[]) {
-      const entryId = message.entryId ?? null;
-      if (entryId === null) total += synthetic.get(contentHashOf(message)) ?? 0;
-      else total += byEntry.get(entryId) ?? (dropped.has(entryId) ? overWindow : 0);
-    }
-    return total;
-  };
-}
-
-function firstDifference(recorded: ViewManifest, rebuilt: ViewManifest): Difference | null {
+/** The first way `rebuilt` differs from `recorded` (see `Difference`), or null when it is the same request. */
+export function firstDifference(recorded: ViewManifest, rebuilt: ViewManifest): Difference | null {
   const a = recorded.included;
   const b = rebuilt.included;
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
@@ -346,9 +227,10 @@ function firstDifference(recorded: ViewManifest, rebuilt: ViewManifest): Differe
   return null;
 }
 
-// Everything the builder derives besides the items; viewId, turnId, requestSeq, model and
-// assembledAt are handed to it from the manifest, and the hashes are compared on their own.
-const OTHER_FIELDS = ['schemaVersion', 'sessionId', 'policy', 'builderVersion', 'latestEntryId', 'anchorEntryId', 'tokenBudget'] as const;
+// Everything the builder derives besides the items; viewId, turnId, requestSeq, model, params and
+// assembledAt are handed to it from the manifest, and the hashes are compared on their own. The
+// schema version is the format, not the request: a version 1 manifest is rebuilt as the current one.
+const OTHER_FIELDS = ['sessionId', 'policy', 'builderVersion', 'latestEntryId', 'anchorEntryId', 'tokenBudget'] as const;
 
 const itemLabel = (i: IncludedItem): string => (i.entryId === null ? `${i.source} ${i.role}` : `#${i.entryId} ${i.role}`);
 

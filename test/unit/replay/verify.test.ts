@@ -6,7 +6,8 @@ import { AgentSession } from '../../../src/agent/agentSession';
 import { OpenTape } from '../../../src/agent/session/openTape';
 import { ProviderError } from '../../../src/agent/model/providerError';
 import { ScriptedModel, type ScriptedStep } from '../../../src/agent/model/scriptedModel';
-import { describeRequest, verifyTape, type RequestReport, type Rebuilder, CURRENT_REBUILDER } from '../../../src/replay/verify';
+import { CURRENT_REBUILDER, type Rebuilder } from '../../../src/replay/rebuilder';
+import { describeRequest, verifyTape, type RequestReport } from '../../../src/replay/verify';
 import { jsonlLine, parseJsonl } from '../../../src/store/jsonl';
 import { mergeFork, forkSession } from '../../../src/store/forks';
 import { rowTupleOf } from '../../../src/store/rowTuple';
@@ -148,8 +149,8 @@ describe('verification replay (SPEC 2.7)', function () {
     const changed: Rebuilder = {
       ...CURRENT_REBUILDER,
       rebuild: (folds, facts) => {
-        const m = CURRENT_REBUILDER.rebuild(folds, facts);
-        return { ...m, included: m.included.map((i) => (i.reason === 'tool_result_capped' ? { ...i, reason: 'history' } : i)) };
+        const { request, manifest: m } = CURRENT_REBUILDER.rebuild(folds, facts);
+        return { request, manifest: { ...m, included: m.included.map((i) => (i.reason === 'tool_result_capped' ? { ...i, reason: 'history' } : i)) } };
       },
     };
     const report = await verified(raws, [changed]);

@@ -1,0 +1,322 @@
+import * as z from 'zod';
+import type { ReadableTape, TapeReader } from '../store/lineage';
+import type { RequestFacts } from '../tape/contextAssembly';
+import type { Entry } from '../tape/entry';
+import { errorMessage } from '../tape/errorMessage';
+import type { FoldRow } from '../tape/fold';
+import { mergedFromOf } from '../tape/fork';
+import { manifestOfEntry, PARAMS_SINCE_VERSION, toolsHashOf, VIEW_ASSEMBLED, verifyManifest, type IncludedItem, type ViewManifest } from '../tape/manifest';
+import type { ModelRequest, ToolDefinition } from '../tape/modelRequest';
+import { CHARS_PER_TOKEN } from '../tape/projections/contextPressure';
+import { samplingOf, type RequestParams, type SamplingOptions } from '../tape/requestParams';
+import { SYSTEM_TOOLS, toolsOfEntry } from '../tape/toolsEntry';
+import { PrefixReplay } from './prefixReplay';
+import { CURRENT_REBUILDER, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
+import { variationSchema, type Variation } from './variation';
+import { firstDifference, type Difference } from './verify';
+
+/**
+ * Rebuilding a recorded request so it can be sent again (re-run, evaluation): request k of a
+ * session, from the tape prefix its manifest names, by the builder verification uses, with the
+ * tool definitions and request parameters it was sent with, and optionally varied. Nothing is
+ * written and nothing is sent: the caller sends `request` through a model port and records what
+ * it wants. A rebuild without a variation is the recorded request: its promptHash is the recorded
+ * one (reported, never assumed).
+ */
+
+export type RebuildErrorCode =
+  /** The tape has no such session. */
+  | 'unknown_session'
+  /** The entry is missing, not a `view/assembled` event, or a merged copy of a fork's request. */
+  | 'not_a_request'
+  /** The manifest or the tool set it names is not valid or was altered. */
+  | 'invalid_record'
+  /** The request was recorded before tool definitions were (or without its tool set). */
+  | 'tools_not_recorded'
+  /** No builder of this version knows the policy or builder version. */
+  | 'cannot_rebuild'
+  /** The variation is malformed or names what the request does not have. */
+  | 'invalid_variation';
+
+export class RebuildError extends Error {
+  constructor(
+    readonly code: RebuildErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RebuildError';
+  }
+}
+
+export interface RebuildOptions {
+  /** The builders a request may be rebuilt with; the current one by default. */
+  rebuilders?: readonly Rebuilder[];
+  /**
+   * How what the recording did not count is counted (text a variation changed, added tools, entries
+   * a new budget may let in): the target model's counter, or about four characters a token.
+   */
+  countTokens?: RequestFacts['countTokens'];
+}
+
+export interface RebuiltRequest {
+  sessionId: string;
+  /** The `view/assembled` entry rebuilt (a position of the session's view). */
+  entryId: number;
+  /** Its manifest as recorded. */
+  recorded: ViewManifest;
+  /** The variation applied, as parsed (`{}` for none). */
+  variation: Variation;
+  /** What to send: messages, tool definitions, output cap and sampling options. */
+  request: ModelRequest;
+  /** The manifest of `request` (the current schema version), sealed; same identity (view, turn, request) as the recorded one. */
+  manifest: ViewManifest;
+  promptHashMatches: boolean;
+  toolsHashMatches: boolean;
+  /** The first way `manifest` differs from `recorded`, as verification words it; null for the same request. */
+  difference: Difference | null;
+  /** What the rebuild had to assume, in words (a version 1 manifest's parameters). */
+  notes: string[];
+}
+
+const EMPTY_TOOLS_HASH = toolsHashOf([]);
+
+const estimate: RequestFacts['countTokens'] = (input) =>
+  Math.ceil((typeof input === 'string' ? input.length : input.reduce((n, m) => n + m.content.length + (m.toolName?.length ?? 0), 0)) / CHARS_PER_TOKEN);
+
+/**
+ * The recorded requests of one session, rebuilt one after another over one read of its fold rows
+ * (an evaluation rebuilds them all; each rebuild folds only the rows since the previous one).
+ * Entry ids are positions of the session's view through the host's lineage reader.
+ */
+export class RecordedRequests {
+  private readonly replay: PrefixReplay;
+  private readonly rebuilders: readonly Rebuilder[];
+  private readonly count: RequestFacts['countTokens'];
+
+  constructor(
+    private readonly tape: ReadableTape,
+    readonly sessionId: string,
+    options: RebuildOptions = {},
+  ) {
+    if (tape.reader.headEntryId(sessionId) === 0) throw new RebuildError('unknown_session', `the tape has no session ${JSON.stringify(sessionId)}`);
+    this.replay = new PrefixReplay(tape.reader, sessionId);
+    this.rebuilders = options.rebuilders ?? [CURRENT_REBUILDER];
+    this.count = options.countTokens ?? estimate;
+  }
+
+  /** The entry ids of the session's own recorded requests, in tape order; merged copies are left out (rebuilt in their fork). */
+  requestIds(): number[] {
+    const { reader } = this.tape;
+    return reader
+      .entries(this.sessionId, { kind: 'event', name: VIEW_ASSEMBLED })
+      .filter((e) => reader.origin(this.sessionId, e.entryId).sessionId === this.sessionId && mergedFromOf(e) === null)
+      .map((e) => e.entryId);
+  }
+
+  /** Request `entryId` rebuilt, varied by `variation` (parsed here too; `{}` for none). Throws a `RebuildError`. */
+  rebuild(entryId: number, variation: Variation = {}): RebuiltRequest {
+    const parsed = variationSchema.safeParse(variation);
+    if (!parsed.success) throw new RebuildError('invalid_variation', `invalid variation: ${z.prettifyError(parsed.error)}`);
+    const v = parsed.data;
+    const { sessionId, replay } = this;
+    const recorded = this.recordedManifest(entryId);
+    const notes: string[] = [];
+    const params = recordedParams(recorded, notes);
+    const tools = varyTools(recordedToolsOf(this.tape.reader, sessionId, entryId, recorded), v);
+    const byEntry = new Map<number, IncludedItem>(recorded.included.flatMap((i) => (i.entryId === null ? [] : [[i.entryId, i] as const])));
+    const omit = omittedRows(replay.rows, recorded.latestEntryId, v.drop ?? [], byEntry);
+    const folds = replay.at(recorded.latestEntryId, omit).folds;
+
+    const edits = new Map<number, string>();
+    for (const { entryId: id, content } of v.edit ?? []) {
+      if (!byEntry.has(id)) throw new RebuildError('invalid_variation', `cannot edit entry #${id}: it is not in request #${entryId}'s context`);
+      if (omit.has(id)) throw new RebuildError('invalid_variation', `entry #${id} is both dropped and edited`);
+      edits.set(id, content);
+    }
+    if (v.systemPrompt !== undefined) {
+      const prompt = folds.view(sessionId, { includePending: false }).systemPromptEntryId;
+      if (prompt === null)
+        throw new RebuildError(
+          'invalid_variation',
+          `request #${entryId} was sent without a system prompt (or the variation drops it): there is none to replace`,
+        );
+      if (edits.has(prompt)) throw new RebuildError('invalid_variation', `the system prompt (entry #${prompt}) is both replaced and edited`);
+      edits.set(prompt, v.systemPrompt);
+    }
+
+    const choice = v.policy === undefined ? rebuilderFor(this.rebuilders, recorded.policy, recorded.builderVersion) : rebuilderFor(this.rebuilders, v.policy);
+    if (!('rebuilder' in choice)) throw new RebuildError('cannot_rebuild', `cannot rebuild request #${entryId}: ${choice.reason}`);
+
+    const facts = recordedFacts(recorded, sessionId, editedEntries(replay.getEntry, edits));
+    const model = {
+      vendor: v.model?.vendor ?? facts.model.vendor,
+      id: v.model?.id ?? facts.model.id,
+      contextWindow: v.budget?.contextWindow ?? facts.model.contextWindow,
+      maxOutput: v.budget?.maxOutput ?? facts.model.maxOutput,
+    };
+    const toolsChanged = toolsHashOf(tools) !== recorded.hashes.toolsHash;
+    const { request, manifest } = choice.rebuilder.rebuild(folds, {
+      ...facts,
+      model,
+      tools,
+      sampling: varySampling(samplingOf(params), v.params),
+      countTokens: recordedTokens(recorded, {
+        changedEntries: new Set(edits.keys()),
+        toolsChanged,
+        refit: v.budget !== undefined || v.policy !== undefined,
+        count: this.count,
+      }),
+    });
+    return {
+      sessionId,
+      entryId,
+      recorded,
+      variation: v,
+      request,
+      manifest,
+      promptHashMatches: manifest.hashes.promptHash === recorded.hashes.promptHash,
+      toolsHashMatches: manifest.hashes.toolsHash === recorded.hashes.toolsHash,
+      difference: firstDifference(recorded, manifest),
+      notes,
+    };
+  }
+
+  private recordedManifest(entryId: number): ViewManifest {
+    const { reader } = this.tape;
+    const { sessionId } = this;
+    const entry = reader.getEntry(sessionId, entryId);
+    if (entry === undefined)
+      throw new RebuildError('not_a_request', `session ${sessionId} has no entry #${entryId} (its head is #${reader.headEntryId(sessionId)})`);
+    if (entry.kind !== 'event' || entry.name !== VIEW_ASSEMBLED)
+      throw new RebuildError('not_a_request', `entry #${entryId} of session ${sessionId} is ${entry.kind} ${entry.name}, not a ${VIEW_ASSEMBLED} request`);
+    const merged = mergedFromOf(entry);
+    if (merged !== null)
+      throw new RebuildError(
+        'not_a_request',
+        `entry #${entryId} was merged from ${merged.sessionId} #${merged.entryId}: rebuild it in the session it was recorded in`,
+      );
+    let manifest: ViewManifest;
+    try {
+      manifest = manifestOfEntry(entry);
+    } catch (e) {
+      throw new RebuildError('invalid_record', errorMessage(e));
+    }
+    const check = verifyManifest(manifest);
+    if (!check.ok) throw new RebuildError('invalid_record', `the manifest of entry #${entryId} ${check.reason}`);
+    if (manifest.latestEntryId >= entryId)
+      throw new RebuildError(
+        'invalid_record',
+        `the manifest of entry #${entryId} says it was built from entries up to #${manifest.latestEntryId}, at or after its own entry`,
+      );
+    return manifest;
+  }
+}
+
+/** Request `entryId` of `sessionId` rebuilt once (see `RecordedRequests`, which also rebuilds many). */
+export function rebuildRequest(
+  tape: ReadableTape,
+  sessionId: string,
+  entryId: number,
+  variation: Variation = {},
+  options: RebuildOptions = {},
+): RebuiltRequest {
+  return new RecordedRequests(tape, sessionId, options).rebuild(entryId, variation);
+}
+
+/** A version 1 manifest holds no parameters: it was sent with its budget's output cap and nothing else. */
+function recordedParams(m: ViewManifest, notes: string[]): RequestParams {
+  if (m.params !== undefined) return m.params;
+  notes.push(
+    `recorded with manifest schema version ${m.schemaVersion}, which holds no request parameters (version ${PARAMS_SINCE_VERSION} on): ` +
+      `rebuilt with its token budget's output cap (${m.tokenBudget.maxOutput}) and the server's defaults for the rest, as it was sent`,
+  );
+  return { maxOutput: m.tokenBudget.maxOutput };
+}
+
+/** The tool set the manifest's toolsHash names: the last `system/tools` entry with that hash before the request. */
+function recordedToolsOf(reader: TapeReader, sessionId: string, entryId: number, m: ViewManifest): ToolDefinition[] {
+  const hash = m.hashes.toolsHash;
+  // No tools need no entry: an empty set is known by its hash.
+  if (hash === EMPTY_TOOLS_HASH) return [];
+  const sets = reader.entries(sessionId, { kind: 'system', name: SYSTEM_TOOLS, toEntryId: entryId });
+  let entry: Entry | undefined;
+  for (let i = sets.length - 1; i >= 0 && entry === undefined; i--) if (sets[i].payload.hash === hash) entry = sets[i];
+  if (entry === undefined) {
+    throw new RebuildError(
+      'tools_not_recorded',
+      `request #${entryId} (${m.turnId}/${m.requestSeq}) cannot be sent again: its tool definitions (toolsHash ${hash.slice(0, 12)}…) are not on the tape; ` +
+        `it was recorded before tool sets were (a ${SYSTEM_TOOLS} entry per set); verification still checks it`,
+    );
+  }
+  try {
+    return toolsOfEntry(entry).tools;
+  } catch (e) {
+    throw new RebuildError('invalid_record', errorMessage(e));
+  }
+}
+
+function varyTools(recorded: ToolDefinition[], v: Variation): ToolDefinition[] {
+  const remove = new Set(v.tools?.remove ?? []);
+  const unknown = [...remove].filter((name) => !recorded.some((t) => t.name === name));
+  if (unknown.length > 0)
+    throw new RebuildError(
+      'invalid_variation',
+      `cannot remove ${unknown.join(', ')}: not among the request's tools (${recorded.map((t) => t.name).join(', ') || 'none'})`,
+    );
+  const kept = recorded.filter((t) => !remove.has(t.name));
+  for (const t of v.tools?.add ?? []) {
+    if (kept.some((k) => k.name === t.name))
+      throw new RebuildError('invalid_variation', `cannot add ${t.name}: the request offers a tool of that name (remove it to replace it)`);
+    kept.push(t);
+  }
+  return kept;
+}
+
+function varySampling(recorded: SamplingOptions, v: Variation['params']): SamplingOptions {
+  const out: Record<string, unknown> = { ...recorded };
+  for (const [key, value] of Object.entries(v ?? {})) {
+    if (value === null) delete out[key];
+    else if (value !== undefined) out[key] = value;
+  }
+  return out as SamplingOptions;
+}
+
+/**
+ * The fold rows a drop leaves out, so the fold itself decides what remains: a message goes with
+ * all its versions (and so with its tool calls and results), a tool call or result with both rows
+ * of its pair (pairs are never split), the system prompt with every prompt before it.
+ */
+function omittedRows(rows: readonly FoldRow[], cap: number, drop: readonly number[], byEntry: ReadonlyMap<number, IncludedItem>): ReadonlySet<number> {
+  const omit = new Set<number>();
+  for (const id of drop) {
+    if (!byEntry.has(id)) throw new RebuildError('invalid_variation', `cannot drop entry #${id}: it is not in the request's context`);
+    const row = rows.find((r) => r.entryId === id);
+    if (row === undefined) throw new RebuildError('invalid_variation', `cannot drop entry #${id}: the session has no such entry`);
+    const goes = (r: FoldRow): boolean => {
+      if (r.entryId > cap) return false;
+      switch (row.kind) {
+        case 'message':
+          return r.kind === 'message' && r.messageId === row.messageId;
+        case 'tool_call':
+        case 'tool_result':
+          return (r.kind === 'tool_call' || r.kind === 'tool_result') && r.messageId === row.messageId && r.toolCallId === row.toolCallId;
+        default:
+          return r.kind === row.kind && r.name === row.name;
+      }
+    };
+    for (const r of rows) if (goes(r)) omit.add(r.entryId);
+  }
+  return omit;
+}
+
+/** `getEntry` with the context text of the edited entries replaced: what the builder reads of each kind. */
+function editedEntries(getEntry: (id: number) => Entry, edits: ReadonlyMap<number, string>): (id: number) => Entry {
+  if (edits.size === 0) return getEntry;
+  return (id) => {
+    const entry = getEntry(id);
+    const text = edits.get(id);
+    if (text === undefined) return entry;
+    const field = entry.kind === 'tool_call' ? 'input' : entry.kind === 'tool_result' ? 'output' : 'content';
+    return { ...entry, payload: { ...entry.payload, [field]: text } };
+  };
+}
