@@ -1,0 +1,64 @@
+import type { ModelPort, ModelRequest, StopReason, ToolCall, Usage } from './modelPort';
+import type { FailureClass } from './providerError';
+import { ProviderError } from './providerError';
+import { streamWithRetry, type AttemptRecord, type RetryPolicy } from './retry';
+
+/**
+ * One request sent outside a turn (a re-run, an evaluation step): streamed through a model port
+ * with the turn's retries, its answer collected whole. Nothing is written and no tool is run; the
+ * caller records what it wants (the attempts are the `provider/attempt` records a turn would write).
+ */
+
+export interface ModelResponse {
+  /** `failed`: the provider failed (after retries); `cancelled`: the signal ended it. */
+  status: 'ok' | 'failed' | 'cancelled';
+  /** The text streamed, also the part streamed before a failure or a cancel. */
+  text: string;
+  /** The tool calls, parsed (or flagged invalid with their raw text), in the order sent; none unless `ok`. */
+  toolCalls: ToolCall[];
+  stopReason: StopReason | null;
+  /** The last attempt's usage, when it reported one. */
+  usage: Usage | null;
+  /** From the send to the end of the stream, retries and their waits included. */
+  latencyMs: number;
+  attempts: AttemptRecord[];
+  error: { failureClass: FailureClass; message: string } | null;
+}
+
+export interface SendOptions {
+  signal: AbortSignal;
+  retry?: RetryPolicy;
+  now?: () => number;
+}
+
+/** Sends `request` through `port` and collects the response; a provider failure is the result `failed`, never thrown. */
+export async function sendRequest(port: ModelPort, request: ModelRequest, { signal, retry, now = Date.now }: SendOptions): Promise<ModelResponse> {
+  const started = now();
+  const attempts: AttemptRecord[] = [];
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  let stopReason: StopReason | null = null;
+  let usage: Usage | null = null;
+  const done = (status: ModelResponse['status'], error: ProviderError | null = null): ModelResponse => ({
+    status,
+    text,
+    toolCalls: status === 'ok' ? toolCalls : [],
+    stopReason,
+    usage,
+    latencyMs: now() - started,
+    attempts,
+    error: error === null ? null : { failureClass: error.failureClass, message: error.message },
+  });
+  try {
+    for await (const event of streamWithRetry(port, request, signal, { policy: retry, onAttempt: (a) => attempts.push(a), now })) {
+      if (event.type === 'text') text += event.delta;
+      else if (event.type === 'tool_call') toolCalls.push(event.call);
+      else if (event.type === 'usage') usage = event.usage;
+      else stopReason = event.reason;
+    }
+  } catch (e) {
+    if (!(e instanceof ProviderError)) throw e;
+    return signal.aborted ? done('cancelled') : done('failed', e);
+  }
+  return done(stopReason === 'cancelled' || signal.aborted ? 'cancelled' : 'ok');
+}
