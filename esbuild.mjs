@@ -45,6 +45,8 @@ const node = { ...common, platform: 'node', target: 'node20', format: 'cjs' };
 const configs = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [...common.plugins, copyWasm] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The CLI's full-text index worker (src/store/parallelIndex.ts), beside the CLI.
+  { ...node, entryPoints: ['src/store/indexWorker.ts'], outfile: 'dist/indexWorker.js' },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
   {
     ...common,

@@ -13,16 +13,21 @@ const files = fs
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => !wanted.length || wanted.some((w) => f.startsWith(w)));
 const outDir = path.join(root, 'out', 'bench');
-// The CLI's own bundle, beside the benches: cliAppend runs it as a child process.
-await esbuild.build({
-  entryPoints: [path.join(root, 'src', 'cli', 'main.ts')],
-  outfile: path.join(outDir, 'cli.js'),
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  logLevel: 'warning',
-});
+// The CLI's own bundle and its index worker, beside the benches: cliAppend runs it as a child process.
+for (const [entry, out] of [
+  [['src', 'cli', 'main.ts'], 'cli.js'],
+  [['src', 'store', 'indexWorker.ts'], 'indexWorker.js'],
+]) {
+  await esbuild.build({
+    entryPoints: [path.join(root, ...entry)],
+    outfile: path.join(outDir, out),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    logLevel: 'warning',
+  });
+}
 const results = {};
 let failed = false;
 for (const f of files) {

@@ -4,6 +4,7 @@ import { TapeQueries } from './queries';
 import { RowWriter } from './rowWriter';
 import { SearchIndex } from './search';
 import { AppendTransaction } from './appendTransaction';
+import type { ParallelIndexer } from './parallelIndex';
 
 /** The parts of a store that read or write its database; a read-only store's reload replaces them. */
 export class Connection {
@@ -13,21 +14,29 @@ export class Connection {
   readonly appender: Appender;
   readonly search: SearchIndex;
 
-  /** `file` names the tape in errors about what its database holds. */
+  /** `file` names the tape in errors about what its database holds; `indexer`: see ParallelIndexer. */
   constructor(
     readonly db: Database,
     file: string,
     onCommitFailure: (e: unknown) => void,
+    private readonly indexer?: ParallelIndexer,
   ) {
     this.queries = new TapeQueries(db, file);
     this.transaction = new AppendTransaction(db, onCommitFailure);
-    this.rowWriter = new RowWriter(db);
+    this.rowWriter = new RowWriter(db, this.indexer);
     this.appender = new Appender(this.queries, this.rowWriter, this.transaction);
     this.search = new SearchIndex(db, file);
   }
 
+  /** Commits, and completes the search index with what the index worker has done: before anything reads the index or the whole database. */
+  settle(): void {
+    this.transaction.commit();
+    this.indexer?.drainInto(this.db);
+  }
+
   close(): void {
     this.transaction.commit();
+    this.indexer?.dispose();
     this.queries.free();
     this.transaction.free();
     this.rowWriter.free();

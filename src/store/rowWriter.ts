@@ -3,6 +3,7 @@ import type { JsonObject, Kind } from '../tape/entry';
 import { INSERT_ROW, type RowParams } from './rowTuple';
 import { INDEX_ROW, indexText } from './search';
 import type { Defer } from './appendTransaction';
+import type { ParallelIndexer } from './parallelIndex';
 
 /**
  * Writes entry rows. A row and its full-text index entry are always written in the same
@@ -13,7 +14,11 @@ export class RowWriter {
   private readonly index: Statement;
   private readonly lastRowId: Statement;
 
-  constructor(db: Database) {
+  /** With `indexer`, index entries go to its worker while it is active (parallelIndex.ts). */
+  constructor(
+    db: Database,
+    private readonly indexer?: ParallelIndexer,
+  ) {
     this.insert = db.prepare(INSERT_ROW);
     this.index = db.prepare(INDEX_ROW);
     this.lastRowId = db.prepare('SELECT last_insert_rowid()');
@@ -26,6 +31,14 @@ export class RowWriter {
   write(row: RowParams, payload: JsonObject, defer?: Defer): void {
     this.insert.run(row);
     const rowId = this.rowId();
+    const indexer = this.indexer;
+    if (indexer?.active) {
+      // Deferred too: a unit that rolls back takes its rows out of the worker's batch as well.
+      const send = (): void => indexer.add(rowId, row[2] as Kind, row[3] as string, row[11] as Uint8Array);
+      if (defer) defer(send);
+      else send();
+      return;
+    }
     // Deferred, the index text is worked out at commit too: off the path to the journal's fsync.
     const index = (): void => void this.index.run([rowId, Buffer.from(indexText(row[2] as Kind, row[3] as string, payload))]);
     if (defer) defer(index);

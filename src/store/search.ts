@@ -3,6 +3,7 @@ import type { JsonObject, Kind } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
 import { spaceOut, unspace } from './cjk';
 import { entryText } from './entryText';
+import { readVarint } from './ftsVarint';
 import { TapeQueryError } from './errors';
 import { objectOf } from './queries';
 
@@ -85,21 +86,6 @@ export function parseQuery(query: string): ParsedQuery {
 const K1 = 1.2;
 const B = 0.75;
 
-/**
- * Reads one of FTS4's varints (little-endian base 128, at most 9 bytes) from `bytes` at `at`:
- * [value, next offset]. Bounded, so a damaged blob in someone else's file gives a wrong number,
- * never a loop or NaN.
- */
-function varint(bytes: Uint8Array, at: number): [number, number] {
-  let value = 0;
-  for (let shift = 0; at < bytes.length && shift < 63; shift += 7) {
-    const b = bytes[at++];
-    value += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) break;
-  }
-  return [value, at];
-}
-
 /** The corpus figures BM25 needs, as matchinfo's 'n' and 'a' give them (the average rounded). */
 export interface CorpusStats {
   rows: number;
@@ -112,8 +98,8 @@ export interface CorpusStats {
  */
 export function corpusStatsOf(stat: unknown): CorpusStats {
   if (!(stat instanceof Uint8Array)) return { rows: 0, avgLen: 1 };
-  const [rows, next] = varint(stat, 0);
-  const [tokens] = varint(stat, next);
+  const [rows, next] = readVarint(stat, 0);
+  const [tokens] = readVarint(stat, next);
   return { rows, avgLen: rows ? Math.floor((tokens + Math.floor(rows / 2)) / rows) || 1 : 1 };
 }
 
@@ -131,7 +117,7 @@ export function bm25(matchinfo: Uint8Array, stats: CorpusStats): number {
   // Lengths below 16,384 (two bytes) are read inline: a varint call per row was 5% of a search.
   const b0 = matchinfo[at];
   const b1 = matchinfo[at + 1];
-  const len = at >= matchinfo.length ? stats.avgLen : b0 < 0x80 ? b0 : b1 < 0x80 ? (b0 & 0x7f) | (b1 << 7) : varint(matchinfo, at)[0];
+  const len = at >= matchinfo.length ? stats.avgLen : b0 < 0x80 ? b0 : b1 < 0x80 ? (b0 & 0x7f) | (b1 << 7) : readVarint(matchinfo, at)[0];
   const norm = K1 * (1 - B + (B * len) / stats.avgLen);
   let score = 0;
   for (let i = 0; i < phrases; i++) {

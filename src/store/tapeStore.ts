@@ -15,6 +15,7 @@ import { Follower } from './follower';
 import { Journal, journalPathOf, type JournalRecord } from './journal';
 import type { TailStart } from './journalTail';
 import { LiveImage } from './liveImage';
+import { ParallelIndexer } from './parallelIndex';
 import { acquireLock } from './lock';
 import { FoldRowCache } from './foldRowCache';
 import type { EntryFilter, RawEntry, SessionSummary } from './queries';
@@ -41,6 +42,12 @@ export interface OpenOptions {
   checkpointBytes?: number;
   /** Create the tape when the file is missing (writable opens only). Default true. */
   create?: boolean;
+  /**
+   * Full-text indexing on a worker thread (parallelIndex.ts), for bulk writers such as the CLI's
+   * `append`: appends get faster, a search or export after appends waits for the worker to catch
+   * up. Writable opens only. Default false.
+   */
+  indexInWorker?: boolean;
 }
 
 export interface AppendOptions {
@@ -97,14 +104,27 @@ export class TapeStore implements FoldSource, EntrySource {
     readonly openReport: OpenReport,
     /** Where the database ends in the journal (what following a writer continues from). */
     private loadedAt: TailStart,
+    indexer?: ParallelIndexer,
   ) {
-    this.conn = this.connect(db);
+    this.conn = this.connect(db, indexer);
     this.durability =
       journal && file ? new Durability(file, journal, (lastSeq) => this.captureImage(lastSeq), { checkpointBytes: options.checkpointBytes ?? 32 << 20 }) : null;
   }
 
   /** Opens (or creates) a `.tape.sqlite` file: snapshot, then the journal replayed on top. */
   static async open(file: string, options: OpenOptions = {}): Promise<TapeStore> {
+    // Started first: the worker loads SQLite while this thread opens the tape. The store owns it
+    // once made; until then a failed open stops it here.
+    const indexer = options.indexInWorker && !options.readOnly ? new ParallelIndexer() : undefined;
+    try {
+      return await TapeStore.openFile(file, options, indexer);
+    } catch (e) {
+      indexer?.dispose();
+      throw e;
+    }
+  }
+
+  private static async openFile(file: string, options: OpenOptions, indexer: ParallelIndexer | undefined): Promise<TapeStore> {
     const SQL = await loadSqlJs();
     const readOnly = options.readOnly ?? false;
     const journalFile = journalPathOf(file);
@@ -133,7 +153,7 @@ export class TapeStore implements FoldSource, EntrySource {
       const journal = readOnly
         ? null
         : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, r.droppedBytes, r.layout, { groupCommitMs: options.groupCommitMs ?? 5 });
-      store = new TapeStore(db, new LiveImage(r.image), file, readOnly, journal, release, options, report, tailStartOf(r));
+      store = new TapeStore(db, new LiveImage(r.image), file, readOnly, journal, release, options, report, tailStartOf(r), indexer);
     } catch (e) {
       db?.close();
       release();
@@ -260,7 +280,7 @@ export class TapeStore implements FoldSource, EntrySource {
   }
 
   search(query: string, options: SearchOptions = {}): SearchHit[] {
-    this.c.transaction.commit();
+    this.c.settle();
     return this.c.search.search(query, options);
   }
 
@@ -279,7 +299,8 @@ export class TapeStore implements FoldSource, EntrySource {
     if (this.headEntryId(sessionId) === 0) throw new Error(`no session ${JSON.stringify(sessionId)} on ${this.file ?? 'this tape'}`);
     // Appends acknowledged before the delete must not be replayed after it.
     await this.durability?.barrier(false);
-    this.c.transaction.commit();
+    // Settled first: the delete rebuilds the index from the rows left, the worker's rows with them.
+    this.c.settle();
     const entries = deleteSessionRows(this.c.db, sessionId);
     this.c.queries.forget(sessionId);
     this.foldRowCache.clear();
@@ -292,7 +313,7 @@ export class TapeStore implements FoldSource, EntrySource {
 
   /** A consistent image of the whole database, the caller's to keep. */
   snapshotBytes(): Uint8Array {
-    this.c.transaction.commit();
+    this.c.settle();
     return this.c.db.export();
   }
 
@@ -392,13 +413,13 @@ export class TapeStore implements FoldSource, EntrySource {
    * A commit that failed rolled its appends back while their journal records went out: the
    * database in memory no longer matches the disk, so the store fails (reopening recovers them).
    */
-  private connect(db: Database): Connection {
-    return new Connection(db, this.file ?? 'the tape', (e) => this.durability?.markFailed(e));
+  private connect(db: Database, indexer?: ParallelIndexer): Connection {
+    return new Connection(db, this.file ?? 'the tape', (e) => this.durability?.markFailed(e), indexer);
   }
 
   // Runs in close() too, after the store counts as closed: hence the connection itself.
   private captureImage(lastSeq: number): Uint8Array {
-    this.conn.transaction.commit();
+    this.conn.settle();
     writeMeta(this.conn.db, 'last_seq', lastSeq);
     return this.image.capture(this.conn.db) ?? this.conn.db.export();
   }

@@ -46,7 +46,8 @@ export async function appendCommand(args: string[], io: Io, input: NodeJS.Readab
   const [file] = p.positional;
   const sessionId = required(p, 'session');
   requireSqliteTape('append', file);
-  const store = await TapeStore.open(file, { durable: p.flags.has('durable') });
+  // A bulk writer: the search index is built on a second thread while lines are read and appended.
+  const store = await TapeStore.open(file, { durable: p.flags.has('durable'), indexInWorker: true });
   let failure: unknown;
   let printed = Promise.resolve();
 
