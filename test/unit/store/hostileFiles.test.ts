@@ -46,6 +46,9 @@ const listing = (dir: string): string[] =>
 
 describe('hostile files where a tape, journal or JSONL is expected', function () {
   if (process.platform === 'win32') return;
+  // Each test starts a Node child or three, each bounded at 5 s: mocha's 2 s default failed them
+  // on a loaded machine while every child ended well within its bound.
+  this.timeout(20_000);
   let dir: string;
   beforeEach(() => {
     dir = tempDir();
