@@ -1,5 +1,4 @@
 import type { MessagePort } from 'worker_threads';
-import type { IndexSegments } from './indexSegments';
 
 /**
  * What the tape's thread and its index worker (indexWorker.ts, parallelIndex.ts) send each other.
@@ -16,7 +15,7 @@ export interface IndexBatch {
   ends: Uint32Array;
 }
 
-/** Asks for the segments of every row sent so far; answered on the reply port, then `state[DRAINED]` is set to `seq`. */
+/** Asks for the index of every row sent so far; answered on the reply port, then `state[DRAINED]` is set to `seq`. */
 export interface IndexDrain {
   type: 'drain';
   seq: number;
@@ -24,9 +23,10 @@ export interface IndexDrain {
 
 export type IndexRequest = IndexBatch | IndexDrain;
 
+/** `image`: a database of just `entries_fts`, indexing the rows sent since the last drain (see adoptIndex). */
 export interface IndexReply {
   seq: number;
-  segments: IndexSegments;
+  image: Uint8Array;
 }
 
 export interface IndexWorkerData {

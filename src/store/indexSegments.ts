@@ -1,6 +1,6 @@
 import type { Database, SqlValue } from 'sql.js';
 import { readVarint, varintBytes } from './ftsVarint';
-import { FTS_TABLE } from './schema';
+import { loadedSqlJs } from './sqljs';
 
 /**
  * The search index of some rows, built in another database (the index worker's, indexWorker.ts)
@@ -15,40 +15,12 @@ import { FTS_TABLE } from './schema';
  *   leaf and last block, and each interior node starts with its height and its leftmost child's
  *   block id (leaves, height 0, hold only terms and doclists of docids). Shifting those by one
  *   offset keeps the segment whole.
+ *
+ * The index travels as the image of a database holding only `entries_fts` (as the worker's does):
+ * attached here, its rows are copied by SQLite itself, not one statement per row from JS.
  */
-export interface IndexSegments {
-  /** %_segments: block ids and blocks (null: a block an incremental merge reserved). */
-  blocks: [blockId: number, block: Uint8Array | null][];
-  /** %_segdir, oldest segment first: level, idx, start_block, leaves_end_block, end_block ("<id> <bytes>" as text when FTS4 counts the leaf bytes), root. */
-  segments: [level: number, idx: number, start: number, leavesEnd: number, end: number | string, root: Uint8Array][];
-  /** %_docsize: the rows' ids and their token counts (varint blobs) back to back, `sizeEnds[i]` ending row i's. */
-  docIds: Float64Array;
-  sizes: Uint8Array;
-  sizeEnds: Uint32Array;
-  /** %_stat row 0: rows, then tokens per column (varints); null for an empty index. */
-  totals: Uint8Array | null;
-}
 
-const rowsOf = (db: Database, sql: string): SqlValue[][] => db.exec(sql)[0]?.values ?? [];
-
-/** The index's segments, taken out of `db` (a database of just the index, as the worker's): its index starts empty again. */
-export function takeIndexSegments(db: Database): IndexSegments {
-  const blocks = rowsOf(db, 'SELECT blockid, block FROM entries_fts_segments ORDER BY blockid') as IndexSegments['blocks'];
-  // Oldest first, as FTS4 itself reads them (segments at higher levels are older).
-  const segments = rowsOf(
-    db,
-    'SELECT level, idx, start_block, leaves_end_block, end_block, root FROM entries_fts_segdir ORDER BY level DESC, idx ASC',
-  ) as IndexSegments['segments'];
-  const sizes = rowsOf(db, 'SELECT docid, size FROM entries_fts_docsize ORDER BY docid') as [number, Uint8Array][];
-  const totals = (rowsOf(db, 'SELECT value FROM entries_fts_stat WHERE id = 0')[0]?.[0] ?? null) as Uint8Array | null;
-  db.run(`DROP TABLE entries_fts; ${FTS_TABLE}`);
-  const sizeEnds = new Uint32Array(sizes.length);
-  let bytes = 0;
-  sizes.forEach(([, size], i) => (sizeEnds[i] = bytes += size.length));
-  const packed = new Uint8Array(bytes);
-  sizes.forEach(([, size], i) => packed.set(size, sizeEnds[i] - size.length));
-  return { blocks, segments, docIds: Float64Array.from(sizes, ([id]) => id), sizes: packed, sizeEnds, totals };
-}
+const scalar = (db: Database, sql: string, params: SqlValue[] = []): SqlValue => db.exec(sql, params)[0]?.values[0]?.[0] ?? null;
 
 /** A node with its leftmost child's block id moved by `offset`; a leaf (height 0) as it is. */
 function shiftNode(node: Uint8Array, offset: number): Uint8Array {
@@ -63,17 +35,17 @@ function shiftNode(node: Uint8Array, offset: number): Uint8Array {
 }
 
 /** `end_block`, a block id or "<block id> <leaf bytes>", moved by `offset`. */
-function shiftEnd(end: number | string, offset: number): number | string {
+function shiftEnd(end: SqlValue, offset: number): SqlValue {
   if (typeof end === 'number') return end + offset;
-  const [id, bytes] = end.split(' ');
+  const [id, bytes] = String(end).split(' ');
   return `${Number(id) + offset} ${bytes}`;
 }
 
 /** Element-wise sum of two %_stat totals (rows, then tokens per column). */
-function addTotals(a: Uint8Array | null, b: Uint8Array): Uint8Array {
-  const values = (blob: Uint8Array | null): number[] => {
+function addTotals(a: SqlValue, b: SqlValue): Uint8Array {
+  const values = (blob: SqlValue): number[] => {
     const out: number[] = [];
-    for (let at = 0; blob && at < blob.length;) {
+    for (let at = 0; blob instanceof Uint8Array && at < blob.length;) {
       const [v, next] = readVarint(blob, at);
       out.push(v);
       at = next;
@@ -88,45 +60,63 @@ function addTotals(a: Uint8Array | null, b: Uint8Array): Uint8Array {
 const MERGE_COUNT = 16;
 
 /**
- * Adds segments built elsewhere to `db`'s index, inside the caller's transaction. The rows must
- * be new to the index (see above). Where a level now holds a full level's worth of segments, it
- * is merged as FTS4 would have done when writing them itself, so searches keep reading few
- * segments.
+ * Adds the index in `image` (a database of just `entries_fts`) to `db`'s, in one transaction of
+ * its own (call it with none open). The rows must be new to the index (see above). Where a level
+ * now holds a full level's worth of segments it is merged, as FTS4 would have done writing them
+ * itself, so searches keep reading few segments.
  */
-export function adoptIndexSegments(db: Database, s: IndexSegments): void {
-  if (!s.segments.length && !s.docIds.length) return;
-  const offset = rowsOf(db, 'SELECT coalesce(max(blockid), 0) FROM entries_fts_segments')[0][0] as number;
-  const putBlock = db.prepare('INSERT INTO entries_fts_segments (blockid, block) VALUES (?, ?)');
-  const nextIdx = db.prepare('SELECT coalesce(max(idx) + 1, 0) FROM entries_fts_segdir WHERE level = ?');
-  const putSegment = db.prepare('INSERT INTO entries_fts_segdir (level, idx, start_block, leaves_end_block, end_block, root) VALUES (?, ?, ?, ?, ?, ?)');
-  const putSize = db.prepare('INSERT INTO entries_fts_docsize (docid, size) VALUES (?, ?)');
+export function adoptIndex(db: Database, image: Uint8Array): void {
+  const source = new (loadedSqlJs().Database)(image);
+  // sql.js keeps each database as a file of its in-memory file system, named here.
+  const file = (source as unknown as { filename?: unknown }).filename;
   try {
-    for (const [id, block] of s.blocks) putBlock.run([id + offset, block && shiftNode(block, offset)]);
-    let fullest = 0;
-    for (const [level, , start, leavesEnd, end, root] of s.segments) {
-      const idx = nextIdx.get([level])[0] as number;
-      nextIdx.reset();
-      fullest = Math.max(fullest, idx + 1);
-      // A segment small enough to live in its root alone has no blocks: its ids are all 0.
-      const moved = start === 0 ? [start, leavesEnd, end] : [start + offset, leavesEnd + offset, shiftEnd(end, offset)];
-      putSegment.run([level, idx, ...moved, shiftNode(root, offset)]);
+    if (typeof file !== 'string') throw new Error('sql.js names no file for a database: the search index cannot be moved');
+    db.run('ATTACH ? AS built', [`/${file}`]);
+    try {
+      db.run('BEGIN');
+      try {
+        copy(db);
+        db.run('COMMIT');
+      } catch (e) {
+        db.run('ROLLBACK');
+        throw e;
+      }
+    } finally {
+      db.run('DETACH built');
     }
-    let from = 0;
-    s.docIds.forEach((id, i) => {
-      putSize.run([id, s.sizes.subarray(from, s.sizeEnds[i])]);
-      from = s.sizeEnds[i];
-    });
-    if (s.totals) {
-      const current = rowsOf(db, 'SELECT value FROM entries_fts_stat WHERE id = 0')[0]?.[0];
-      db.run('INSERT INTO entries_fts_stat (id, value) VALUES (0, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value', [
-        addTotals(current instanceof Uint8Array ? current : null, s.totals),
-      ]);
-    }
-    if (fullest >= MERGE_COUNT) db.run(`INSERT INTO entries_fts (entries_fts) VALUES ('merge=1000000,${MERGE_COUNT}')`);
   } finally {
-    putBlock.free();
-    nextIdx.free();
-    putSegment.free();
-    putSize.free();
+    source.close();
   }
+}
+
+function copy(db: Database): void {
+  const offset = scalar(db, 'SELECT coalesce(max(blockid), 0) FROM main.entries_fts_segments') as number;
+  db.run('INSERT INTO main.entries_fts_segments (blockid, block) SELECT blockid + ?, block FROM built.entries_fts_segments', [offset]);
+  // Interior nodes (a first byte, the height, other than 0) point at blocks: only they change.
+  const interior = db.exec("SELECT blockid, block FROM built.entries_fts_segments WHERE block IS NOT NULL AND substr(block, 1, 1) <> x'00'")[0]?.values ?? [];
+  for (const [id, block] of interior)
+    db.run('UPDATE main.entries_fts_segments SET block = ? WHERE blockid = ?', [shiftNode(block as Uint8Array, offset), (id as number) + offset]);
+  // Oldest first, as FTS4 itself reads them (segments at higher levels are older).
+  const segments =
+    db.exec('SELECT level, start_block, leaves_end_block, end_block, root FROM built.entries_fts_segdir ORDER BY level DESC, idx ASC')[0]?.values ?? [];
+  let fullest = 0;
+  for (const [level, start, leavesEnd, end, root] of segments) {
+    const idx = scalar(db, 'SELECT coalesce(max(idx) + 1, 0) FROM main.entries_fts_segdir WHERE level = ?', [level]) as number;
+    fullest = Math.max(fullest, idx + 1);
+    // A segment small enough to live in its root alone has no blocks: its ids are all 0.
+    const moved = start === 0 ? [start, leavesEnd, end] : [(start as number) + offset, (leavesEnd as number) + offset, shiftEnd(end, offset)];
+    db.run('INSERT INTO main.entries_fts_segdir (level, idx, start_block, leaves_end_block, end_block, root) VALUES (?, ?, ?, ?, ?, ?)', [
+      level,
+      idx,
+      ...moved,
+      shiftNode(root as Uint8Array, offset),
+    ]);
+  }
+  db.run('INSERT INTO main.entries_fts_docsize (docid, size) SELECT docid, size FROM built.entries_fts_docsize');
+  const totals = scalar(db, 'SELECT value FROM built.entries_fts_stat WHERE id = 0');
+  if (totals instanceof Uint8Array) {
+    const current = scalar(db, 'SELECT value FROM main.entries_fts_stat WHERE id = 0');
+    db.run('INSERT INTO main.entries_fts_stat (id, value) VALUES (0, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value', [addTotals(current, totals)]);
+  }
+  if (fullest >= MERGE_COUNT) db.run(`INSERT INTO main.entries_fts (entries_fts) VALUES ('merge=1000000,${MERGE_COUNT}')`);
 }

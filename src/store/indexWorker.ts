@@ -1,8 +1,7 @@
-import type { Database, Statement } from 'sql.js';
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { parentPort, workerData } from 'worker_threads';
 import type { JsonObject, Kind } from '../tape/entry';
 import { DRAINED, FAILED, PROGRESS, type IndexBatch, type IndexReply, type IndexRequest, type IndexWorkerData } from './indexBatch';
-import { takeIndexSegments } from './indexSegments';
 import { FTS_TABLE } from './schema';
 import { INDEX_ROW, indexText } from './search';
 import { loadSqlJs } from './sqljs';
@@ -29,12 +28,13 @@ async function main({ state, replies }: IndexWorkerData): Promise<void> {
     failed = true;
     signal(FAILED);
   };
-  let db: IndexDb;
+  let SQL: SqlJsStatic;
   try {
-    db = await open();
+    SQL = await loadSqlJs();
   } catch {
     return fail();
   }
+  let db = fresh(SQL);
   const decoder = new TextDecoder();
   let inTransaction = false;
 
@@ -63,9 +63,11 @@ async function main({ state, replies }: IndexWorkerData): Promise<void> {
     try {
       if (inTransaction) db.db.run('COMMIT');
       inTransaction = false;
-      const segments = takeIndexSegments(db.db);
-      const transfer = [segments.docIds.buffer, segments.sizes.buffer, segments.sizeEnds.buffer] as ArrayBuffer[];
-      answer({ seq: m.seq, segments }, transfer);
+      const image = db.db.export();
+      // A new database for the next rows: cheaper than emptying the index of this one.
+      db.db.close();
+      db = fresh(SQL);
+      answer({ seq: m.seq, image }, [image.buffer as ArrayBuffer]);
     } catch {
       fail();
     }
@@ -77,8 +79,7 @@ interface IndexDb {
   put: Statement;
 }
 
-async function open(): Promise<IndexDb> {
-  const SQL = await loadSqlJs();
+function fresh(SQL: SqlJsStatic): IndexDb {
   const db = new SQL.Database();
   // The tape's page size, so moved segments have the node size of the tape's own.
   db.run('PRAGMA page_size = 16384; PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY');

@@ -4,7 +4,7 @@ import type { Database } from 'sql.js';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'worker_threads';
 import type { JsonObject, Kind } from '../tape/entry';
 import { DRAINED, FAILED, PROGRESS, type IndexBatch, type IndexReply, type IndexWorkerData } from './indexBatch';
-import { adoptIndexSegments, type IndexSegments } from './indexSegments';
+import { adoptIndex } from './indexSegments';
 import { INDEX_ROW, indexText } from './search';
 
 /** Rows (or payload bytes) gathered before they go to the worker as one message. */
@@ -92,19 +92,26 @@ export class ParallelIndexer {
    */
   drainInto(db: Database): void {
     if (!this.pending.length) return;
-    const segments = this.worker ? this.collect() : null;
-    const rows = this.pending;
-    this.pending = [];
+    const image = this.worker ? this.collect() : null;
+    if (image) {
+      try {
+        adoptIndex(db, image);
+        this.pending = [];
+        return;
+      } catch {
+        // Nothing of it was added: the rows are indexed here instead, and from now on.
+        this.dispose();
+      }
+    }
     db.run('BEGIN');
     try {
-      if (segments) adoptIndexSegments(db, segments);
-      else indexHere(db, rows);
+      indexHere(db, this.pending);
       db.run('COMMIT');
     } catch (e) {
       db.run('ROLLBACK');
-      this.pending = rows;
       throw e;
     }
+    this.pending = [];
   }
 
   dispose(): void {
@@ -134,8 +141,8 @@ export class ParallelIndexer {
     this.worker.postMessage(batch, [batch.ids.buffer, payloads.buffer, ends.buffer] as ArrayBuffer[]);
   }
 
-  /** The worker's segments of every pending row; null (and the worker gone) when it failed or stalled. */
-  private collect(): IndexSegments | null {
+  /** The worker's index of every pending row; null (and the worker gone) when it failed or stalled. */
+  private collect(): Uint8Array | null {
     this.send();
     const cells = this.cells!;
     const seq = ++this.seq;
@@ -152,7 +159,7 @@ export class ParallelIndexer {
       else if (Date.now() - lastProgressAt > this.stallMs) return this.giveUp();
     }
     const reply = receiveMessageOnPort(this.replies!)?.message as IndexReply | undefined;
-    return reply?.segments ?? this.giveUp();
+    return reply?.image ?? this.giveUp();
   }
 
   private giveUp(): null {

@@ -4,6 +4,7 @@ import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { errorMessage } from '../tape/errorMessage';
 
 let loading: Promise<SqlJsStatic> | undefined;
+let loaded: SqlJsStatic | undefined;
 
 const WASM = 'sql-wasm.wasm';
 
@@ -16,11 +17,18 @@ const WASM = 'sql-wasm.wasm';
 export function loadSqlJs(): Promise<SqlJsStatic> {
   loading ??= Promise.resolve()
     .then(() => initSqlJs({ wasmBinary: wasmBinary() }))
+    .then((SQL) => (loaded = SQL))
     .catch((e: unknown) => {
       loading = undefined; // let a later call retry instead of caching the failure
       throw new Error(`could not load SQLite (sql.js WASM): ${errorMessage(e)}`);
     });
   return loading;
+}
+
+/** The module `loadSqlJs` loaded, for synchronous code that runs only once a database exists. */
+export function loadedSqlJs(): SqlJsStatic {
+  if (!loaded) throw new Error('SQLite (sql.js) is not loaded yet');
+  return loaded;
 }
 
 function wasmBinary(): ArrayBuffer {
