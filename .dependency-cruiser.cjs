@@ -40,7 +40,8 @@ module.exports = {
     ...layer('src/store', folders('src/tape', 'src/store'), npm('sql.js', 'zod'), core(...NODE)),
     ...layer('src/agent', folders('src/tape', 'src/store', 'src/agent'), npm('zod', 'openai', 'ignore', 'picomatch'), core(...NODE)),
     ...layer('src/ingest', folders('src/tape', 'src/store', 'src/ingest'), npm('zod'), core(...NODE)),
-    ...layer('src/replay', folders('src/tape', 'src/store', 'src/replay'), npm('zod'), core(...NODE)),
+    // Replay sends rebuilt requests through the agent's model port (re-runs, evaluations); the agent never imports replay, so no cycle.
+    ...layer('src/replay', folders('src/tape', 'src/store', 'src/agent', 'src/replay'), npm('zod'), core(...NODE)),
     ...layer('src/inspector', folders('src/tape', 'src/store', 'src/protocol', 'src/inspector'), npm('zod'), core(...NODE)),
     ...layer('src/cli', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/cli'), npm('zod'), core(...NODE)),
     // The host <-> webview messages: shared by both sides, so neither Node's modules nor the DOM's.
