@@ -7,6 +7,7 @@ import { UsageError } from './args';
 import { preferBaselineWasm } from './baselineWasm';
 import { appendCommand } from './commands/append';
 import { compactCommand } from './commands/compact';
+import { evalCommand } from './commands/eval';
 import { contextCommand } from './commands/context';
 import { handoffCommand } from './commands/handoff';
 import { infoCommand } from './commands/info';
@@ -89,6 +90,19 @@ usage: agent-tape <command> [options]
                                                mismatch with the first differing item, cannot
                                                rebuild); checks dense ids, unique provenance
                                                keys and manifest hashes; exit 0 all match, 1 not
+  eval <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
+      [--requests A-B] [--max-requests N] [--concurrency N] [--text-threshold X]
+      [--system-prompt FILE] [--no-record] [--json]
+                                               every recorded request of S (or the A-th to
+                                               the B-th) sent again on its recorded context
+                                               and judged against the recorded answer: agree
+                                               (same tool names and canonical arguments, or
+                                               text at least X alike, default 0.5), diverged,
+                                               failed; a table and a summary (--json: one
+                                               object), recorded as session S::eval::ID unless
+                                               --no-record; exit 0 it ran, 1 the model failed
+                                               (no answer, or a refusal every request meets),
+                                               2 bad input (nothing written), 130 interrupted
   repair <tape.sqlite> [--json]                a journal damaged in the middle (which open
                                                refuses): keeps its intact records before the
                                                damage, moves the rest to
@@ -98,7 +112,7 @@ usage: agent-tape <command> [options]
 human output has terminal control characters removed from tape text; --json output is exact
 
 exit status: 0 ok, 1 check failed or internal error (run: the provider or the round limit
-ended the turn), 2 usage error or bad input, 130 interrupted by Ctrl+C (run, compact, ingest --follow)
+ended the turn), 2 usage error or bad input, 130 interrupted by Ctrl+C (run, compact, eval, ingest --follow)
 `;
 
 // A Map, not an object literal: the name is the user's, and `constructor` or `__proto__` must be
@@ -116,6 +130,7 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['handoff', handoffCommand],
   ['run', runCommand],
   ['compact', compactCommand],
+  ['eval', evalCommand],
   ['ingest', ingestCommand],
   ['verify', verifyCommand],
   ['fork', forkCommand],
