@@ -21,6 +21,7 @@ import {
   type LinkReceipt,
   type MergeReceipt,
 } from '../tape/fork';
+import { VIEW_ASSEMBLED } from '../tape/manifest';
 import { TURN_END, TURN_START } from '../tape/turnEntries';
 import { readerOf } from './lineage';
 import { linkedChildren } from './subagentLinks';
@@ -71,7 +72,7 @@ function turnBounds(store: TapeStore, sessionId: string, turnId: string): string
   const before = start !== undefined && start > 1 ? `#${start - 1} (before it)` : null;
   const after = end !== undefined ? `#${end} (its end)` : null;
   const options = [before, after].filter((o) => o !== null);
-  return options.length ? `; fork at ${options.join(' or ')}` : '';
+  return `${options.length ? `; fork at ${options.join(' or ')}` : ''}${options.length ? ', or' : '; fork'} just before one of its requests (a ${VIEW_ASSEMBLED} entry)`;
 }
 
 /** The merge and discard receipts on a parent, by fork session id (the first of each counts). */
@@ -95,7 +96,8 @@ function receipts(store: TapeStore, parentSessionId: string, forkSessionId: stri
 
 /**
  * Starts a fork of `parentSessionId` at its head or at entry `at` (a position of its view, so a
- * fork of a fork works the same). Refused at a point inside an open turn, for an unknown parent,
+ * fork of a fork works the same). Refused at a point inside an open turn (except just before one of
+ * its requests, where a re-run forks), for an unknown parent,
  * and for a fork id that was ever used under this parent (a merged or discarded fork's included).
  */
 export async function forkSession(store: TapeStore, parentSessionId: string, opts: { at?: number; forkId?: string } = {}): Promise<ForkReceipt> {
@@ -114,12 +116,21 @@ export async function forkSession(store: TapeStore, parentSessionId: string, opt
     throw new ForkRefusedError(`fork id ${quote(forkId)} is already used under ${quote(parentSessionId)}; fork ids are never reused`);
   }
   const open = openTurnOf(turnEvents(store, parentSessionId, at));
-  if (open !== null)
+  if (open !== null && !beforeRequestOf(reader.getEntry(parentSessionId, at + 1), open))
     throw new ForkRefusedError(
       `entry ${at} of ${quote(parentSessionId)} is inside turn ${quote(open)}, which has not ended there${turnBounds(store, parentSessionId, open)}`,
     );
   await store.appendMany(id, [forkStartEntry({ parentSessionId, parentHeadEntryId: at, forkId })]);
   return { forkSessionId: id, forkId, parentSessionId, parentHeadEntryId: at };
+}
+
+/**
+ * Whether the entry after a fork point is a request of the open turn: a point just before a
+ * `view/assembled` holds everything that request was built from and nothing of its answer, so a
+ * fork there (a re-run) can send that request again and go on in the turn.
+ */
+function beforeRequestOf(next: Entry | undefined, turnId: string): boolean {
+  return next?.kind === 'event' && next.name === VIEW_ASSEMBLED && next.meta.turnId === turnId;
 }
 
 /** The fork/start state of `forkSessionId`, or a refusal naming what it is instead. */
@@ -156,7 +167,9 @@ export async function mergeFork(store: TapeStore, forkSessionId: string): Promis
     );
   const forkHead = store.headEntryId(forkSessionId);
   const delta = store.entries(forkSessionId, { fromEntryId: FORK_START_ENTRY_ID + 1 });
-  const open = openTurnOf(delta.filter((e) => e.kind === 'event' && (e.name === TURN_START || e.name === TURN_END)));
+  // A fork made inside a turn (at a request) is in that turn until its own turn/end closes it.
+  const own = delta.filter((e) => e.kind === 'event' && (e.name === TURN_START || e.name === TURN_END));
+  const open = openTurnOf([...turnEvents(store, parent, fork.parentHeadEntryId), ...own]);
   if (open !== null) throw new ForkRefusedError(`${quote(forkSessionId)} is in the middle of turn ${quote(open)}; merge it once the turn has ended`);
   const parentHead = readerOf(store).headEntryId(parent);
   const plan = planMerge({

@@ -163,6 +163,34 @@ describe('fork, merge and discard (SPEC 2.8)', () => {
     );
   });
 
+  it('a fork inside a turn just before one of its requests is allowed, and merges only once its own turn/end closes the turn', async () => {
+    const store = await TapeStore.inMemory();
+    const request = (turnId: string): NewEntry => ({ kind: 'event', name: 'view/assembled', payload: { name: 'view/assembled', data: {} }, meta: { turnId } });
+    await store.appendMany('p', [
+      turn('turn/start', 't1'),
+      message('u1', 'q', { orderSeq: 1 }),
+      request('t1'),
+      message('a1', 'a', { role: 'assistant', orderSeq: 2 }),
+      request('t1'),
+      message('a2', 'b', { role: 'assistant', orderSeq: 3 }),
+      turn('turn/end', 't1'),
+      turn('turn/start', 't2'),
+      message('u2', 'q2', { orderSeq: 4 }),
+      request('t1'),
+    ]);
+    // Entry 4 and 6 are t1's requests; 11 is a request naming another turn than the one open there.
+    assert.strictEqual((await forkSession(store, 'p', { at: 3, forkId: 'r1' })).parentHeadEntryId, 3);
+    assert.strictEqual((await forkSession(store, 'p', { at: 5, forkId: 'r2' })).parentHeadEntryId, 5);
+    await assert.rejects(forkSession(store, 'p', { at: 4 }), /inside turn "t1".*just before one of its requests/);
+    await assert.rejects(forkSession(store, 'p', { at: 10 }), /inside turn "t2"/);
+    assert.deepStrictEqual(contents(store, 'p::fork::r2'), ['q', 'a']);
+
+    await store.append('p::fork::r1', message('x1', 'other answer', { role: 'assistant', orderSeq: 2 }));
+    await assert.rejects(mergeFork(store, 'p::fork::r1'), /in the middle of turn "t1"/, 'the fork is still in the turn it started in');
+    await store.append('p::fork::r1', turn('turn/end', 't1'));
+    assert.strictEqual((await mergeFork(store, 'p::fork::r1')).mergedCount, 2);
+  });
+
   it('refuses unknown sessions, points out of range, bad fork ids and merging what is not a fork', async () => {
     const store = await parentTape();
     await assert.rejects(forkSession(store, 'nope'), /no session "nope"/);
