@@ -37,7 +37,7 @@ function argumentsKey(args: unknown): string {
   }
 }
 
-const finishWords = (f: FinishKind | null): string => (f === null ? 'no recorded answer' : f === 'text' ? 'text' : 'tool calls');
+const finishWords = (f: FinishKind): string => (f === 'text' ? 'text' : 'tool calls');
 
 export function judge(
   recorded: { facts: RecordedFacts; text: string },
@@ -58,6 +58,8 @@ export function judge(
     toolArgumentsEqual,
     textSimilarity: similarity,
   });
+  if (recorded.facts.finish === null)
+    return verdict(`finished with ${finishWords(rerun.finish)}; the recorded request has no answer (it failed or was cancelled)`);
   if (!finishEqual) return verdict(`finished with ${finishWords(rerun.finish)}, recorded ${finishWords(recorded.facts.finish)}`);
   if (rerun.finish === 'text') {
     return verdict(similarity >= textThreshold ? null : `text similarity ${similarity.toFixed(2)} is below ${textThreshold}`);
