@@ -7,6 +7,7 @@ import { RequestDispatcher, type RequestHandlers } from '../protocol/requestDisp
 import { anchorItems } from './anchorsTimeline';
 import { EntryQuery } from './entryQuery';
 import { entryRowOf, storedJsonOf } from './entryRows';
+import { evaluationReport, evaluationsOf } from './evaluationsView';
 import { lineageView } from './lineageView';
 import { ProjectionsReader } from './projectionsView';
 import { requestDiff, requestItems } from './requests';
@@ -71,6 +72,8 @@ export class InspectorController {
   private transcriptFrom = 0;
   private known = new Set<string>();
   private sessionsGrew = false;
+  /** An evaluation report asked for before the page was ready: opened once it is. */
+  private pendingEvaluation: string | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private readonly batchMs: number;
@@ -117,6 +120,12 @@ export class InspectorController {
     this.post({ type: 'reveal', entryId });
   }
 
+  /** An evaluation of the shown session finished: the page opens its report (once it is ready). */
+  showEvaluation(evalSessionId: string): void {
+    if (!this.started) this.pendingEvaluation = evalSessionId;
+    else if (this.selected !== null) this.post({ type: 'showEvaluation', sessionId: this.selected, evalSessionId });
+  }
+
   /** A replay's cursor on this tape moved: followed when it is on the session shown. */
   cursor(sessionId: string, entryId: number | null): void {
     if (this.started && sessionId === this.selected) this.post({ type: 'cursor', sessionId, entryId });
@@ -133,6 +142,8 @@ export class InspectorController {
       case 'ready':
         this.started = true;
         this.announce();
+        if (this.pendingEvaluation !== undefined) this.showEvaluation(this.pendingEvaluation);
+        this.pendingEvaluation = undefined;
         return;
       case 'selectSession':
         if (!this.readers.store.sessions().some((s) => s.sessionId === m.sessionId)) throw new Error(`the tape has no session ${JSON.stringify(m.sessionId)}`);
@@ -188,6 +199,17 @@ export class InspectorController {
         const sessionId = this.session();
         const r = this.readers;
         return { sessionId, view: lineageView(r.store, r.reader, r.titles, sessionId) };
+      },
+      evaluations: () => {
+        const sessionId = this.session();
+        return { sessionId, items: evaluationsOf(this.readers.store, this.readers.reader, sessionId) };
+      },
+      evaluation: ({ evalSessionId }) => {
+        const sessionId = this.session();
+        // Only an evaluation of the session shown (or the one shown): the page cannot read other sessions through it.
+        if (!evaluationsOf(this.readers.store, this.readers.reader, sessionId).some((e) => e.evalSessionId === evalSessionId))
+          throw new Error(`${evalSessionId} is not an evaluation of ${sessionId}`);
+        return { sessionId, report: evaluationReport(this.readers.reader, evalSessionId) };
       },
     };
   }

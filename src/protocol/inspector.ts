@@ -14,7 +14,7 @@ const KINDS = ['message', 'system', 'tool_call', 'tool_result', 'error', 'anchor
 const kind = z.enum(KINDS);
 const entryId = z.number();
 
-export const VIEWS = ['transcript', 'entries', 'anchors', 'requests', 'projections', 'lineage'] as const;
+export const VIEWS = ['transcript', 'entries', 'anchors', 'requests', 'projections', 'lineage', 'evaluations'] as const;
 export const inspectorView = z.enum(VIEWS);
 export type InspectorView = z.infer<typeof inspectorView>;
 
@@ -138,6 +138,75 @@ export type ReceiptItem = z.infer<typeof receiptItem>;
 export const lineageView = z.object({ ancestors: z.array(lineageStep), children: z.array(childItem), receipts: z.array(receiptItem) });
 export type LineageView = z.infer<typeof lineageView>;
 
+const tokenCounts = z.object({ input: z.number(), output: z.number(), cached: z.number() });
+const EVALUATION_STATUSES = ['agree', 'diverged', 'failed'] as const;
+
+/** One evaluation of the session (an `eval/start` session linked to it); `complete` is false while it runs (or if it died), its summary then counted from the requests judged. */
+export const evaluationListItem = z.object({
+  evalSessionId: z.string(),
+  evalId: z.string(),
+  /** `vendor/id` of the model it was evaluated against. */
+  model: z.string(),
+  startedAt: z.number(),
+  complete: z.boolean(),
+  summary: z.object({ requests: z.number(), agree: z.number(), diverged: z.number(), failed: z.number(), notEvaluated: z.number() }),
+});
+export type EvaluationListItem = z.infer<typeof evaluationListItem>;
+
+/** One request of an evaluation: how the re-run compared with the recording. */
+export const evaluationRow = z.object({
+  entryId,
+  turnId: z.string(),
+  requestSeq: z.number(),
+  status: z.enum(EVALUATION_STATUSES),
+  /** Why it is not `agree`, in words. */
+  reason: z.nullable(z.string()),
+  textSimilarity: z.nullable(z.number()),
+  recordedTokens: z.nullable(tokenCounts),
+  rerunTokens: z.nullable(tokenCounts),
+  recordedLatencyMs: z.nullable(z.number()),
+  rerunLatencyMs: z.nullable(z.number()),
+});
+export type EvaluationRow = z.infer<typeof evaluationRow>;
+
+/** One side of a side-by-side: an answer's finish, text, tool calls (one line each: name and arguments), tokens and latency. */
+export const responseSide = z.object({
+  finish: z.nullable(z.string()),
+  text: z.string(),
+  toolCalls: z.array(z.string()),
+  tokens: z.nullable(tokenCounts),
+  latencyMs: z.nullable(z.number()),
+});
+export type ResponseSide = z.infer<typeof responseSide>;
+
+export const evaluationReport = z.object({
+  evalSessionId: z.string(),
+  evalId: z.string(),
+  model: z.string(),
+  startedAt: z.number(),
+  /** The variation applied to every request, as JSON text (`{}` for none). */
+  variation: z.string(),
+  rows: z.array(evaluationRow),
+  complete: z.boolean(),
+  summary: z.object({
+    requests: z.number(),
+    agree: z.number(),
+    diverged: z.number(),
+    failed: z.number(),
+    notEvaluated: z.number(),
+    /** Re-run minus recorded, over the requests with counts on both sides. */
+    tokenDelta: tokenCounts,
+    latencyDeltaMs: z.number(),
+    /** Why it ended early, in words; null when it ran every request. */
+    stopped: z.nullable(z.string()),
+  }),
+  /** The first request that did not agree, recorded and re-run side by side (the re-run is null when it failed). */
+  firstDivergence: z.nullable(
+    z.object({ entryId, status: z.enum(EVALUATION_STATUSES), reason: z.string(), recorded: responseSide, rerun: z.nullable(responseSide) }),
+  ),
+});
+export type EvaluationReport = z.infer<typeof evaluationReport>;
+
 export const sessionItem = z.object({ sessionId: z.string(), title: z.nullable(z.string()), entryCount: z.number(), lastCreatedAt: z.number() });
 
 /** Transcript items from `offset` of `total`, in conversation order. */
@@ -166,6 +235,10 @@ export const inspectorRequests = {
   requests: { params: noParams, reply: z.object({ sessionId: z.string(), items: z.array(requestItem) }) },
   projections: { params: noParams, reply: z.object({ sessionId: z.string(), view: projectionsView }) },
   lineage: { params: noParams, reply: z.object({ sessionId: z.string(), view: lineageView }) },
+  /** The evaluations of the session, newest first (an evaluation session lists itself). */
+  evaluations: { params: noParams, reply: z.object({ sessionId: z.string(), items: z.array(evaluationListItem) }) },
+  /** One evaluation's report. */
+  evaluation: { params: z.object({ evalSessionId: z.string() }), reply: z.object({ sessionId: z.string(), report: evaluationReport }) },
 } satisfies RequestMap;
 export type InspectorRequests = typeof inspectorRequests;
 
@@ -196,6 +269,8 @@ export const hostToInspector = z.discriminatedUnion('type', [
    * without moving the focus or the tab.
    */
   z.object({ type: z.literal('cursor'), sessionId: z.string(), entryId: z.nullable(entryId) }),
+  /** An evaluation of the shown session finished: the Evaluations view opens on its report. */
+  z.object({ type: z.literal('showEvaluation'), sessionId: z.string(), evalSessionId: z.string() }),
   /** Something failed outside any request (a command, a session that is not on the tape). */
   z.object({ type: z.literal('error'), message: z.string() }),
   /** The answer to one of the page's requests. */

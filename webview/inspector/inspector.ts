@@ -12,11 +12,13 @@ import { ErrorBanner } from './banner';
 import { HostChannel } from './channel';
 import { h } from './dom';
 import { EntriesView } from './entriesView';
+import { EvaluationsView } from './evaluationsView';
 import { ForkAction } from './forkAction';
 import { Header } from './header';
 import { LineageView } from './lineageView';
 import { ProjectionsView } from './projectionsView';
 import { RequestsView } from './requestsView';
+import { RerunActions } from './rerunActions';
 import { StateStore } from './state';
 import { TranscriptView } from './transcriptView';
 
@@ -27,9 +29,10 @@ const TITLES: Record<InspectorView, string> = {
   requests: 'Requests',
   projections: 'Projections',
   lineage: 'Lineage',
+  evaluations: 'Evaluations',
 };
 /** Views the host sends whole; after the tape grows they are asked for again, when shown. */
-const WHOLE_VIEWS = ['anchors', 'requests', 'projections', 'lineage'] as const satisfies InspectorView[];
+const WHOLE_VIEWS = ['anchors', 'requests', 'projections', 'lineage', 'evaluations'] as const satisfies InspectorView[];
 type WholeView = (typeof WHOLE_VIEWS)[number];
 const isWhole = (view: InspectorView): view is WholeView => (WHOLE_VIEWS as readonly InspectorView[]).includes(view);
 
@@ -49,7 +52,11 @@ export class Inspector {
   private readonly transcript = new TranscriptView(this.channel, this.forks);
   private readonly entries = new EntriesView(this.channel, this.store, this.forks);
   private readonly anchors = new AnchorsView();
-  private readonly requests = new RequestsView(this.channel);
+  private readonly reruns = new RerunActions(this.channel);
+  private readonly requests = new RequestsView(this.channel, this.reruns);
+  private readonly evaluations = new EvaluationsView(this.channel, this.reruns);
+  /** The evaluation a `showEvaluation` asked for, opened when the list next arrives. */
+  private preferEvaluation: string | undefined;
   private readonly projections = new ProjectionsView();
   private readonly lineage = new LineageView((id) => this.pickSession(id));
   private readonly tabs: HTMLElement;
@@ -68,6 +75,7 @@ export class Inspector {
       requests: this.requests.element,
       projections: this.projections.element,
       lineage: this.lineage.element,
+      evaluations: this.evaluations.element,
     };
     this.tabs = h(
       'vscode-tabs',
@@ -107,6 +115,11 @@ export class Inspector {
         if (msg.entryId !== null) this.entries.follow(msg.entryId, this.loaded.has('entries'));
         this.transcript.markCursor(msg.entryId);
         return;
+      case 'showEvaluation':
+        if (msg.sessionId !== this.sessionId) return;
+        this.preferEvaluation = msg.evalSessionId;
+        this.loaded.delete('evaluations');
+        return this.show('evaluations');
       case 'error':
         return this.banner.show(msg.message);
     }
@@ -128,6 +141,7 @@ export class Inspector {
       }
     }
     this.forks.update(msg.sessionId, msg.readOnly);
+    this.reruns.update(msg.sessionId, msg.readOnly);
     if (msg.sessionId === this.sessionId) return;
     // A saved offset and selection belong to the saved session only.
     if (saved !== msg.sessionId) this.store.update({ sessionId: msg.sessionId, selectedEntryId: null, scrollTop: 0 });
@@ -188,6 +202,11 @@ export class Inspector {
         return ask(this.channel.request('projections', {}), (r) => this.projections.set(r.view));
       case 'lineage':
         return ask(this.channel.request('lineage', {}), (r) => this.lineage.set(r.sessionId, r.view));
+      case 'evaluations':
+        return ask(this.channel.request('evaluations', {}), (r) => {
+          this.evaluations.set(r.items, this.preferEvaluation);
+          this.preferEvaluation = undefined;
+        });
     }
   }
 }

@@ -3,6 +3,7 @@ import type { HostChannel } from './channel';
 import { diffView } from './diffView';
 import { h, num } from './dom';
 import { tokenPlot } from './plot';
+import type { RerunActions } from './rerunActions';
 
 const TABLE_ID = 'requests-table';
 
@@ -16,7 +17,10 @@ export class RequestsView {
   private diffAsked: Promise<RequestDiff> | null = null;
   private readonly diffSlot = h('div', { class: 'diff-slot', 'aria-live': 'polite' });
 
-  constructor(private readonly channel: HostChannel) {}
+  constructor(
+    private readonly channel: HostChannel,
+    private readonly reruns: RerunActions,
+  ) {}
 
   set(items: RequestItem[]): void {
     this.items = items;
@@ -32,7 +36,8 @@ export class RequestsView {
       this.element.replaceChildren(h('p', { class: 'muted' }, 'No model requests in this session.'));
       return;
     }
-    const head = ['Compare', 'Request', 'Model', 'Est. prompt', 'Input', 'Cached', 'Output', 'Attempts', 'Duration'];
+    const writable = this.reruns.enabled;
+    const head = ['Compare', 'Request', 'Model', 'Est. prompt', 'Input', 'Cached', 'Output', 'Attempts', 'Duration', ...(writable ? ['Re-run'] : [])];
     const table = h(
       'table',
       { class: 'data', id: TABLE_ID },
@@ -56,11 +61,19 @@ export class RequestsView {
             h('td', { class: 'n' }, num(r.outputTokens)),
             h('td', { class: 'n' }, num(r.attempts)),
             h('td', { class: 'n' }, r.durationMs === null ? '—' : `${num(r.durationMs)} ms`),
+            writable ? h('td', {}, this.rerunButton(r.entryId)) : null,
           );
         }),
       ),
     );
     this.element.replaceChildren(h('div', { class: 'table-scroll' }, table), tokenPlot(this.items, TABLE_ID), this.diffSlot);
+  }
+
+  /** Model and variation are picked in VS Code; the result opens beside the recorded response. */
+  private rerunButton(entryId: number): HTMLElement {
+    const button = h('vscode-button', { class: 'rerun', secondary: true, 'aria-label': `Re-run request #${entryId}…` }, 'Re-run…');
+    button.addEventListener('click', () => this.reruns.rerun(entryId));
+    return button;
   }
 
   /** A third pick drops the oldest, so there are always at most two. */
