@@ -15,6 +15,8 @@ export const TURN_START = 'turn/start';
 export const TURN_END = 'turn/end';
 
 export type TurnOutcomeKind = 'answer' | 'round_limit' | 'provider_error' | 'cancelled';
+/** How a turn's `turn/end` says it ended: the loop's outcomes, and `diverged`, a continued re-run stopped at a call the recording did not make. */
+export type TurnEndOutcome = TurnOutcomeKind | 'diverged';
 
 /** Identifies the turn an entry belongs to. */
 export interface TurnRef {
@@ -34,7 +36,7 @@ function eventEntry(turn: TurnRef, name: string, keyParts: (string | number)[], 
 
 export const turnStartEntry = (turn: TurnRef, maxRounds: number): NewEntry => eventEntry(turn, TURN_START, [], { maxRounds });
 
-export const turnEndEntry = (turn: TurnRef, outcome: TurnOutcomeKind, rounds: number): NewEntry => eventEntry(turn, TURN_END, [], { outcome, rounds });
+export const turnEndEntry = (turn: TurnRef, outcome: TurnEndOutcome, rounds: number): NewEntry => eventEntry(turn, TURN_END, [], { outcome, rounds });
 
 /** One physical attempt of a request, as the agent's retries record it (its `AttemptRecord`). */
 export interface AttemptFacts {
