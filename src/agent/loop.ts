@@ -67,7 +67,7 @@ export interface TurnInput {
 /** The result of a call that was never run because the turn was cancelled first; its pair stays whole. */
 const NOT_RUN: ToolResult = { status: 'error', output: 'not run: the turn was cancelled' };
 // The entry model needs a tool name; a model can send a call without one (an invalid call).
-const UNNAMED_TOOL = 'unnamed_tool';
+export const UNNAMED_TOOL = 'unnamed_tool';
 
 type Streamed =
   | { kind: 'complete'; text: string; calls: ToolCall[] }

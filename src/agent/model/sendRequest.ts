@@ -22,7 +22,8 @@ export interface ModelResponse {
   /** From the send to the end of the stream, retries and their waits included. */
   latencyMs: number;
   attempts: AttemptRecord[];
-  error: { failureClass: FailureClass; message: string } | null;
+  /** What an `error/provider` entry records of the failure (the status when the server answered with one). */
+  error: { failureClass: FailureClass; message: string; transient: boolean; status?: number } | null;
 }
 
 export interface SendOptions {
@@ -47,7 +48,15 @@ export async function sendRequest(port: ModelPort, request: ModelRequest, { sign
     usage,
     latencyMs: now() - started,
     attempts,
-    error: error === null ? null : { failureClass: error.failureClass, message: error.message },
+    error:
+      error === null
+        ? null
+        : {
+            failureClass: error.failureClass,
+            message: error.message,
+            transient: error.transient,
+            ...(error.status === undefined ? {} : { status: error.status }),
+          },
   });
   try {
     for await (const event of streamWithRetry(port, request, signal, { policy: retry, onAttempt: (a) => attempts.push(a), now })) {
