@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { ReadableTape, TapeReader } from '../store/lineage';
+import type { ReadableTape } from '../store/lineage';
 import type { RequestFacts } from '../tape/contextAssembly';
 import type { Entry } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
@@ -92,6 +92,9 @@ export class RecordedRequests {
   private readonly replay: PrefixReplay;
   private readonly rebuilders: readonly Rebuilder[];
   private readonly count: RequestFacts['countTokens'];
+  /** The session's tool sets, read once, and each set checked once: querying and hashing them for every request cost more than the rest of a rebuild. */
+  private toolSets: Entry[] | undefined;
+  private readonly checkedTools = new Map<number, ToolDefinition[]>();
 
   constructor(
     private readonly tape: ReadableTape,
@@ -122,7 +125,7 @@ export class RecordedRequests {
     const recorded = this.recordedManifest(entryId);
     const notes: string[] = [];
     const params = recordedParams(recorded, notes);
-    const tools = varyTools(recordedToolsOf(this.tape.reader, sessionId, entryId, recorded), v);
+    const tools = varyTools(this.recordedTools(entryId, recorded), v);
     const byEntry = new Map<number, IncludedItem>(recorded.included.flatMap((i) => (i.entryId === null ? [] : [[i.entryId, i] as const])));
     const omit = omittedRows(replay.rows, recorded.latestEntryId, v.drop ?? [], byEntry);
     const folds = replay.at(recorded.latestEntryId, omit).folds;
@@ -181,6 +184,42 @@ export class RecordedRequests {
     };
   }
 
+  /** The tool set the manifest's toolsHash names: the last `system/tools` entry with that hash before the request. */
+  private recordedTools(entryId: number, m: ViewManifest): ToolDefinition[] {
+    const hash = m.hashes.toolsHash;
+    // No tools need no entry: an empty set is known by its hash.
+    if (hash === EMPTY_TOOLS_HASH) return [];
+    const find = (): Entry | undefined => {
+      this.toolSets ??= this.tape.reader.entries(this.sessionId, { kind: 'system', name: SYSTEM_TOOLS });
+      const sets = this.toolSets;
+      for (let i = sets.length - 1; i >= 0; i--) if (sets[i].entryId <= entryId && sets[i].payload.hash === hash) return sets[i];
+      return undefined;
+    };
+    let entry = find();
+    if (entry === undefined) {
+      // A set appended since the sets were read.
+      this.toolSets = undefined;
+      entry = find();
+    }
+    if (entry === undefined) {
+      throw new RebuildError(
+        'tools_not_recorded',
+        `request #${entryId} (${m.turnId}/${m.requestSeq}) cannot be sent again: its tool definitions (toolsHash ${hash.slice(0, 12)}…) are not on the tape; ` +
+          `it was recorded before tool sets were (a ${SYSTEM_TOOLS} entry per set); verification still checks it`,
+      );
+    }
+    let tools = this.checkedTools.get(entry.entryId);
+    if (tools === undefined) {
+      try {
+        tools = toolsOfEntry(entry).tools;
+      } catch (e) {
+        throw new RebuildError('invalid_record', errorMessage(e));
+      }
+      this.checkedTools.set(entry.entryId, tools);
+    }
+    return tools;
+  }
+
   private recordedManifest(entryId: number): ViewManifest {
     const { reader } = this.tape;
     const { sessionId } = this;
@@ -233,28 +272,6 @@ function recordedParams(m: ViewManifest, notes: string[]): RequestParams {
   return { maxOutput: m.tokenBudget.maxOutput };
 }
 
-/** The tool set the manifest's toolsHash names: the last `system/tools` entry with that hash before the request. */
-function recordedToolsOf(reader: TapeReader, sessionId: string, entryId: number, m: ViewManifest): ToolDefinition[] {
-  const hash = m.hashes.toolsHash;
-  // No tools need no entry: an empty set is known by its hash.
-  if (hash === EMPTY_TOOLS_HASH) return [];
-  const sets = reader.entries(sessionId, { kind: 'system', name: SYSTEM_TOOLS, toEntryId: entryId });
-  let entry: Entry | undefined;
-  for (let i = sets.length - 1; i >= 0 && entry === undefined; i--) if (sets[i].payload.hash === hash) entry = sets[i];
-  if (entry === undefined) {
-    throw new RebuildError(
-      'tools_not_recorded',
-      `request #${entryId} (${m.turnId}/${m.requestSeq}) cannot be sent again: its tool definitions (toolsHash ${hash.slice(0, 12)}…) are not on the tape; ` +
-        `it was recorded before tool sets were (a ${SYSTEM_TOOLS} entry per set); verification still checks it`,
-    );
-  }
-  try {
-    return toolsOfEntry(entry).tools;
-  } catch (e) {
-    throw new RebuildError('invalid_record', errorMessage(e));
-  }
-}
-
 function varyTools(recorded: ToolDefinition[], v: Variation): ToolDefinition[] {
   const remove = new Set(v.tools?.remove ?? []);
   const unknown = [...remove].filter((name) => !recorded.some((t) => t.name === name));
@@ -286,7 +303,7 @@ function varySampling(recorded: SamplingOptions, v: Variation['params']): Sampli
  * all its versions (and so with its tool calls and results), a tool call or result with both rows
  * of its pair (pairs are never split), the system prompt with every prompt before it.
  */
-function omittedRows(rows: readonly FoldRow[], cap: number, drop: readonly number[], byEntry: ReadonlyMap<number, IncludedItem>): ReadonlySet<number> {
+export function omittedRows(rows: readonly FoldRow[], cap: number, drop: readonly number[], byEntry: ReadonlyMap<number, IncludedItem>): ReadonlySet<number> {
   const omit = new Set<number>();
   for (const id of drop) {
     if (!byEntry.has(id)) throw new RebuildError('invalid_variation', `cannot drop entry #${id}: it is not in the request's context`);
@@ -310,7 +327,7 @@ function omittedRows(rows: readonly FoldRow[], cap: number, drop: readonly numbe
 }
 
 /** `getEntry` with the context text of the edited entries replaced: what the builder reads of each kind. */
-function editedEntries(getEntry: (id: number) => Entry, edits: ReadonlyMap<number, string>): (id: number) => Entry {
+export function editedEntries(getEntry: (id: number) => Entry, edits: ReadonlyMap<number, string>): (id: number) => Entry {
   if (edits.size === 0) return getEntry;
   return (id) => {
     const entry = getEntry(id);
