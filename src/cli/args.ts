@@ -9,16 +9,23 @@ export class UsageError extends Error {
 export interface Parsed {
   positional: string[];
   flags: Map<string, string | true>;
+  /** Every value of each `repeated` flag, in order (`flags` holds the last). */
+  lists: Map<string, string[]>;
 }
 
 /**
  * Parses `args` against the flags a command accepts: `valued` take a value (`--k v` or `--k=v`),
  * `switches` do not; `--` ends the options. Unknown flags and a wrong number of positionals are
- * usage errors; with `rest`, the last positional takes one or more words (a prompt).
+ * usage errors; with `rest`, the last positional takes one or more words (a prompt). A `repeated`
+ * flag takes a value each time it is given (`--drop 4 --drop 9`).
  */
-export function parseArgs(args: readonly string[], spec: { valued?: string[]; switches?: string[]; positional: string[]; rest?: boolean }): Parsed {
+export function parseArgs(
+  args: readonly string[],
+  spec: { valued?: string[]; repeated?: string[]; switches?: string[]; positional: string[]; rest?: boolean },
+): Parsed {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--') {
@@ -32,10 +39,11 @@ export function parseArgs(args: readonly string[], spec: { valued?: string[]; sw
     }
     const eq = a.indexOf('=');
     const name = a.slice(2, eq < 0 ? undefined : eq);
-    if (spec.valued?.includes(name)) {
+    if (spec.valued?.includes(name) || spec.repeated?.includes(name)) {
       const v = eq < 0 ? args[++i] : a.slice(eq + 1);
       if (v === undefined) throw new UsageError(`--${name} needs a value`);
       flags.set(name, v);
+      if (spec.repeated?.includes(name)) lists.set(name, [...(lists.get(name) ?? []), v]);
     } else if (spec.switches?.includes(name) && eq < 0) {
       flags.set(name, true);
     } else {
@@ -48,7 +56,7 @@ export function parseArgs(args: readonly string[], spec: { valued?: string[]; sw
       `expected ${spec.positional.map((p) => `<${p}>`).join(' ') || 'no arguments'}, got ${positional.length ? positional.join(' ') : 'none'}`,
     );
   }
-  return { positional, flags };
+  return { positional, flags, lists };
 }
 
 export const str = (p: Parsed, name: string): string | undefined => {

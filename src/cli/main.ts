@@ -3,6 +3,7 @@ import { ForkRefusedError } from '../tape/fork';
 import { TapeFileError, TapeLockedError, TapeQueryError } from '../store/errors';
 import { ContextSelectionError } from '../tape/context';
 import { TapeValidationError } from '../tape/entry';
+import { RebuildError } from '../replay/rebuildRequest';
 import { UsageError } from './args';
 import { preferBaselineWasm } from './baselineWasm';
 import { appendCommand } from './commands/append';
@@ -19,6 +20,7 @@ import { viewCommand } from './commands/view';
 import { verifyCommand } from './commands/verify';
 import { discardCommand, forkCommand, mergeCommand } from './commands/fork';
 import { repairCommand } from './commands/repair';
+import { rerunCommand } from './commands/rerun';
 import { runCommand } from './commands/run';
 import { ioOf, OutputClosedError, processSink, type Io, type Sink } from './output';
 
@@ -103,6 +105,26 @@ usage: agent-tape <command> [options]
                                                --no-record; exit 0 it ran, 1 the model failed
                                                (no answer, or a refusal every request meets),
                                                2 bad input (nothing written), 130 interrupted
+  rerun <tape.sqlite> --session S --request ENTRY --base-url URL --model M
+      [--api-key-env VAR] [--system-prompt FILE] [--drop ENTRY]... [--fork-id F]
+      [--continue [--max-rounds N] [--live [--allow-edits] [--allow-commands]
+      [--workspace DIR] [--pass-env NAME,...]]] [--json]
+                                               request ENTRY (a view/assembled entry) of S
+                                               sent again, with another system prompt (the
+                                               file's text) or context items left out, and
+                                               recorded in a fork of S made just before it
+                                               (S is never written to); prints the fork, whether
+                                               the prompt hash is the recorded one, the answer
+                                               and its tool calls (not run); --continue goes on
+                                               in the fork, answering each call identical to the
+                                               recorded one from the tape and stopping at the
+                                               first that differs (diverged), or, with --live,
+                                               running it and the rest for real as run does;
+                                               --json: one object (forkSessionId,
+                                               promptHashMatches, text, toolCalls, outcome, ...);
+                                               exit 0 it ran, 1 the model failed (recorded in
+                                               the fork), 2 bad input (nothing written), 130
+                                               interrupted
   repair <tape.sqlite> [--json]                a journal damaged in the middle (which open
                                                refuses): keeps its intact records before the
                                                damage, moves the rest to
@@ -112,7 +134,8 @@ usage: agent-tape <command> [options]
 human output has terminal control characters removed from tape text; --json output is exact
 
 exit status: 0 ok, 1 check failed or internal error (run: the provider or the round limit
-ended the turn), 2 usage error or bad input, 130 interrupted by Ctrl+C (run, compact, eval, ingest --follow)
+ended the turn), 2 usage error or bad input, 130 interrupted by Ctrl+C (run, rerun, compact, eval,
+ingest --follow)
 `;
 
 // A Map, not an object literal: the name is the user's, and `constructor` or `__proto__` must be
@@ -129,6 +152,7 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['repair', repairCommand],
   ['handoff', handoffCommand],
   ['run', runCommand],
+  ['rerun', rerunCommand],
   ['compact', compactCommand],
   ['eval', evalCommand],
   ['ingest', ingestCommand],
@@ -138,7 +162,7 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['discard', discardCommand],
 ]);
 
-const BAD_INPUT = [ForkRefusedError, UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];
+const BAD_INPUT = [ForkRefusedError, RebuildError, UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];
 
 export async function run(argv: string[], sink: Sink = processSink): Promise<number> {
   const io = ioOf(sink);

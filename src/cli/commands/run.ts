@@ -67,14 +67,14 @@ function humanPrinter(io: Io): (event: SessionEvent) => void {
   };
 }
 
-function workspaceOf(p: Parsed): string {
+export function workspaceOf(p: Parsed): string {
   const dir = path.resolve(str(p, 'workspace') ?? process.cwd());
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--workspace ${dir} is not a directory`);
   return dir;
 }
 
 /** `--pass-env A,B`: secret-looking variables the user lets commands see. */
-function passEnvOf(p: Parsed): string[] {
+export function passEnvOf(p: Parsed): string[] {
   const names = (str(p, 'pass-env') ?? '')
     .split(',')
     .map((n) => n.trim())
