@@ -1,0 +1,107 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { AgentSession } from '../../../src/agent/agentSession';
+import type { ModelRequest } from '../../../src/agent/model/modelPort';
+import { ScriptedModel, type ScriptedStep } from '../../../src/agent/model/scriptedModel';
+import { OpenTape } from '../../../src/agent/session/openTape';
+import { RecordedRequests } from '../../../src/replay/rebuildRequest';
+import { continueRerun, rerunRequest } from '../../../src/replay/rerun';
+import { jsonlLine, parseJsonl } from '../../../src/store/jsonl';
+import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
+import { ForkRefusedError } from '../../../src/tape/fork';
+import { replayedFromOf } from '../../../src/tape/rerunEntries';
+
+const SESSION = 'src';
+const READ: ScriptedStep[] = [{ text: 'Reading.' }, { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } }];
+const ANSWER: ScriptedStep[] = [{ text: 'It says to build with esbuild.' }];
+const signal = () => new AbortController().signal;
+
+/** One turn the real agent records: it reads a file, then answers (two requests). */
+async function record(dir: string): Promise<{ raws: RawEntry[]; sent: ModelRequest[] }> {
+  const ws = path.join(dir, 'ws');
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, 'notes.md'), 'Build with esbuild.\n');
+  const store = await TapeStore.open(path.join(dir, 'rec.tape.sqlite'));
+  try {
+    const model = new ScriptedModel([READ, ANSWER]);
+    const outcome = await new AgentSession({
+      tape: new OpenTape(store),
+      sessionId: SESSION,
+      model,
+      workspace: ws,
+      permissions: { edits: false, commands: false },
+      environment: { os: 'test', shell: '/bin/sh', workspaceRoot: '/workspace', date: '2026-11-30' },
+    }).runTurn('Read notes.md', { signal: signal() });
+    assert.strictEqual(outcome.outcome, 'answer');
+    return { raws: store.rawEntries(SESSION), sent: model.requests };
+  } finally {
+    await store.close();
+  }
+}
+
+describe('re-running a request (rerunRequest, continueRerun)', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let raws: RawEntry[];
+  let sent: ModelRequest[];
+  let tape: OpenTape;
+  let first: number;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-rerun-'));
+    ({ raws, sent } = await record(dir));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  beforeEach(async () => {
+    tape = new OpenTape(await TapeStore.inMemory(parseJsonl(raws.map(jsonlLine).join(''), 'src.tape.jsonl')));
+    [first] = new RecordedRequests(tape, SESSION).requestIds();
+  });
+
+  it('a re-run left waiting at its call is continued later: the call is answered from the source, the next request is the recorded one; an ended re-run is not continued', async () => {
+    const waiting = await rerunRequest(tape, new ScriptedModel([READ]), { sessionId: SESSION, entryId: first }, { signal: signal(), forkId: 'w' });
+    assert.deepStrictEqual([waiting.outcome, waiting.steps[0].calls.map((c) => c.result)], ['recorded', ['waiting']]);
+    const model = new ScriptedModel([ANSWER]);
+    const done = await continueRerun(tape, model, waiting.forkSessionId, { signal: signal(), continue: {} });
+    assert.strictEqual(done.outcome, 'answer');
+    assert.deepStrictEqual(model.requests, [sent[1]], 'the second request is the one the recording sent');
+    const results = tape.store.entries(waiting.forkSessionId, { kind: 'tool_result' });
+    assert.deepStrictEqual(
+      results.map((e) => replayedFromOf(e)?.sessionId),
+      [SESSION],
+    );
+    await assert.rejects(continueRerun(tape, new ScriptedModel([]), waiting.forkSessionId, { signal: signal(), continue: {} }), ForkRefusedError);
+    await assert.rejects(continueRerun(tape, new ScriptedModel([]), SESSION, { signal: signal(), continue: {} }), /not a re-run fork/);
+  });
+
+  it('a varied system prompt stays in force for the requests a continued re-run assembles', async () => {
+    const model = new ScriptedModel([READ, ANSWER]);
+    const r = await rerunRequest(
+      tape,
+      model,
+      { sessionId: SESSION, entryId: first, variation: { systemPrompt: 'Be brief.' } },
+      { signal: signal(), continue: {} },
+    );
+    assert.strictEqual(r.outcome, 'answer');
+    assert.deepStrictEqual(
+      model.requests.map((q) => q.messages[0].content),
+      ['Be brief.', 'Be brief.'],
+    );
+    assert.deepStrictEqual(model.requests[1].messages.slice(1), sent[1].messages.slice(1));
+  });
+
+  it('bounded by the round limit, and cancellable', async () => {
+    const limited = new ScriptedModel([READ, ANSWER]);
+    const r = await rerunRequest(tape, limited, { sessionId: SESSION, entryId: first }, { signal: signal(), continue: { maxRounds: 1 } });
+    assert.deepStrictEqual([r.outcome, limited.requests.length], ['round_limit', 1]);
+
+    const controller = new AbortController();
+    controller.abort();
+    const c = await rerunRequest(tape, new ScriptedModel([READ]), { sessionId: SESSION, entryId: first }, { signal: controller.signal, continue: {} });
+    assert.strictEqual(c.outcome, 'cancelled');
+    const [end] = tape.store.entries(c.forkSessionId, { kind: 'event', name: 'turn/end' });
+    assert.strictEqual((end.payload.data as { outcome: string }).outcome, 'cancelled');
+    assert.deepStrictEqual(tape.store.rawEntries(SESSION), raws, 'the source is never written to');
+  });
+});
