@@ -1,6 +1,7 @@
 import { canonicalJson } from '../tape/canonicalJson';
 import type { FinishKind, RecordedFacts, RequestStatus, ToolCallFacts } from '../tape/evaluationEntries';
 import { oneLine } from '../tape/oneLine';
+import { sameToolCall } from '../tape/rerunEntries';
 import { textSimilarity } from './textSimilarity';
 
 /**
@@ -28,7 +29,7 @@ export interface Judgement {
   textSimilarity: number;
 }
 
-/** Arguments as compared: canonical JSON, or the text itself when it is not a JSON value (a raw invalid call). */
+/** Arguments as a reason shows them: canonical JSON, or the text itself when it is not a JSON value. */
 function argumentsKey(args: unknown): string {
   try {
     return canonicalJson(args);
@@ -47,7 +48,9 @@ export function judge(
   const was = recorded.facts.toolCalls;
   const now = rerun.toolCalls;
   const toolNamesEqual = was.length === now.length && was.every((c, i) => c.name === now[i].name);
-  const toolArgumentsEqual = toolNamesEqual && was.every((c, i) => argumentsKey(c.arguments) === argumentsKey(now[i].arguments));
+  // The same rule a continued re-run replays a recorded result by.
+  const toolArgumentsEqual =
+    toolNamesEqual && was.every((c, i) => sameToolCall({ name: c.name, input: c.arguments }, { name: now[i].name, input: now[i].arguments }));
   const similarity = textSimilarity(recorded.text, rerun.text);
   const finishEqual = recorded.facts.finish === rerun.finish;
   const verdict = (reason: string | null): Judgement => ({
