@@ -303,7 +303,7 @@ function varySampling(recorded: SamplingOptions, v: Variation['params']): Sampli
  * all its versions (and so with its tool calls and results), a tool call or result with both rows
  * of its pair (pairs are never split), the system prompt with every prompt before it.
  */
-function omittedRows(rows: readonly FoldRow[], cap: number, drop: readonly number[], byEntry: ReadonlyMap<number, IncludedItem>): ReadonlySet<number> {
+export function omittedRows(rows: readonly FoldRow[], cap: number, drop: readonly number[], byEntry: ReadonlyMap<number, IncludedItem>): ReadonlySet<number> {
   const omit = new Set<number>();
   for (const id of drop) {
     if (!byEntry.has(id)) throw new RebuildError('invalid_variation', `cannot drop entry #${id}: it is not in the request's context`);
@@ -327,7 +327,7 @@ function omittedRows(rows: readonly FoldRow[], cap: number, drop: readonly numbe
 }
 
 /** `getEntry` with the context text of the edited entries replaced: what the builder reads of each kind. */
-function editedEntries(getEntry: (id: number) => Entry, edits: ReadonlyMap<number, string>): (id: number) => Entry {
+export function editedEntries(getEntry: (id: number) => Entry, edits: ReadonlyMap<number, string>): (id: number) => Entry {
   if (edits.size === 0) return getEntry;
   return (id) => {
     const entry = getEntry(id);
