@@ -7,6 +7,7 @@ import type { SessionsTree } from './inspector/sessionsView';
 import { registerSessionCommands } from './sessionCommands';
 import { registerVerifyReplay } from './replay/verifyCommand';
 import { registerReplay } from './replay/registerReplay';
+import { registerRerun } from './rerun/registerRerun';
 import type { TapeStore } from '../store/tapeStore';
 import { FollowedTranscripts } from '../ingest/follow';
 import { registerFollowAgentSessions } from './agentSessions/followAgentSessions';
@@ -58,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     ...registerSessionCommands(deps),
     ...registerReplay(deps),
     ...registerVerifyReplay(deps),
+    ...registerRerun({ ...deps, panels: inspector.panels }),
     ...registerForkCommands({ ...deps, tree: inspector.tree }),
     registerLmTools({
       workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri,

@@ -6,6 +6,9 @@ const sessionArgs = z.union([z.tuple([]), z.tuple([z.string()])]);
 /** "Fork from here": the session shown and the entry (a position of its view). */
 const forkArgs = z.tuple([z.string(), z.number()]);
 const replayArgs = z.tuple([z.string()]);
+/** "Re-run…" on a request of the session shown; "Evaluate with a model…" on the session shown. */
+const rerunArgs = z.tuple([z.string(), z.number()]);
+const evaluateArgs = z.tuple([z.string()]);
 
 /**
  * The Agent Tape commands the inspector page may run, each mapping the page's arguments onto the
@@ -18,6 +21,8 @@ const WHITELIST: Record<string, (args: readonly (string | number)[], where: Comm
   'agentTape.handoff': (args) => vscode.commands.executeCommand('agentTape.handoff', undefined, undefined, ...sessionArgs.parse(args)),
   'agentTape.importTapeFile': () => vscode.commands.executeCommand('agentTape.importTapeFile'),
   'agentTape.forkSession': (args) => vscode.commands.executeCommand('agentTape.forkSession', ...forkArgs.parse(args)),
+  'agentTape.rerunRequest': (args) => vscode.commands.executeCommand('agentTape.rerunRequest', ...rerunArgs.parse(args)),
+  'agentTape.evaluateSession': (args) => vscode.commands.executeCommand('agentTape.evaluateSession', ...evaluateArgs.parse(args)),
   // The replay reads the tape the page shows: a tape file's editor replays that file.
   'agentTape.replaySession': (args, where) =>
     vscode.commands.executeCommand('agentTape.replaySession', { sessionId: replayArgs.parse(args)[0], tapeFile: where.tapeFile }),

@@ -72,6 +72,12 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     this.attach(panel, ws, session);
   }
 
+  /** Shows the inspector on `sessionId` with the report of its evaluation `evalSessionId` open. */
+  async showEvaluation(sessionId: string, evalSessionId: string): Promise<void> {
+    await this.show(sessionId);
+    for (const p of this.open) if (p.hosted.controller.sessionId === sessionId) p.hosted.controller.showEvaluation(evalSessionId);
+  }
+
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
     const saved = savedPageState.safeParse(state);
     // No saved state (the page never got to save one) is not worth a warning; a wrong shape is.

@@ -17,11 +17,12 @@ interface Deps {
  * The Tape Inspector's parts in VS Code: panels on the workspace tape (restored after a reload),
  * the custom editor of tape files, the "Tape Sessions" view and their commands.
  */
-export function registerInspector(deps: Deps): { tree: SessionsTree; disposables: vscode.Disposable[] } {
+export function registerInspector(deps: Deps): { tree: SessionsTree; panels: InspectorPanels; disposables: vscode.Disposable[] } {
   const panels = new InspectorPanels(deps);
   const { tree, disposables } = registerSessionsView(deps.tape, deps.log);
   return {
     tree,
+    panels,
     disposables: [
       panels,
       vscode.window.registerWebviewPanelSerializer(INSPECTOR_PANEL, panels),

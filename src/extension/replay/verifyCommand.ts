@@ -78,8 +78,13 @@ export function registerVerifyReplay(deps: Deps): vscode.Disposable[] {
   ];
 }
 
-/** The session to verify: the only one, else the user's pick with the current session first. */
-async function pickSession(store: TapeStore, current: string | undefined): Promise<string | undefined> {
+/** The session to act on (verify, by default): the only one, else the user's pick with the current session first. */
+export async function pickSession(
+  store: TapeStore,
+  current: string | undefined,
+  title = 'Tape: Verify Replay',
+  placeHolder = 'Session whose recorded requests to rebuild and compare',
+): Promise<string | undefined> {
   const sessions = store.sessions().sort((a, b) => Number(b.sessionId === current) - Number(a.sessionId === current) || b.lastCreatedAt - a.lastCreatedAt);
   if (sessions.length === 0) {
     void vscode.window.showInformationMessage('Agent Tape: the workspace tape has no sessions yet.');
@@ -91,7 +96,7 @@ async function pickSession(store: TapeStore, current: string | undefined): Promi
       label: s.sessionId,
       description: `${s.sessionId === current ? 'current · ' : ''}${s.entryCount} entries · ${new Date(s.lastCreatedAt).toLocaleString()}`,
     })),
-    { title: 'Tape: Verify Replay', placeHolder: 'Session whose recorded requests to rebuild and compare' },
+    { title, placeHolder },
   );
   return picked?.label;
 }
