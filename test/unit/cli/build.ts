@@ -5,18 +5,14 @@ import { run } from '../../../src/cli/main';
 export const ROOT = path.resolve(__dirname, '../../../..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
 
-/** Bundles just the CLI the way esbuild.mjs does, so child-process tests run the real `agent-tape`. */
+/**
+ * Bundles just the CLI the way esbuild.mjs does, so child-process tests run the real `agent-tape`,
+ * with its index worker beside it (`append` runs it; a stale one would be a different protocol).
+ */
 export async function buildCli(): Promise<void> {
-  await esbuild.build({
-    entryPoints: [path.join(ROOT, 'src/cli/main.ts')],
-    outfile: CLI,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    banner: { js: '#!/usr/bin/env node' },
-    logLevel: 'warning',
-  });
+  const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' } as const;
+  await esbuild.build({ ...node, entryPoints: [path.join(ROOT, 'src/cli/main.ts')], outfile: CLI, banner: { js: '#!/usr/bin/env node' } });
+  await esbuild.build({ ...node, entryPoints: [path.join(ROOT, 'src/store/indexWorker.ts')], outfile: path.join(ROOT, 'dist', 'indexWorker.js') });
 }
 
 /** The CLI in this process (no bundle), with what it printed. */
