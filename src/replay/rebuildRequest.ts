@@ -5,7 +5,7 @@ import type { Entry } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
 import type { FoldRow } from '../tape/fold';
 import { mergedFromOf } from '../tape/fork';
-import { manifestOfEntry, PARAMS_SINCE_VERSION, toolsHashOf, VIEW_ASSEMBLED, verifyManifest, type IncludedItem, type ViewManifest } from '../tape/manifest';
+import { hashManifest, manifestOfEntry, PARAMS_SINCE_VERSION, toolsHashOf, VIEW_ASSEMBLED, type IncludedItem, type ViewManifest } from '../tape/manifest';
 import type { ModelRequest, ToolDefinition } from '../tape/modelRequest';
 import { CHARS_PER_TOKEN } from '../tape/projections/contextPressure';
 import { samplingOf, type RequestParams, type SamplingOptions } from '../tape/requestParams';
@@ -240,8 +240,13 @@ export class RecordedRequests {
     } catch (e) {
       throw new RebuildError('invalid_record', errorMessage(e));
     }
-    const check = verifyManifest(manifest);
-    if (!check.ok) throw new RebuildError('invalid_record', `the manifest of entry #${entryId} ${check.reason}`);
+    // Parsed against the schema just now: what is left of verifyManifest is the hash.
+    const computed = hashManifest(manifest);
+    if (computed !== manifest.hashes.manifestHash)
+      throw new RebuildError(
+        'invalid_record',
+        `the manifest of entry #${entryId} was altered (manifestHash mismatch: recorded ${manifest.hashes.manifestHash}, computed ${computed})`,
+      );
     if (manifest.latestEntryId >= entryId)
       throw new RebuildError(
         'invalid_record',
@@ -273,6 +278,8 @@ function recordedParams(m: ViewManifest, notes: string[]): RequestParams {
 }
 
 function varyTools(recorded: ToolDefinition[], v: Variation): ToolDefinition[] {
+  // The recorded array itself when unvaried: its hash is kept per array (toolsHashOf).
+  if (!v.tools?.remove?.length && !v.tools?.add?.length) return recorded;
   const remove = new Set(v.tools?.remove ?? []);
   const unknown = [...remove].filter((name) => !recorded.some((t) => t.name === name));
   if (unknown.length > 0)

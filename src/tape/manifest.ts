@@ -104,8 +104,18 @@ export function hashPrompt(messages: readonly PromptMessage[]): { contentHashes:
   return { contentHashes, promptHash: sha256Hex(canonicalJson(contentHashes)) };
 }
 
-/** SHA-256 of the canonical JSON of the tool definitions array, in the order they are sent. */
-export const toolsHashOf = (tools: readonly unknown[]): string => sha256Hex(canonicalJson(tools));
+/**
+ * SHA-256 of the canonical JSON of the tool definitions array, in the order they are sent. A tool
+ * set is hashed for every request that offers it (tens of KB of JSON Schema each time), so the hash
+ * is kept per array: a tool definitions array is built whole and never changed afterwards (the
+ * toolboxes build theirs once; a tape's comes from its system/tools entry).
+ */
+export function toolsHashOf(tools: readonly unknown[]): string {
+  let hash = toolsHashes.get(tools);
+  if (hash === undefined) toolsHashes.set(tools, (hash = sha256Hex(canonicalJson(tools))));
+  return hash;
+}
+const toolsHashes = new WeakMap<readonly unknown[], string>();
 
 /** The manifest's row for a context message; `contentHash` when the caller has it from `hashPrompt`. */
 export function includedOf(m: ContextMessage, reason: string, tokens: number, contentHash = contentHashOf(m)): IncludedItem {
