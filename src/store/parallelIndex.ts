@@ -64,6 +64,7 @@ export class ParallelIndexer {
     }
     // The worker never keeps a process alive: a CLI ends when its work does.
     this.worker.unref();
+    // Nothing to report here: a worker that failed fails its next drain, which indexes its rows here.
     this.worker.on('error', () => undefined);
     this.replies = port1;
     this.cells = new Int32Array(state);
