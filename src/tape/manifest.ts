@@ -86,8 +86,6 @@ export class ManifestError extends Error {
 /** SHA-256 of the canonical JSON of what a provider receives of the message, `{ role, content, toolCallId?, toolName? }`. */
 export const contentHashOf = (m: PromptMessage): string => sha256Hex(canonicalJson(promptMessageOf(m)));
 
-const promptTexts = (messages: readonly PromptMessage[]): string[] => messages.map((m) => canonicalJson(promptMessageOf(m)));
-
 /**
  * SHA-256 of the canonical JSON of the context messages' content hashes, in the order they are
  * sent: a prompt of n messages is hashed as `["<contentHash 1>",...,"<contentHash n>"]`. Each
@@ -100,8 +98,39 @@ export const promptHashOf = (messages: readonly PromptMessage[]): string => hash
 
 /** `contentHashOf` of each message and `promptHashOf` of them all, serialising each message once. */
 export function hashPrompt(messages: readonly PromptMessage[]): { contentHashes: string[]; promptHash: string } {
-  const contentHashes = promptTexts(messages).map(sha256Hex);
+  const contentHashes = messages.map(cachedContentHash);
   return { contentHashes, promptHash: sha256Hex(canonicalJson(contentHashes)) };
+}
+
+/**
+ * Content hashes of recent prompt messages. Each request of a session sends the messages of the
+ * one before it again, so nearly every message of a prompt was hashed for an earlier request; a
+ * hash is found by its message's content (V8 hashes a string far faster than it serialises and
+ * SHA-256s it) and then its other fields, compared exactly. Bounded: the oldest half goes when full.
+ */
+const contentHashes = new Map<string, { role: string; toolCallId: string | undefined; toolName: string | undefined; hash: string }[]>();
+const CONTENT_HASHES_MAX = 8192;
+
+function cachedContentHash(m: PromptMessage): string {
+  const known = contentHashes.get(m.content);
+  const hit = known?.find((k) => k.role === m.role && k.toolCallId === m.toolCallId && k.toolName === m.toolName);
+  if (hit) return hit.hash;
+  const hash = contentHashOf(m);
+  if (known) {
+    // Short contents ("ok", "") recur under many call ids: keep the latest few of each.
+    if (known.length >= 16) known.shift();
+    known.push({ role: m.role, toolCallId: m.toolCallId, toolName: m.toolName, hash });
+  } else {
+    if (contentHashes.size >= CONTENT_HASHES_MAX) {
+      let drop = CONTENT_HASHES_MAX / 2;
+      for (const key of contentHashes.keys()) {
+        contentHashes.delete(key);
+        if (--drop === 0) break;
+      }
+    }
+    contentHashes.set(m.content, [{ role: m.role, toolCallId: m.toolCallId, toolName: m.toolName, hash }]);
+  }
+  return hash;
 }
 
 /**

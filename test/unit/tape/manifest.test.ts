@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { CanonicalJsonError, canonicalJson, sha256Hex } from '../../../src/tape/canonicalJson';
-import type { ContextMessage } from '../../../src/tape/context';
+import type { ContextMessage, PromptMessage } from '../../../src/tape/context';
 import { validateEntry, validateNewEntry } from '../../../src/tape/entry';
 import {
   EXCLUSION_REASONS,
@@ -13,6 +13,7 @@ import {
   contentHashOf,
   diffManifests,
   hashManifest,
+  hashPrompt,
   includedOf,
   manifestOfEntry,
   promptHashOf,
@@ -288,6 +289,26 @@ describe('ViewManifest hashing (SPEC 2.6)', () => {
     assert.throws(() => sealManifest(baseUnsealed([], { params })), /version 1 manifest has none\n {2}→ at params/);
     assert.throws(() => sealManifest(baseUnsealed([], { schemaVersion: 2, params: { ...params, topK: 3 } as typeof params })), /Unrecognized key: "topK"/);
     assert.throws(() => sealManifest(baseUnsealed([], { schemaVersion: 3 as 2, params })), /schemaVersion/);
+  });
+
+  it('hashes each message of a prompt as contentHashOf does, however often its content recurs under other roles and call ids', () => {
+    // The same short content under many call ids, roles and tool names: the kept hashes must tell them apart.
+    const messages: PromptMessage[] = [
+      ...Array.from({ length: 40 }, (_, i): PromptMessage => ({
+        role: 'tool',
+        content: 'ok',
+        toolCallId: `c${i % 25}`,
+        toolName: i % 2 ? 'read_file' : 'list_dir',
+      })),
+      { role: 'user', content: 'ok' },
+      { role: 'assistant', content: 'ok' },
+      { role: 'tool', content: 'ok', toolCallId: 'c1' },
+    ];
+    for (let round = 0; round < 3; round++) {
+      const { contentHashes, promptHash } = hashPrompt(messages);
+      assert.deepStrictEqual(contentHashes, messages.map(contentHashOf), `round ${round}`);
+      assert.strictEqual(promptHash, sha256Hex(canonicalJson(messages.map(contentHashOf))));
+    }
   });
 
   it('hashes a context item and a prompt from what the provider receives, not from entry ids', () => {
