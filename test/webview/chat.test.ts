@@ -32,9 +32,10 @@ describe('@tape in the Chat view, as a user sees it', () => {
     it('shows tool activity, a reference to the file read, and the answer', async () => {
       await send(page, 'tool:read_file {"path":"notes.txt"}');
       await answer(page, 'done: alpha');
-      // The steps and the references are collapsed ("Completed N steps", "Used N references"); a user opens both.
+      // The steps and the references are collapsed ("Completed N steps", "Used N references"); a user
+      // opens both. VS Code adds the time taken ("… in 1s") once a turn takes a second or more.
       const response = responses(page).last();
-      await response.getByText(/^Completed \d+ steps?$/).click();
+      await response.getByText(/^Completed \d+ steps?( in \S+)?$/).click();
       await response.getByText(/^Used \d+ references?$/).click();
       await response.locator('.chat-used-context-list', { hasText: 'notes.txt' }).waitFor({ timeout: 10_000 });
       await page.waitForTimeout(500); // the list opens with an animation
