@@ -1,17 +1,16 @@
-import { readFileSync } from 'fs';
 import { OpenTape } from '../../agent/session/openTape';
 import { EvaluationError, evaluateSession } from '../../replay/evaluate';
 import { RebuildError, RecordedRequests } from '../../replay/rebuildRequest';
 import type { Variation } from '../../replay/variation';
 import { openTapeFile } from '../../store/tapeFile';
 import { TapeStore } from '../../store/tapeStore';
-import { errorMessage } from '../../tape/errorMessage';
 import type { RequestEvaluation, TokenCounts } from '../../tape/evaluationEntries';
 import type { EvaluationReport } from '../../tape/evaluationReport';
 import { oneLine } from '../../tape/oneLine';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
 import { json, type Io } from '../output';
+import { systemPromptFlag } from '../systemPromptFlag';
 import { requireSession, requireSqliteTape } from './session';
 
 const REASON_MAX = 100;
@@ -36,13 +35,8 @@ function thresholdOf(p: Parsed): number | undefined {
 }
 
 function variationOf(p: Parsed): Variation {
-  const file = str(p, 'system-prompt');
-  if (file === undefined) return {};
-  try {
-    return { systemPrompt: readFileSync(file, 'utf8') };
-  } catch (e) {
-    throw new UsageError(`--system-prompt ${file}: ${errorMessage(e)}`);
-  }
+  const systemPrompt = systemPromptFlag(p);
+  return systemPrompt === undefined ? {} : { systemPrompt };
 }
 
 /**

@@ -5,23 +5,22 @@ import { rebuildRequest } from '../../replay/rebuildRequest';
 import { rerunRequest, type ContinueOptions, type RerunResult } from '../../replay/rerun';
 import type { Variation } from '../../replay/variation';
 import { describeDifference } from '../../replay/verify';
-import { readRegularFileSync } from '../../store/safeRead';
 import { TapeStore } from '../../store/tapeStore';
 import { oneLine } from '../../tape/oneLine';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { apiKeyVarOf, EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
 import { json, type Io } from '../output';
+import { systemPromptFlag } from '../systemPromptFlag';
 import { passEnvOf, workspaceOf } from './run';
 import { requireSqliteTape } from './session';
 
-const SYSTEM_PROMPT_MAX_BYTES = 1024 * 1024;
 const LINE_MAX = 200;
 
 /** The variation the flags name; the system prompt file is read here, before the tape is opened. */
 function variationOf(p: Parsed): Variation {
   const variation: Variation = {};
-  const promptFile = str(p, 'system-prompt');
-  if (promptFile !== undefined) variation.systemPrompt = readRegularFileSync(promptFile, SYSTEM_PROMPT_MAX_BYTES, 'a system prompt').toString('utf8');
+  const systemPrompt = systemPromptFlag(p);
+  if (systemPrompt !== undefined) variation.systemPrompt = systemPrompt;
   const drop = p.lists.get('drop') ?? [];
   if (drop.length > 0)
     variation.drop = drop.map((d) => {

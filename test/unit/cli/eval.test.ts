@@ -252,6 +252,8 @@ describe('agent-tape eval (the bundled CLI against a scripted OpenAI-compatible 
     ['a request range past the session', ['--requests', '2-9'], /--requests 2-9: session s1 has 3 recorded requests/],
     ['a malformed range', ['--requests', '3-2'], /--requests takes A-B/],
     ['a missing system prompt file', ['--system-prompt', '/nonexistent/prompt.txt'], /--system-prompt \/nonexistent\/prompt\.txt/],
+    // A device would be read for ever: refused at once, as every file the CLI is handed.
+    ['a system prompt that is a device', ['--system-prompt', '/dev/zero'], /--system-prompt \/dev\/zero: .*not a regular file/],
   ] as const) {
     it(`bad input (${what}): exit 2, nothing sent, the tape's files byte-identical`, async () => {
       const srv = await serve([...TOOL_TURN, ...SECOND_TURN]);
