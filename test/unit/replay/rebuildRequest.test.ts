@@ -12,55 +12,37 @@ import { CURRENT_REBUILDER, type Rebuilder } from '../../../src/replay/rebuilder
 import type { Variation } from '../../../src/replay/variation';
 import { verifyTape } from '../../../src/replay/verify';
 import { forkSession } from '../../../src/store/forks';
-import { jsonlLine, parseJsonl } from '../../../src/store/jsonl';
+import { parseJsonl } from '../../../src/store/jsonl';
 import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
 import { hashManifest, promptHashOf, sealManifest, toolsHashOf, type ViewManifest } from '../../../src/tape/manifest';
 import { reserveFor } from '../../../src/tape/contextPolicy';
 import { SYSTEM_TOOLS } from '../../../src/tape/toolsEntry';
+import { recordTurns, tapeOf } from './recordedTurns';
 
 const SESSION = 'rerun-me';
 const SAMPLING = { temperature: 0.2, seed: 5 };
 const FIXTURE_V1 = path.join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'tapes', 'inspector-two-requests.tape.jsonl');
 
 /**
- * A session the real agent records against scripted models: a turn that reads a file (two
- * requests), then a turn that lists the directory (two more). What each model was handed is kept,
- * request by request, to compare the rebuilt requests with.
+ * A turn that reads a file (two requests), then a turn that lists the directory (two more), recorded
+ * by the real agent with sampling options.
  */
-async function record(dir: string): Promise<{ raws: RawEntry[]; sent: ModelRequest[] }> {
-  const ws = path.join(dir, 'ws');
-  fs.mkdirSync(ws);
-  fs.writeFileSync(path.join(ws, 'notes.md'), 'Build with esbuild.\n');
-  const store = await TapeStore.open(path.join(dir, 'rec.tape.sqlite'));
-  const sent: ModelRequest[] = [];
-  const turn = async (text: string, responses: ScriptedStep[][]) => {
-    const model = new ScriptedModel(responses);
-    const outcome = await new AgentSession({
-      tape: new OpenTape(store),
-      sessionId: SESSION,
-      model,
-      workspace: ws,
-      permissions: { edits: false, commands: false },
-      environment: { os: 'test', shell: '/bin/sh', workspaceRoot: '/workspace', date: '2026-11-30' },
-      sampling: SAMPLING,
-    }).runTurn(text, { signal: new AbortController().signal });
-    assert.strictEqual(outcome.outcome, 'answer');
-    sent.push(...model.requests);
-  };
-  try {
-    await turn('Read notes.md', [
-      [{ text: 'Reading.' }, { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } }],
-      [{ text: 'It says to build with esbuild.' }],
-    ]);
-    await turn('List the files', [[{ toolCall: { id: 'c2', name: 'list_dir', arguments: { path: '.' } } }], [{ text: 'One file.' }]]);
-    return { raws: store.rawEntries(SESSION), sent };
-  } finally {
-    await store.close();
-  }
-}
-
-const tapeOf = async (raws: readonly RawEntry[]): Promise<OpenTape> =>
-  new OpenTape(await TapeStore.inMemory(parseJsonl(raws.map(jsonlLine).join(''), 'rerun.tape.jsonl')));
+const record = (dir: string) =>
+  recordTurns(
+    dir,
+    SESSION,
+    [
+      {
+        text: 'Read notes.md',
+        steps: [
+          [{ text: 'Reading.' }, { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } }],
+          [{ text: 'It says to build with esbuild.' }],
+        ],
+      },
+      { text: 'List the files', steps: [[{ toolCall: { id: 'c2', name: 'list_dir', arguments: { path: '.' } } }], [{ text: 'One file.' }]] },
+    ],
+    SAMPLING,
+  );
 
 const refused = (code: RebuildErrorCode, pattern: RegExp) => (e: unknown) => e instanceof RebuildError && e.code === code && pattern.test(e.message);
 

@@ -2,16 +2,15 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { AgentSession } from '../../../src/agent/agentSession';
 import type { ModelRequest } from '../../../src/agent/model/modelPort';
 import { ScriptedModel, type ScriptedStep } from '../../../src/agent/model/scriptedModel';
 import { OpenTape } from '../../../src/agent/session/openTape';
 import { RecordedRequests } from '../../../src/replay/rebuildRequest';
 import { continueRerun, rerunRequest } from '../../../src/replay/rerun';
-import { jsonlLine, parseJsonl } from '../../../src/store/jsonl';
-import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
+import type { RawEntry } from '../../../src/store/tapeStore';
 import { ForkRefusedError } from '../../../src/tape/fork';
 import { replayedFromOf } from '../../../src/tape/rerunEntries';
+import { recordTurns, tapeOf } from './recordedTurns';
 
 const SESSION = 'src';
 const READ: ScriptedStep[] = [{ text: 'Reading.' }, { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } }];
@@ -19,27 +18,7 @@ const ANSWER: ScriptedStep[] = [{ text: 'It says to build with esbuild.' }];
 const signal = () => new AbortController().signal;
 
 /** One turn the real agent records: it reads a file, then answers (two requests). */
-async function record(dir: string): Promise<{ raws: RawEntry[]; sent: ModelRequest[] }> {
-  const ws = path.join(dir, 'ws');
-  fs.mkdirSync(ws);
-  fs.writeFileSync(path.join(ws, 'notes.md'), 'Build with esbuild.\n');
-  const store = await TapeStore.open(path.join(dir, 'rec.tape.sqlite'));
-  try {
-    const model = new ScriptedModel([READ, ANSWER]);
-    const outcome = await new AgentSession({
-      tape: new OpenTape(store),
-      sessionId: SESSION,
-      model,
-      workspace: ws,
-      permissions: { edits: false, commands: false },
-      environment: { os: 'test', shell: '/bin/sh', workspaceRoot: '/workspace', date: '2026-11-30' },
-    }).runTurn('Read notes.md', { signal: signal() });
-    assert.strictEqual(outcome.outcome, 'answer');
-    return { raws: store.rawEntries(SESSION), sent: model.requests };
-  } finally {
-    await store.close();
-  }
-}
+const record = (dir: string) => recordTurns(dir, SESSION, [{ text: 'Read notes.md', steps: [READ, ANSWER] }]);
 
 describe('re-running a request (rerunRequest, continueRerun)', function () {
   this.timeout(30_000);
@@ -55,7 +34,7 @@ describe('re-running a request (rerunRequest, continueRerun)', function () {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   beforeEach(async () => {
-    tape = new OpenTape(await TapeStore.inMemory(parseJsonl(raws.map(jsonlLine).join(''), 'src.tape.jsonl')));
+    tape = await tapeOf(raws);
     [first] = new RecordedRequests(tape, SESSION).requestIds();
   });
 
