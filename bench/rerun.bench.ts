@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const { store, tape } = await recordVerifySession(dir);
   const requests = new RecordedRequests(tape, SESSION);
   const ids = requests.requestIds();
-  const responses = new RecordedResponses(tape.reader, SESSION);
+  const responses = new RecordedResponses(requests.replay);
   // The server answers each request, in order, with the answer recorded after it.
   const replies: FakeReply[] = ids.map((id) => {
     const { turnId, requestSeq } = manifestOfEntry(tape.reader.requireEntry(SESSION, id));

@@ -118,7 +118,7 @@ export async function evaluateSession(tape: ReadableTape, sessionId: string, mod
   await append(evalStartEntry(start));
 
   const todo = maxRequests === null ? selected : selected.slice(0, maxRequests);
-  const responses = new RecordedResponses(tape.reader, sessionId);
+  const responses = new RecordedResponses(requests.replay);
   const results: RequestEvaluation[] = [];
   let stopped: EvalStop = null;
   let next = 0;

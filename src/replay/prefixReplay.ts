@@ -54,12 +54,15 @@ export class PrefixReplay implements FoldSource {
     return this.omitted.size === 0 ? rows : rows.filter((r) => !this.omitted.has(r.entryId));
   }
 
-  readonly getEntry = (entryId: number): Entry => {
+  readonly getEntry = (entryId: number): Entry => this.findEntry(entryId) ?? this.reader.requireEntry(this.sessionId, entryId);
+
+  /** Entry `entryId` of the session (read once, then kept), or undefined when it has none. */
+  findEntry(entryId: number): Entry | undefined {
     let e = this.loaded.get(entryId);
     if (e === undefined) {
-      e = this.reader.requireEntry(this.sessionId, entryId);
-      this.loaded.set(entryId, e);
+      e = this.reader.getEntry(this.sessionId, entryId);
+      if (e !== undefined) this.loaded.set(entryId, e);
     }
     return e;
-  };
+  }
 }

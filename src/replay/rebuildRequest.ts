@@ -5,7 +5,16 @@ import type { Entry } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
 import type { FoldRow } from '../tape/fold';
 import { mergedFromOf } from '../tape/fork';
-import { hashManifest, manifestOfEntry, PARAMS_SINCE_VERSION, toolsHashOf, VIEW_ASSEMBLED, type IncludedItem, type ViewManifest } from '../tape/manifest';
+import {
+  hashManifest,
+  keepsItsHash,
+  manifestOfEntry,
+  PARAMS_SINCE_VERSION,
+  toolsHashOf,
+  VIEW_ASSEMBLED,
+  type IncludedItem,
+  type ViewManifest,
+} from '../tape/manifest';
 import type { ModelRequest, ToolDefinition } from '../tape/modelRequest';
 import { CHARS_PER_TOKEN } from '../tape/projections/contextPressure';
 import { samplingOf, type RequestParams, type SamplingOptions } from '../tape/requestParams';
@@ -89,7 +98,8 @@ const estimate: RequestFacts['countTokens'] = (input) =>
  * Entry ids are positions of the session's view through the host's lineage reader.
  */
 export class RecordedRequests {
-  private readonly replay: PrefixReplay;
+  /** The session's fold rows and entries, each entry read once: `RecordedResponses` reads its answers through it too. */
+  readonly replay: PrefixReplay;
   private readonly rebuilders: readonly Rebuilder[];
   private readonly count: RequestFacts['countTokens'];
   /** The session's tool sets, read once, and each set checked once: querying and hashing them for every request cost more than the rest of a rebuild. */
@@ -110,19 +120,37 @@ export class RecordedRequests {
   /** The entry ids of the session's own recorded requests, in tape order; merged copies are left out (rebuilt in their fork). */
   requestIds(): number[] {
     const { reader } = this.tape;
-    return reader
-      .entries(this.sessionId, { kind: 'event', name: VIEW_ASSEMBLED })
-      .filter((e) => reader.origin(this.sessionId, e.entryId).sessionId === this.sessionId && mergedFromOf(e) === null)
-      .map((e) => e.entryId);
+    const { replay, sessionId } = this;
+    return replay.rows
+      .filter(
+        (r) =>
+          r.kind === 'event' &&
+          r.name === VIEW_ASSEMBLED &&
+          reader.origin(sessionId, r.entryId).sessionId === sessionId &&
+          mergedFromOf(replay.getEntry(r.entryId)) === null,
+      )
+      .map((r) => r.entryId);
   }
 
   /** Request `entryId` rebuilt, varied by `variation` (parsed here too; `{}` for none). Throws a `RebuildError`. */
   rebuild(entryId: number, variation: Variation = {}): RebuiltRequest {
     const parsed = variationSchema.safeParse(variation);
     if (!parsed.success) throw new RebuildError('invalid_variation', `invalid variation: ${z.prettifyError(parsed.error)}`);
-    const v = parsed.data;
-    const { sessionId, replay } = this;
     const recorded = this.recordedManifest(entryId);
+    let rebuilt: RebuiltRequest;
+    try {
+      rebuilt = this.rebuildRecorded(entryId, recorded, parsed.data);
+    } catch (e) {
+      // An altered manifest is reported as altered, whatever the rebuild made of it.
+      this.checkHash(entryId, recorded);
+      throw e;
+    }
+    this.checkHash(entryId, recorded, rebuilt.manifest);
+    return rebuilt;
+  }
+
+  private rebuildRecorded(entryId: number, recorded: ViewManifest, v: Variation): RebuiltRequest {
+    const { sessionId, replay } = this;
     const notes: string[] = [];
     const params = recordedParams(recorded, notes);
     const tools = varyTools(this.recordedTools(entryId, recorded), v);
@@ -221,11 +249,10 @@ export class RecordedRequests {
   }
 
   private recordedManifest(entryId: number): ViewManifest {
-    const { reader } = this.tape;
     const { sessionId } = this;
-    const entry = reader.getEntry(sessionId, entryId);
+    const entry = this.replay.findEntry(entryId);
     if (entry === undefined)
-      throw new RebuildError('not_a_request', `session ${sessionId} has no entry #${entryId} (its head is #${reader.headEntryId(sessionId)})`);
+      throw new RebuildError('not_a_request', `session ${sessionId} has no entry #${entryId} (its head is #${this.tape.reader.headEntryId(sessionId)})`);
     if (entry.kind !== 'event' || entry.name !== VIEW_ASSEMBLED)
       throw new RebuildError('not_a_request', `entry #${entryId} of session ${sessionId} is ${entry.kind} ${entry.name}, not a ${VIEW_ASSEMBLED} request`);
     const merged = mergedFromOf(entry);
@@ -240,19 +267,21 @@ export class RecordedRequests {
     } catch (e) {
       throw new RebuildError('invalid_record', errorMessage(e));
     }
-    // Parsed against the schema just now: what is left of verifyManifest is the hash.
-    const computed = hashManifest(manifest);
-    if (computed !== manifest.hashes.manifestHash)
-      throw new RebuildError(
-        'invalid_record',
-        `the manifest of entry #${entryId} was altered (manifestHash mismatch: recorded ${manifest.hashes.manifestHash}, computed ${computed})`,
-      );
     if (manifest.latestEntryId >= entryId)
       throw new RebuildError(
         'invalid_record',
         `the manifest of entry #${entryId} says it was built from entries up to #${manifest.latestEntryId}, at or after its own entry`,
       );
     return manifest;
+  }
+
+  /** Parsed against the schema already: what is left of verifyManifest is the hash, which a faithful rebuild proves (keepsItsHash). */
+  private checkHash(entryId: number, recorded: ViewManifest, rebuilt?: ViewManifest): void {
+    if (keepsItsHash(recorded, rebuilt)) return;
+    throw new RebuildError(
+      'invalid_record',
+      `the manifest of entry #${entryId} was altered (manifestHash mismatch: recorded ${recorded.hashes.manifestHash}, computed ${hashManifest(recorded)})`,
+    );
   }
 }
 

@@ -1,9 +1,11 @@
 import type { TapeReader } from '../store/lineage';
 import type { Entry } from '../tape/entry';
+import { entryIndex, type FoldRow } from '../tape/fold';
 import type { RecordedFacts, TokenCounts, ToolCallFacts } from '../tape/evaluationEntries';
 import { VIEW_ASSEMBLED } from '../tape/manifest';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
 import { TURN_END, TURN_START } from '../tape/turnEntries';
+import { PrefixReplay } from './prefixReplay';
 
 /**
  * What the tape recorded in answer to a request: the entries after its `view/assembled` up to the
@@ -33,21 +35,31 @@ function tokensOf(usage: unknown): TokenCounts | null {
   return { input: num(u.inputTokens), output: num(u.outputTokens), cached: num(u.cachedTokens) };
 }
 
-/** The recorded responses of one session's requests; the positions of its requests are read once. */
+/** What may answer a request; the rest of a window (tool results, user messages, other events) is never read. */
+const mayAnswer = (r: FoldRow): boolean =>
+  r.kind === 'tool_call' ||
+  (r.kind === 'message' && r.role === 'assistant') ||
+  (r.kind === 'event' && (r.name === ATTEMPT_EVENT || r.name === TURN_END || r.name === TURN_START));
+
+/**
+ * The recorded responses of one session's requests, read through the session's prefix replay: its
+ * fold rows say which entries of a window can be part of an answer, and an entry read for an answer
+ * is kept for the rebuild of the next request, which sends it.
+ */
 export class RecordedResponses {
   private readonly requestPositions: number[];
 
-  constructor(
-    private readonly reader: TapeReader,
-    private readonly sessionId: string,
-  ) {
-    this.requestPositions = reader.entries(sessionId, { kind: 'event', name: VIEW_ASSEMBLED }).map((e) => e.entryId);
+  constructor(private readonly replay: PrefixReplay) {
+    this.requestPositions = replay.rows.filter((r) => r.kind === 'event' && r.name === VIEW_ASSEMBLED).map((r) => r.entryId);
   }
 
   /** The response to request `entryId` (turn `turnId`, request `requestSeq` of it). */
   of(entryId: number, turnId: string, requestSeq: number): RecordedResponse {
-    const next = this.requestPositions.find((p) => p > entryId);
-    const window = this.reader.entries(this.sessionId, { fromEntryId: entryId + 1, ...(next === undefined ? {} : { toEntryId: next - 1 }) });
+    const next = this.requestPositions.find((p) => p > entryId) ?? Infinity;
+    const { rows } = this.replay;
+    const window: Entry[] = [];
+    for (let i = entryIndex(rows, entryId + 1); i < rows.length && rows[i].entryId < next; i++)
+      if (mayAnswer(rows[i])) window.push(this.replay.getEntry(rows[i].entryId));
     let message: Entry | undefined;
     const calls: Entry[] = [];
     const attempts: Record<string, unknown>[] = [];
@@ -76,3 +88,7 @@ export class RecordedResponses {
     };
   }
 }
+
+/** The response to one request of a session (`RecordedResponses` for many). */
+export const recordedResponseOf = (reader: TapeReader, sessionId: string, entryId: number, turnId: string, requestSeq: number): RecordedResponse =>
+  new RecordedResponses(new PrefixReplay(reader, sessionId)).of(entryId, turnId, requestSeq);

@@ -13,7 +13,7 @@ import { BUILDER_VERSION, CONTEXT_TOOL_RESULT_MAX_BYTES, INCLUDED_REASONS, reser
 import type { EffectiveView } from './fold';
 import type { FoldCache } from './foldCache';
 import { hashPrompt, includedOf, MANIFEST_SCHEMA_VERSION, sealManifest, toolsHashOf, type ExcludedItem, type ViewManifest } from './manifest';
-import type { ModelInfo, ModelMessage, ModelRequest, ToolDefinition } from './modelRequest';
+import { toolsJsonOf, type ModelInfo, type ModelMessage, type ModelRequest, type ToolDefinition } from './modelRequest';
 import { requestParamsOf, type SamplingOptions } from './requestParams';
 import { utf8Prefix } from './utf8Prefix';
 
@@ -162,7 +162,7 @@ function assemble(context: ContextInput, latestEntryId: number, facts: RequestFa
   const { model, tools } = facts;
   const reserve = reserveFor(model.contextWindow);
   const budget = model.contextWindow - model.maxOutput - reserve;
-  let total = facts.countTokens(JSON.stringify(tools));
+  let total = facts.countTokens(toolsJsonOf(tools));
   for (const item of items) total += item.tokens;
   const estimatedPrompt = fit(items, historyStart, protectedStart, total, budget);
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonicalJson';
 import { promptMessageOf, type ContextMessage, type ContextRole, type PromptMessage } from './context';
 import type { Entry, NewEntry } from './entry';
+import { jsonEqual } from './jsonEqual';
 import { namedProvenanceKey } from './provenanceKey';
 import { requestParamsSchema } from './requestParams';
 
@@ -156,9 +157,31 @@ export function includedOf(m: ContextMessage, reason: string, tokens: number, co
  * manifest later) and without `hashes.manifestHash` (the hash cannot cover itself).
  */
 export function hashManifest(m: ViewManifest | UnsealedManifest): string {
+  return sha256Hex(canonicalJson(coveredOf(m)));
+}
+
+/** The part of a manifest its manifestHash covers. */
+function coveredOf(m: ViewManifest | UnsealedManifest): Record<string, unknown> {
   const { assembledAt: _at, hashes, ...rest } = m;
   const { manifestHash: _own, ...covered } = hashes as ViewManifest['hashes'];
-  return sha256Hex(canonicalJson({ ...rest, hashes: covered }));
+  return { ...rest, hashes: covered };
+}
+
+/**
+ * Whether `recorded` (parsed against the schema) still holds what its manifestHash was computed
+ * over. `rebuilt`, a manifest sealed here with the same hash and equal in every covered field,
+ * proves it without serialising and hashing the recorded one again: a rebuild that reproduces the
+ * request, the usual case, then costs one hash instead of two.
+ */
+export function keepsItsHash(recorded: ViewManifest, rebuilt?: ViewManifest): boolean {
+  if (
+    rebuilt !== undefined &&
+    sealed.has(rebuilt) &&
+    rebuilt.hashes.manifestHash === recorded.hashes.manifestHash &&
+    jsonEqual(coveredOf(recorded), coveredOf(rebuilt))
+  )
+    return true;
+  return hashManifest(recorded) === recorded.hashes.manifestHash;
 }
 
 const UNSEALED = '0'.repeat(64);

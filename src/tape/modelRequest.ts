@@ -39,6 +39,22 @@ export interface ModelRequest extends SamplingOptions {
   maxOutput: number;
 }
 
+/**
+ * The tool definitions as JSON text, kept per array like their hash (`toolsHashOf`): a definitions
+ * array is built whole and never changed, and every request that offers it counts its text.
+ */
+export function toolsJsonOf(tools: readonly ToolDefinition[]): string {
+  let json = toolsJson.get(tools);
+  if (json === undefined) toolsJson.set(tools, (json = JSON.stringify(tools)));
+  return json;
+}
+const toolsJson = new WeakMap<readonly ToolDefinition[], string>();
+
+/** What a model reads of a request, to count it: the messages and, as chat templates render them, the tool schemas. */
+export function promptOf(request: ModelRequest): readonly ModelMessage[] {
+  return request.tools.length === 0 ? request.messages : [...request.messages, { role: 'system', content: toolsJsonOf(request.tools) }];
+}
+
 export interface Usage {
   inputTokens: number;
   outputTokens: number;

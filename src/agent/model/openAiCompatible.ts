@@ -5,6 +5,7 @@ import { toChatMessages, toChatOptions, toChatTools } from './openAiMessages';
 import { ProviderError } from './providerError';
 import { TokenEstimator } from './tokenEstimator';
 import { ToolCallAssembler } from './toolCallAssembler';
+import { promptOf } from '../../tape/modelRequest';
 
 export interface OpenAiCompatibleOptions {
   /** The API root, e.g. `http://127.0.0.1:11434/v1`; requests go to `<baseURL>/chat/completions`. */
@@ -146,11 +147,6 @@ export class OpenAiCompatibleModel implements ModelPort {
     }
     return { inputTokens: this.estimator.count(prompt), outputTokens: this.estimator.countChars(outputChars), estimated: true };
   }
-}
-
-/** What the server tokenises: the messages and, as the template renders them, the tool schemas. */
-function promptOf(request: ModelRequest): readonly ModelMessage[] {
-  return request.tools.length === 0 ? request.messages : [...request.messages, { role: 'system', content: JSON.stringify(request.tools) }];
 }
 
 const argumentChars = (calls: readonly ToolCall[]): number => calls.reduce((n, c) => n + c.name.length + c.rawArguments.length, 0);

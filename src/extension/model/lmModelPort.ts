@@ -6,6 +6,7 @@ import { errorMessage } from '../../tape/errorMessage';
 import { cancellationOf } from '../cancellation';
 import { toLmMessages, toLmTools } from './lmMessages';
 import { OWN_VENDOR } from './providerSettings';
+import { promptOf } from '../../tape/modelRequest';
 
 const MAX_OUTPUT_CAP = 4096;
 const JUSTIFICATION = 'Agent Tape sends the conversation on its tape and its tools to the model you picked.';
@@ -139,11 +140,6 @@ function toolCallOf(part: vscode.LanguageModelToolCallPart): ToolCall {
     return { id: part.callId, name: part.name, valid: false, rawArguments, problem: 'the arguments are not a JSON object' };
   }
   return { id: part.callId, name: part.name, valid: true, arguments: { ...input }, rawArguments };
-}
-
-/** What the model reads: the messages and, as the template renders them, the tool schemas. */
-function promptOf(request: ModelRequest): readonly ModelMessage[] {
-  return request.tools.length === 0 ? request.messages : [...request.messages, { role: 'system', content: JSON.stringify(request.tools) }];
 }
 
 const FAILURE_CLASSES: Record<FailureClass, true> = {

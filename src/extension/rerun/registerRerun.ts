@@ -4,7 +4,7 @@ import type { OpenTape } from '../../agent/session/openTape';
 import { judge, DEFAULT_TEXT_THRESHOLD } from '../../replay/agreement';
 import { evaluateSession } from '../../replay/evaluate';
 import { rebuildRequest } from '../../replay/rebuildRequest';
-import { RecordedResponses } from '../../replay/recordedResponse';
+import { recordedResponseOf } from '../../replay/recordedResponse';
 import { continueRerun, rerunRequest, type RerunResult } from '../../replay/rerun';
 import { variationSchema } from '../../replay/variation';
 import { manifestOfEntry, VIEW_ASSEMBLED } from '../../tape/manifest';
@@ -102,7 +102,7 @@ export function registerRerun(deps: Deps): vscode.Disposable[] {
       );
       const response = result.steps[0]?.response;
       if (response === undefined) throw new Error(`the re-run of #${entryId} recorded no response`);
-      const recorded = new RecordedResponses(tape.reader, sessionId).of(entryId, base.recorded.turnId, base.recorded.requestSeq);
+      const recorded = recordedResponseOf(tape.reader, sessionId, entryId, base.recorded.turnId, base.recorded.requestSeq);
       const finish = response.toolCalls.length > 0 ? 'tool_calls' : 'text';
       const toolCalls = response.toolCalls.map((c) => ({ name: c.name, arguments: c.valid ? c.arguments : c.rawArguments }));
       const judgement = response.status === 'ok' ? judge(recorded, { finish, text: response.text, toolCalls }, DEFAULT_TEXT_THRESHOLD) : null;

@@ -401,5 +401,21 @@ describe('rebuilding a recorded request (re-run core)', function () {
     } finally {
       await worse.store.close();
     }
+    // What the rebuild derives rather than reads (an item's reason, an exclusion): the rebuilt request is the original one, the record still altered.
+    for (const alter of [(m: ViewManifest) => (m.included[0].reason = 'trusted'), (m: ViewManifest) => m.excluded.push({ entryId: 1, reason: 'retracted' })]) {
+      const quiet = raws.map((raw) => {
+        if (raw.entryId !== ids.at(-1)) return raw;
+        const payload = JSON.parse(raw.payload) as { data: ViewManifest };
+        alter(payload.data);
+        return { ...raw, payload: JSON.stringify(payload) };
+      });
+      const altered = await tapeOf(quiet);
+      try {
+        assert.throws(() => rebuildRequest(altered, SESSION, ids.at(-1)!), refused('invalid_record', /was altered \(manifestHash mismatch/));
+        assert.strictEqual(rebuildRequest(altered, SESSION, ids[0]).promptHashMatches, true, 'the requests before it rebuild');
+      } finally {
+        await altered.store.close();
+      }
+    }
   });
 });

@@ -15,6 +15,7 @@ import {
   hashManifest,
   hashPrompt,
   includedOf,
+  keepsItsHash,
   manifestOfEntry,
   promptHashOf,
   sealManifest,
@@ -69,6 +70,30 @@ describe('canonical JSON and SHA-256', () => {
       fc.property(fc.dictionary(fc.string(), fc.integer()), (o) => {
         const sorted = Object.keys(o).sort();
         assert.strictEqual(canonicalJson(o), `{${sorted.map((k) => `${JSON.stringify(k)}:${o[k]}`).join(',')}}`);
+      }),
+    );
+  });
+
+  it('sorts objects of many shapes side by side in one array, each by its own keys', () => {
+    assert.strictEqual(
+      canonicalJson([
+        { b: 1, a: 2 },
+        { a: 3, b: 4 },
+        { b: 5, c: 6, a: 7 },
+        { b: 8, a: 9 },
+      ]),
+      '[{"a":2,"b":1},{"a":3,"b":4},{"a":7,"b":5,"c":6},{"a":9,"b":8}]',
+    );
+    fc.assert(
+      fc.property(fc.array(fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd', '1'), fc.integer()), { maxLength: 8 }), (objects) => {
+        const each = objects.map(
+          (o) =>
+            `{${Object.keys(o)
+              .sort()
+              .map((k) => `${JSON.stringify(k)}:${o[k]}`)
+              .join(',')}}`,
+        );
+        assert.strictEqual(canonicalJson([objects]), `[[${each.join(',')}]]`);
       }),
     );
   });
@@ -227,12 +252,18 @@ describe('ViewManifest hashing (SPEC 2.6)', () => {
         const later = { ...m, assembledAt: laterAt };
         assert.strictEqual(hashManifest(later), h);
         assert.deepStrictEqual(verifyManifest(later), { ok: true });
+        // A sealed manifest equal in content vouches for a recorded one; a copy that is not sealed here does not.
+        assert.strictEqual(keepsItsHash(shuffled, m), true);
+        assert.strictEqual(keepsItsHash(later, m), true);
+        assert.strictEqual(keepsItsHash(shuffled), true);
 
         for (const path of leafPaths(m)) {
           const where = path.join('.');
           if (where === 'assembledAt' || where === 'hashes.manifestHash') continue;
           const bad = mutated(m, path);
           assert.notStrictEqual(hashManifest(bad), h, `changing ${where} changes the hash`);
+          assert.strictEqual(keepsItsHash(bad, m), false, `changing ${where} is found beside the sealed original`);
+          assert.strictEqual(keepsItsHash(bad, structuredClone(bad)), false, `an unsealed copy does not vouch for ${where}: the recorded manifest is hashed`);
           const check = verifyManifest(bad);
           assert.strictEqual(check.ok, false, `changing ${where} is flagged`);
           if (where !== 'schemaVersion')
