@@ -3,7 +3,7 @@ import { ForkRefusedError } from '../tape/fork';
 import { TapeFileError, TapeLockedError, TapeQueryError } from '../store/errors';
 import { ContextSelectionError } from '../tape/context';
 import { TapeValidationError } from '../tape/entry';
-import { RebuildError } from '../replay/rebuildRequest';
+import { RebuildError } from '../replay/rebuildError';
 import { UsageError } from './args';
 import { preferBaselineWasm } from './baselineWasm';
 import { appendCommand } from './commands/append';

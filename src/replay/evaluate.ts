@@ -21,7 +21,8 @@ import {
 import { summarize, type EvaluationReport } from '../tape/evaluationReport';
 import { manifestOfEntry } from '../tape/manifest';
 import { DEFAULT_TEXT_THRESHOLD, judge } from './agreement';
-import { RebuildError, RecordedRequests, type RebuildOptions, type RebuiltRequest } from './rebuildRequest';
+import { RebuildError } from './rebuildError';
+import { RecordedRequests, type RebuildOptions, type RebuiltRequest } from './rebuildRequest';
 import { RecordedResponses, type RecordedResponse } from './recordedResponse';
 import { variationSchema, type Variation } from './variation';
 import { describeDifference } from './verify';

@@ -3,7 +3,6 @@ import type { ReadableTape } from '../store/lineage';
 import type { RequestFacts } from '../tape/contextAssembly';
 import type { Entry } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
-import type { FoldRow } from '../tape/fold';
 import { mergedFromOf } from '../tape/fork';
 import {
   hashManifest,
@@ -21,7 +20,9 @@ import { samplingOf, type RequestParams, type SamplingOptions } from '../tape/re
 import { SYSTEM_TOOLS, toolsOfEntry } from '../tape/toolsEntry';
 import { PrefixReplay } from './prefixReplay';
 import { CURRENT_REBUILDER, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
+import { RebuildError } from './rebuildError';
 import { variationSchema, type Variation } from './variation';
+import { editedEntries, omittedRows } from './variedPrefix';
 import { firstDifference, type Difference } from './verify';
 
 /**
@@ -32,30 +33,6 @@ import { firstDifference, type Difference } from './verify';
  * it wants. A rebuild without a variation is the recorded request: its promptHash is the recorded
  * one (reported, never assumed).
  */
-
-export type RebuildErrorCode =
-  /** The tape has no such session. */
-  | 'unknown_session'
-  /** The entry is missing, not a `view/assembled` event, or a merged copy of a fork's request. */
-  | 'not_a_request'
-  /** The manifest or the tool set it names is not valid or was altered. */
-  | 'invalid_record'
-  /** The request was recorded before tool definitions were (or without its tool set). */
-  | 'tools_not_recorded'
-  /** No builder of this version knows the policy or builder version. */
-  | 'cannot_rebuild'
-  /** The variation is malformed or names what the request does not have. */
-  | 'invalid_variation';
-
-export class RebuildError extends Error {
-  constructor(
-    readonly code: RebuildErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RebuildError';
-  }
-}
 
 export interface RebuildOptions {
   /** The builders a request may be rebuilt with; the current one by default. */
@@ -332,44 +309,4 @@ function varySampling(recorded: SamplingOptions, v: Variation['params']): Sampli
     else if (value !== undefined) out[key] = value;
   }
   return out as SamplingOptions;
-}
-
-/**
- * The fold rows a drop leaves out, so the fold itself decides what remains: a message goes with
- * all its versions (and so with its tool calls and results), a tool call or result with both rows
- * of its pair (pairs are never split), the system prompt with every prompt before it.
- */
-export function omittedRows(rows: readonly FoldRow[], cap: number, drop: readonly number[], byEntry: ReadonlyMap<number, IncludedItem>): ReadonlySet<number> {
-  const omit = new Set<number>();
-  for (const id of drop) {
-    if (!byEntry.has(id)) throw new RebuildError('invalid_variation', `cannot drop entry #${id}: it is not in the request's context`);
-    const row = rows.find((r) => r.entryId === id);
-    if (row === undefined) throw new RebuildError('invalid_variation', `cannot drop entry #${id}: the session has no such entry`);
-    const goes = (r: FoldRow): boolean => {
-      if (r.entryId > cap) return false;
-      switch (row.kind) {
-        case 'message':
-          return r.kind === 'message' && r.messageId === row.messageId;
-        case 'tool_call':
-        case 'tool_result':
-          return (r.kind === 'tool_call' || r.kind === 'tool_result') && r.messageId === row.messageId && r.toolCallId === row.toolCallId;
-        default:
-          return r.kind === row.kind && r.name === row.name;
-      }
-    };
-    for (const r of rows) if (goes(r)) omit.add(r.entryId);
-  }
-  return omit;
-}
-
-/** `getEntry` with the context text of the edited entries replaced: what the builder reads of each kind. */
-export function editedEntries(getEntry: (id: number) => Entry, edits: ReadonlyMap<number, string>): (id: number) => Entry {
-  if (edits.size === 0) return getEntry;
-  return (id) => {
-    const entry = getEntry(id);
-    const text = edits.get(id);
-    if (text === undefined) return entry;
-    const field = entry.kind === 'tool_call' ? 'input' : entry.kind === 'tool_result' ? 'output' : 'content';
-    return { ...entry, payload: { ...entry.payload, [field]: text } };
-  };
 }

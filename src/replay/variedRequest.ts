@@ -3,8 +3,10 @@ import type { Assembly, RequestFacts } from '../tape/contextAssembly';
 import type { IncludedItem } from '../tape/manifest';
 import { samplingOf } from '../tape/requestParams';
 import { PrefixReplay } from './prefixReplay';
-import { editedEntries, omittedRows, RebuildError, type RebuiltRequest } from './rebuildRequest';
+import { RebuildError } from './rebuildError';
+import type { RebuiltRequest } from './rebuildRequest';
 import { CURRENT_REBUILDER, rebuilderFor, type Rebuilder } from './rebuilder';
+import { variedPrefix } from './variedPrefix';
 
 /**
  * A request after a re-run one, in the re-run's fork, under the re-run's variation: the fork's
@@ -33,18 +35,13 @@ export function assembleVaried(
   const head = replay.rows.at(-1)?.entryId ?? 0;
   const { variation: v, manifest, request } = base;
   const byEntry = new Map<number, IncludedItem>(base.recorded.included.flatMap((i) => (i.entryId === null ? [] : [[i.entryId, i] as const])));
-  const folds = replay.at(head, omittedRows(replay.rows, head, v.drop ?? [], byEntry)).folds;
-  const edits = new Map<number, string>((v.edit ?? []).map((e) => [e.entryId, e.content]));
-  if (v.systemPrompt !== undefined) {
-    const prompt = folds.view(sessionId, { includePending: false }).systemPromptEntryId;
-    if (prompt !== null) edits.set(prompt, v.systemPrompt);
-  }
+  const { folds, getEntry } = variedPrefix(replay, head, v, byEntry);
   const choice = rebuilderFor(rebuilders, manifest.policy, manifest.builderVersion);
   if (!('rebuilder' in choice)) throw new RebuildError('cannot_rebuild', `cannot assemble request ${slot.turnId}/${slot.requestSeq}: ${choice.reason}`);
   return choice.rebuilder.rebuild(folds, {
     sessionId,
     ...slot,
-    getEntry: editedEntries(replay.getEntry, edits),
+    getEntry,
     model: { ...manifest.model, contextWindow: manifest.tokenBudget.contextWindow, maxOutput: manifest.tokenBudget.maxOutput },
     tools: request.tools,
     // The re-run manifest is of the current schema version, which always holds its parameters.

@@ -1,12 +1,17 @@
-import type { ReadableTape } from '../store/lineage';
+import * as z from 'zod';
+import type { ReadableTape, TapeReader } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import { canonicalJson } from '../tape/canonicalJson';
 import { errorMessage } from '../tape/errorMessage';
 import { mergedFromOf } from '../tape/fork';
 import { hashManifest, manifestOfEntry, VIEW_ASSEMBLED, type ExcludedItem, type IncludedItem, type ViewManifest } from '../tape/manifest';
 import { samplingOf } from '../tape/requestParams';
+import { RERUN_REQUEST, rerunRequestOf } from '../tape/rerunEntries';
 import { PrefixReplay } from './prefixReplay';
+import { RebuildError } from './rebuildError';
 import { CURRENT_REBUILDER, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
+import { variationSchema, type Variation } from './variation';
+import { variedPrefix } from './variedPrefix';
 
 /**
  * Verification replay (SPEC 2.7): every recorded request is rebuilt from the tape prefix it was
@@ -33,7 +38,7 @@ export type Difference =
 export type RequestStatus =
   | { status: 'match' }
   | { status: 'mismatch'; difference: Difference }
-  | { status: 'cannot_rebuild'; unknown: 'policy' | 'builder' | 'manifest'; reason: string }
+  | { status: 'cannot_rebuild'; unknown: 'policy' | 'builder' | 'manifest' | 'variation'; reason: string }
   /** Carried into this session by a merge: it is verified in the fork it was recorded in. */
   | { status: 'merged'; from: { sessionId: string; entryId: number } };
 
@@ -119,6 +124,7 @@ export function verifySession({ store, reader }: ReadableTape, sessionId: string
   // A fork's view shows its parent's manifests up to the fork point; they are the parent's to verify.
   const own = reader.entries(sessionId, { kind: 'event', name: VIEW_ASSEMBLED }).filter((e) => reader.origin(sessionId, e.entryId).sessionId === sessionId);
   const replay = new PrefixReplay(reader, sessionId);
+  const rerun = rerunOf(reader, sessionId);
   const seen = new Map<string, number>();
   const requests = own.map((entry): RequestReport => {
     let manifest: ViewManifest;
@@ -158,7 +164,9 @@ export function verifySession({ store, reader }: ReadableTape, sessionId: string
         message: `manifest ${manifest.viewId} says it was built from entries up to #${manifest.latestEntryId}, at or after its own entry`,
       });
     }
-    return { ...where, ...rebuildAndCompare(replay, manifest, rebuilders) };
+    // The requests a re-run made in its turn were built under its variation; later turns of the fork were not.
+    const variation = rerun !== null && manifest.turnId === rerun.turnId ? rerun.variation : {};
+    return { ...where, ...rebuildAndCompare(replay, manifest, rebuilders, variation) };
   });
   return {
     sessionId,
@@ -191,12 +199,32 @@ function storedIntegrity(store: TapeStore, sessionId: string): IntegrityProblem[
   return problems;
 }
 
-function rebuildAndCompare(replay: PrefixReplay, recorded: ViewManifest, rebuilders: readonly Rebuilder[]): RequestStatus {
+/** A re-run fork's turn and variation (its `rerun/request` event), or null for any other session. */
+function rerunOf(reader: TapeReader, sessionId: string): { turnId: string; variation: Variation | string } | null {
+  const event = reader.entries(sessionId, { kind: 'event', name: RERUN_REQUEST }).find((e) => reader.origin(sessionId, e.entryId).sessionId === sessionId);
+  const data = rerunRequestOf(event);
+  if (data === null) return null;
+  const variation = variationSchema.safeParse(data.variation);
+  return {
+    turnId: data.turnId,
+    variation: variation.success ? variation.data : `its rerun/request names an invalid variation: ${z.prettifyError(variation.error)}`,
+  };
+}
+
+function rebuildAndCompare(replay: PrefixReplay, recorded: ViewManifest, rebuilders: readonly Rebuilder[], variation: Variation | string): RequestStatus {
   const choice = rebuilderFor(rebuilders, recorded.policy, recorded.builderVersion);
   if (!('rebuilder' in choice)) return { status: 'cannot_rebuild', ...choice };
+  if (typeof variation === 'string') return { status: 'cannot_rebuild', unknown: 'variation', reason: variation };
+  let prefix: ReturnType<typeof variedPrefix>;
+  try {
+    prefix = variedPrefix(replay, recorded.latestEntryId, variation);
+  } catch (e) {
+    if (!(e instanceof RebuildError)) throw e;
+    return { status: 'cannot_rebuild', unknown: 'variation', reason: e.message };
+  }
   const { params } = recorded;
-  const rebuilt = choice.rebuilder.rebuild(replay.at(recorded.latestEntryId).folds, {
-    ...recordedFacts(recorded, replay.sessionId, replay.getEntry),
+  const rebuilt = choice.rebuilder.rebuild(prefix.folds, {
+    ...recordedFacts(recorded, replay.sessionId, prefix.getEntry),
     // The tool definitions are checked by their hash, taken as recorded (older tapes hold none); their tokens as recordedTokens says.
     tools: [],
     sampling: params === undefined ? {} : samplingOf(params),

@@ -1,6 +1,7 @@
 import { OpenTape } from '../../agent/session/openTape';
 import { EvaluationError, evaluateSession } from '../../replay/evaluate';
-import { RebuildError, RecordedRequests } from '../../replay/rebuildRequest';
+import { RebuildError } from '../../replay/rebuildError';
+import { RecordedRequests } from '../../replay/rebuildRequest';
 import type { Variation } from '../../replay/variation';
 import { openTapeFile } from '../../store/tapeFile';
 import { TapeStore } from '../../store/tapeStore';

@@ -149,6 +149,8 @@ describe('agent-tape rerun (the bundled CLI against a scripted OpenAI-compatible
     assert.strictEqual(jsonOf(r.out).promptHashMatches, false);
     const [event] = named(await sessionEntries(tape, jsonOf(r.out).forkSessionId), 'rerun/request');
     assert.deepStrictEqual(data(event).variation, { systemPrompt: 'You are a terse assistant.' });
+    const verify = await runCli(['verify', tape, '--session', jsonOf(r.out).forkSessionId]);
+    assert.strictEqual(verify.code, 0, `the varied fork's own request verifies:\n${verify.out}${verify.err}`);
   });
 
   it('--drop ENTRY leaves exactly that context item out', async () => {
@@ -162,6 +164,8 @@ describe('agent-tape rerun (the bundled CLI against a scripted OpenAI-compatible
     assert.ok(original.messages.some((m) => m.content === Q1));
     assert.deepStrictEqual(bodyOf(srv, 0), { ...original, messages: original.messages.filter((m) => m.content !== Q1) });
     assert.strictEqual(jsonOf(r.out).promptHashMatches, false);
+    const verify = await runCli(['verify', tape]);
+    assert.strictEqual(verify.code, 0, `the whole tape verifies, forks and variations included:\n${verify.out}${verify.err}`);
   });
 
   it('--continue answers an identical call from the tape (nothing runs) and stops at the first call that differs, as diverged', async () => {

@@ -9,7 +9,8 @@ import { ScriptedModel, type ScriptedStep } from '../../../src/agent/model/scrip
 import { OpenTape } from '../../../src/agent/session/openTape';
 import { judge } from '../../../src/replay/agreement';
 import { EvaluationError, evaluateSession, type EvaluateOptions } from '../../../src/replay/evaluate';
-import { RebuildError, RecordedRequests } from '../../../src/replay/rebuildRequest';
+import { RebuildError } from '../../../src/replay/rebuildError';
+import { RecordedRequests } from '../../../src/replay/rebuildRequest';
 import { textSimilarity } from '../../../src/replay/textSimilarity';
 import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
 import { EVAL_REQUEST, EVAL_START, EVAL_SUMMARY } from '../../../src/tape/evaluationEntries';

@@ -7,9 +7,10 @@ import { ScriptedModel, type ScriptedStep } from '../../../src/agent/model/scrip
 import { OpenTape } from '../../../src/agent/session/openTape';
 import { RecordedRequests } from '../../../src/replay/rebuildRequest';
 import { continueRerun, rerunRequest } from '../../../src/replay/rerun';
+import { verifySession } from '../../../src/replay/verify';
 import type { RawEntry } from '../../../src/store/tapeStore';
 import { ForkRefusedError } from '../../../src/tape/fork';
-import { replayedFromOf } from '../../../src/tape/rerunEntries';
+import { RERUN_REQUEST, replayedFromOf } from '../../../src/tape/rerunEntries';
 import { recordTurns, tapeOf } from './recordedTurns';
 
 const SESSION = 'src';
@@ -68,6 +69,46 @@ describe('re-running a request (rerunRequest, continueRerun)', function () {
       ['Be brief.', 'Be brief.'],
     );
     assert.deepStrictEqual(model.requests[1].messages.slice(1), sent[1].messages.slice(1));
+    // Verification rebuilds the fork's requests under the same variation: both match.
+    const report = verifySession(tape, r.forkSessionId);
+    assert.deepStrictEqual(
+      report.requests.map((q) => q.status),
+      ['match', 'match'],
+      JSON.stringify(report.requests),
+    );
+    assert.strictEqual(report.ok, true);
+    // Without the variation they would not: the recorded prompt is not the one the fork sent.
+    const [rerunEvent] = tape.store.entries(r.forkSessionId, { kind: 'event', name: RERUN_REQUEST });
+    const unvaried = await tapeOf(
+      tape.store
+        .rawEntries(null)
+        .map((e) =>
+          e.sessionId === r.forkSessionId && e.entryId === rerunEvent.entryId ? { ...e, payload: e.payload.replace('"systemPrompt":"Be brief."', '') } : e,
+        ),
+    );
+    assert.deepStrictEqual(
+      verifySession(unvaried, r.forkSessionId).requests.map((q) => q.status),
+      ['mismatch', 'mismatch'],
+    );
+  });
+
+  it('a drop that names no entry of the session cannot be rebuilt, and verification says why', async () => {
+    const r = await rerunRequest(tape, new ScriptedModel([ANSWER]), { sessionId: SESSION, entryId: first }, { signal: signal() });
+    const [rerunEvent] = tape.store.entries(r.forkSessionId, { kind: 'event', name: RERUN_REQUEST });
+    const bad = await tapeOf(
+      tape.store
+        .rawEntries(null)
+        .map((e) =>
+          e.sessionId === r.forkSessionId && e.entryId === rerunEvent.entryId
+            ? { ...e, payload: e.payload.replace('"variation":{}', '"variation":{"drop":[999]}') }
+            : e,
+        ),
+    );
+    const [request] = verifySession(bad, r.forkSessionId).requests;
+    assert.deepStrictEqual(
+      [request.status, (request as { reason?: string }).reason],
+      ['cannot_rebuild', 'cannot drop entry #999: the session has no such entry'],
+    );
   });
 
   it('bounded by the round limit, and cancellable', async () => {
