@@ -1,7 +1,9 @@
 import type { Database } from 'sql.js';
 import type { Entry, NewEntry } from '../tape/entry';
 import { foldAll, type FoldRow } from '../tape/fold';
+import { FORK_START_ENTRY_ID } from '../tape/fork';
 import { isIngestedSession } from '../tape/ingestedSession';
+import { rerunRequestOf } from '../tape/rerunEntries';
 import { interruptedResultEntry, unpairedToolCalls } from '../tape/toolPairs';
 
 /**
@@ -32,7 +34,9 @@ export interface RepairReader {
  * Only sessions this program's agent writes are repaired, and their writer is gone: the lock lets
  * one process write a tape and refuses a second open in the same process, and the repair runs as
  * the open takes it, so no turn of ours is under way. An ingested session is never repaired: its
- * call may still be running in the other agent, whose transcript brings the result later.
+ * call may still be running in the other agent, whose transcript brings the result later. Nor is
+ * a re-run fork: its calls are recorded, not run, and wait for a continued re-run to answer them
+ * from the recording (or to run them, when asked), which an error result would forestall.
  */
 export function interruptedCallRepairs(db: Database, reader: RepairReader): Map<string, NewEntry[]> {
   const repairs = new Map<string, NewEntry[]>();
@@ -40,7 +44,10 @@ export function interruptedCallRepairs(db: Database, reader: RepairReader): Map<
     const calls = unpairedToolCalls(foldAll(reader.foldRows(sessionId), { includePending: false }));
     if (calls.length === 0) continue;
     const keys = calls.map((c) => reader.getEntry(sessionId, c.entryId)?.provenanceKey ?? null);
-    if (!isIngestedSession(sessionId, reader.sessionStart(sessionId), keys)) repairs.set(sessionId, calls.map(interruptedResultEntry));
+    if (isIngestedSession(sessionId, reader.sessionStart(sessionId), keys) || isRerunFork(reader, sessionId)) continue;
+    repairs.set(sessionId, calls.map(interruptedResultEntry));
   }
   return repairs;
 }
+
+const isRerunFork = (reader: RepairReader, sessionId: string): boolean => rerunRequestOf(reader.getEntry(sessionId, FORK_START_ENTRY_ID + 1)) !== null;

@@ -22,6 +22,7 @@ import {
   type MergeReceipt,
 } from '../tape/fork';
 import { VIEW_ASSEMBLED } from '../tape/manifest';
+import { rerunRequestOf } from '../tape/rerunEntries';
 import { TURN_END, TURN_START } from '../tape/turnEntries';
 import { readerOf } from './lineage';
 import { linkedChildren } from './subagentLinks';
@@ -167,6 +168,12 @@ export async function mergeFork(store: TapeStore, forkSessionId: string): Promis
     );
   const forkHead = store.headEntryId(forkSessionId);
   const delta = store.entries(forkSessionId, { fromEntryId: FORK_START_ENTRY_ID + 1 });
+  const rerun = rerunRequestOf(delta[0]);
+  if (rerun !== null)
+    throw new ForkRefusedError(
+      `${quote(forkSessionId)} re-runs request #${rerun.sourceEntryId} of ${quote(rerun.sourceSessionId)}, which the session answered already: ` +
+        'a re-run stands beside the recording and is never merged into it (chat on in the fork instead)',
+    );
   // A fork made inside a turn (at a request) is in that turn until its own turn/end closes it.
   const own = delta.filter((e) => e.kind === 'event' && (e.name === TURN_START || e.name === TURN_END));
   const open = openTurnOf([...turnEvents(store, parent, fork.parentHeadEntryId), ...own]);

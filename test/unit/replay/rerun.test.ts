@@ -8,7 +8,8 @@ import { OpenTape } from '../../../src/agent/session/openTape';
 import { RecordedRequests } from '../../../src/replay/rebuildRequest';
 import { continueRerun, rerunRequest } from '../../../src/replay/rerun';
 import { verifySession } from '../../../src/replay/verify';
-import type { RawEntry } from '../../../src/store/tapeStore';
+import { mergeFork } from '../../../src/store/forks';
+import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
 import { ForkRefusedError } from '../../../src/tape/fork';
 import { RERUN_REQUEST, replayedFromOf } from '../../../src/tape/rerunEntries';
 import { recordTurns, tapeOf } from './recordedTurns';
@@ -53,6 +54,36 @@ describe('re-running a request (rerunRequest, continueRerun)', function () {
     );
     await assert.rejects(continueRerun(tape, new ScriptedModel([]), waiting.forkSessionId, { signal: signal(), continue: {} }), ForkRefusedError);
     await assert.rejects(continueRerun(tape, new ScriptedModel([]), SESSION, { signal: signal(), continue: {} }), /not a re-run fork/);
+  });
+
+  it('a re-run left waiting survives a reopen: the crash repair leaves its calls for the continue, and it is never merged into its source', async () => {
+    const file = path.join(dir, 'reopened.tape.sqlite');
+    fs.writeFileSync(file, tape.store.snapshotBytes());
+    let store = await TapeStore.open(file);
+    const waiting = await rerunRequest(
+      new OpenTape(store),
+      new ScriptedModel([READ]),
+      { sessionId: SESSION, entryId: first },
+      { signal: signal(), forkId: 'r' },
+    );
+    assert.strictEqual(waiting.outcome, 'recorded');
+    const before = store.rawEntries(waiting.forkSessionId);
+    await store.close();
+    store = await TapeStore.open(file);
+    try {
+      assert.strictEqual(store.openReport.repairedToolCalls, 0);
+      assert.deepStrictEqual(store.rawEntries(waiting.forkSessionId), before, 'no interrupted result was written into the fork');
+      await assert.rejects(
+        mergeFork(store, waiting.forkSessionId),
+        (e: Error) => e instanceof ForkRefusedError && /re-runs request #\d+ of "src".*never merged/.test(e.message),
+      );
+      const done = await continueRerun(new OpenTape(store), new ScriptedModel([ANSWER]), waiting.forkSessionId, { signal: signal(), continue: {} });
+      assert.strictEqual(done.outcome, 'answer');
+      await assert.rejects(mergeFork(store, waiting.forkSessionId), /never merged/, 'an ended re-run neither');
+      assert.deepStrictEqual(store.rawEntries(SESSION), raws, 'the source is unchanged');
+    } finally {
+      await store.close();
+    }
   });
 
   it('a varied system prompt stays in force for the requests a continued re-run assembles', async () => {
