@@ -66,7 +66,7 @@ describe('Fork, merge and discard in a real VS Code', () => {
     assert.strictEqual(second.parentHeadEntryId, 8, "the fork's view: the parent's 1-5, its fork/start at 6, its two messages");
   });
 
-  it('the sessions view nests forks under their parent with their state; Merge and Discard are offered on open forks only', async () => {
+  it('the sessions view nests forks under their parent with their state; Merge is offered on open forks that are not re-runs, Discard on open forks', async () => {
     const roots = await api.sessionsTree.getChildren();
     const parent = find(roots, P);
     assert.ok(parent && roots?.includes(parent), 'the parent is a root');
@@ -83,8 +83,25 @@ describe('Fork, merge and discard in a real VS Code', () => {
     assert.strictEqual(item.description, `fork ${first.forkId} · open · 4 entries`);
     assert.strictEqual(item.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
     const menus = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON.contributes.menus['view/item/context'] as { command: string; when: string }[];
-    for (const m of menus.filter((x) => x.command === 'agentTape.mergeFork' || x.command === 'agentTape.discardFork'))
-      assert.match(m.when, /viewItem == session\.fork\.open$/);
+    // The `viewItem` part of each when clause, as VS Code reads `==` and `=~ /…/`.
+    const shows = (when: string, item: string): boolean => {
+      const equal = /viewItem == (\S+)$/.exec(when);
+      if (equal) return equal[1] === item;
+      const regex = /viewItem =~ \/(.+)\/$/.exec(when);
+      assert.ok(regex, `a when clause this test reads: ${when}`);
+      return new RegExp(regex[1]).test(item);
+    };
+    const offered = (command: string, item: string) => menus.filter((x) => x.command === command).every((m) => shows(m.when, item));
+    const table = ['session.fork.open', 'session.fork.open.rerun', 'session.fork.merged', 'session.fork.discarded', 'session.fork.open.readOnly'].map(
+      (item) => [item, offered('agentTape.mergeFork', item), offered('agentTape.discardFork', item)],
+    );
+    assert.deepStrictEqual(table, [
+      ['session.fork.open', true, true],
+      ['session.fork.open.rerun', false, true],
+      ['session.fork.merged', false, false],
+      ['session.fork.discarded', false, false],
+      ['session.fork.open.readOnly', false, false],
+    ]);
   });
 
   it('"Tape: Merge Fork" appends the fork\'s entries to its parent with a receipt; a second merge appends nothing', async () => {

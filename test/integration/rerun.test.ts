@@ -78,10 +78,17 @@ describe('Re-run and evaluate in a real VS Code, with the scripted test model', 
     const roots = await api.sessionsTree.getChildren();
     const parent = roots?.find((n) => n.sessionId === S);
     assert.ok(parent, 'the session is a root of the sessions view');
-    assert.ok(
-      parent.children.some((c) => c.sessionId === fork && c.relation === 'fork'),
-      JSON.stringify(parent.children.map((c) => c.sessionId)),
+    const row = parent.children.find((c) => c.sessionId === fork && c.relation === 'fork');
+    assert.ok(row, JSON.stringify(parent.children.map((c) => c.sessionId)));
+    // Its menus offer Discard but not Merge (package.json matches `session.fork.open` exactly for Merge).
+    assert.strictEqual(api.sessionsTree.getTreeItem(row).contextValue, 'session.fork.open.rerun');
+    const before = store.entries(S).length;
+    assert.strictEqual(
+      await vscode.commands.executeCommand('agentTape.mergeFork', fork),
+      undefined,
+      'a merge asked for anyway is refused (with an error message)',
     );
+    assert.strictEqual(store.entries(S).length, before, 'nothing was merged into the session');
   });
 
   it('"Continue Re-run in Its Fork" answers the identical call from the tape and goes on to the answer', async () => {

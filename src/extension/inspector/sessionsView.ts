@@ -5,6 +5,8 @@ import type { SessionSummary } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { SessionTitles } from '../../inspector/sessionTitles';
 import { errorMessage } from '../../tape/errorMessage';
+import { FORK_START_ENTRY_ID } from '../../tape/fork';
+import { rerunRequestOf } from '../../tape/rerunEntries';
 import { codeSpan } from '../tools/markdownCode';
 import type { WorkspaceTape } from '../workspaceTape';
 
@@ -29,6 +31,8 @@ export interface SessionNode {
   relation: 'root' | 'fork' | 'subagent';
   /** A fork's or subagent's state; null for a root. */
   state: ChildSession['state'] | null;
+  /** A fork that re-runs a recorded request: it is continued or discarded, never merged. */
+  rerun: boolean;
   children: SessionNode[];
 }
 
@@ -85,8 +89,8 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
     tooltip.appendText(`\n\nsession ${node.sessionId}\n${item.description}, last ${new Date(node.lastCreatedAt).toLocaleString()}`);
     item.tooltip = tooltip;
     item.iconPath = new vscode.ThemeIcon(node.relation === 'root' || node.state === null ? 'history' : ICONS[node.state][node.relation]);
-    // The menus' `when` clauses match these: Merge and Discard only on `session.fork.open`.
-    const kind = node.relation === 'root' || node.state === null ? 'session' : `session.${node.relation}.${node.state}`;
+    // The menus' `when` clauses match these: Merge only on `session.fork.open`, Discard on a re-run fork's `session.fork.open.rerun` too.
+    const kind = node.relation === 'root' || node.state === null ? 'session' : `session.${node.relation}.${node.state}${node.rerun ? '.rerun' : ''}`;
     item.contextValue = node.writable ? kind : `${kind}.readOnly`;
     item.command = { command: 'agentTape.openInspector', title: 'Open Inspector', arguments: [node.sessionId] };
     return item;
@@ -146,6 +150,7 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
         writable,
         relation,
         state,
+        rerun: relation === 'fork' && rerunRequestOf(store.getEntry(s.sessionId, FORK_START_ENTRY_ID + 1)) !== null,
         children,
       };
     };
