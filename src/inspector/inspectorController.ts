@@ -120,6 +120,15 @@ export class InspectorController {
     this.post({ type: 'reveal', entryId });
   }
 
+  /**
+   * VS Code discarded the page (a hidden panel keeps no context): what is posted now is lost, and
+   * the page loads again and says `ready` when it is shown. So nothing is posted until then, and an
+   * evaluation asked for meanwhile waits for it.
+   */
+  pageUnloaded(): void {
+    this.started = false;
+  }
+
   /** An evaluation of the shown session finished: the page opens its report (once it is ready). */
   showEvaluation(evalSessionId: string): void {
     if (!this.started) this.pendingEvaluation = evalSessionId;

@@ -4,11 +4,12 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { answer, closeWorkbench, openChat, openWorkbench, runCommand, send, shots, warmUp, type Workbench } from './workbenchDriver';
 
 /**
- * Re-running a request as a user does it in the real web workbench, with the scripted test model:
- * a tool turn through @tape in the chat, then the inspector's Requests view, its "Re-run…" button,
- * VS Code's model and variation pickers, and the diff editor of the recorded and the re-run answer.
+ * Re-running and evaluating as a user does it in the real web workbench, with the scripted test
+ * model: a tool turn through @tape in the chat, then the inspector's Requests view, its "Re-run…"
+ * button, VS Code's model and variation pickers and the diff editor of the recorded and the re-run
+ * answer; then an evaluation of the session from the Command Palette, reported in the inspector.
  */
-describe('re-running a request from the Tape Inspector in the VS Code web workbench', () => {
+describe('re-running a request and evaluating a session in the VS Code web workbench', () => {
   let workbench: Partial<Workbench> = {};
   let page: Page;
 
@@ -27,6 +28,11 @@ describe('re-running a request from the Tape Inspector in the VS Code web workbe
   after(() => closeWorkbench(workbench));
 
   const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+
+  /** Waits for the quick pick asking `placeholder`. */
+  async function asked(placeholder: string): Promise<void> {
+    await page.locator(`.quick-input-widget input[placeholder="${placeholder}"]`).waitFor({ timeout: 30_000 });
+  }
 
   /** Picks the row of the open quick pick whose label is `label`, by typing it and pressing Enter. */
   async function pick(placeholder: string, label: string): Promise<void> {
@@ -65,5 +71,20 @@ describe('re-running a request from the Tape Inspector in the VS Code web workbe
     // The run went into a fork of the session, which the re-run's side names.
     assert.match(text, /Recorded in the fork\s*chat-[\w-]+::fork::\w+/);
     await page.screenshot({ path: path.join(shots, 'workbench-rerun-diff.png') });
+  });
+
+  it('"Tape: Evaluate Session with a Model…" from the Command Palette: the chat session, the model picked, then the report in the inspector', async () => {
+    await runCommand(page, 'Tape: Evaluate Session with a Model…');
+    // The current session (the chat's) comes first.
+    await asked('Session to evaluate');
+    await page.keyboard.press('Enter');
+    await pick('Model to send the request to', 'Fake LM');
+    const badges = inspector().locator('#evaluation-table tbody .badge');
+    await badges.nth(2).waitFor({ timeout: 60_000 });
+    // The warm-up's request, the list_dir call and the answer after it, each judged against its recording.
+    assert.deepStrictEqual(await badges.allTextContents(), ['agree', 'agree', 'agree']);
+    assert.match((await inspector().locator('.evaluation-summary').textContent()) ?? '', /3 requests: 3 agree, 0 diverged, 0 failed\./);
+    assert.match((await inspector().locator('svg.evaluation-plot').getAttribute('aria-label')) ?? '', /^Agreement over 3 requests: 3 agree/);
+    await page.screenshot({ path: path.join(shots, 'workbench-evaluation-report.png') });
   });
 });

@@ -118,8 +118,13 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     });
     const entry = { panel, hosted };
     this.open.add(entry);
+    // Without retainContextWhenHidden a hidden panel's page is gone; it loads again when shown.
+    const visibility = panel.onDidChangeViewState(() => {
+      if (!panel.visible) hosted.controller.pageUnloaded();
+    });
     panel.onDidDispose(() => {
       this.open.delete(entry);
+      visibility.dispose();
       hosted.dispose();
     });
   }

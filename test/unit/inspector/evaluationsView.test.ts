@@ -207,4 +207,19 @@ describe('inspector: evaluations of a session', () => {
     c.showEvaluation(e1);
     assert.deepStrictEqual(posted, [{ type: 'showEvaluation', sessionId: S, evalSessionId: e1 }]);
   });
+
+  it('an evaluation shown while the page was discarded (a hidden panel) opens once the page is ready again', async () => {
+    const { store, e1 } = await tape();
+    const { c, posted } = await controller(store, S);
+    c.pageUnloaded();
+    posted.splice(0);
+    c.showEvaluation(e1);
+    assert.strictEqual(posted.length, 0, 'nothing goes to a page that is not there');
+    await c.handle({ type: 'ready' });
+    assert.deepStrictEqual(
+      posted.map((m) => m.type),
+      ['source', 'transcript', 'showEvaluation'],
+    );
+    assert.deepStrictEqual(posted.at(-1), { type: 'showEvaluation', sessionId: S, evalSessionId: e1 });
+  });
 });
