@@ -1,11 +1,10 @@
-import type { TapeReader } from '../store/lineage';
 import type { Entry } from '../tape/entry';
 import { entryIndex, type FoldRow } from '../tape/fold';
 import type { RecordedFacts, TokenCounts, ToolCallFacts } from '../tape/evaluationEntries';
 import { VIEW_ASSEMBLED } from '../tape/manifest';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
 import { TURN_END, TURN_START } from '../tape/turnEntries';
-import { PrefixReplay } from './prefixReplay';
+import type { PrefixReplay } from './prefixReplay';
 
 /**
  * What the tape recorded in answer to a request: the entries after its `view/assembled` up to the
@@ -88,7 +87,3 @@ export class RecordedResponses {
     };
   }
 }
-
-/** The response to one request of a session (`RecordedResponses` for many). */
-export const recordedResponseOf = (reader: TapeReader, sessionId: string, entryId: number, turnId: string, requestSeq: number): RecordedResponse =>
-  new RecordedResponses(new PrefixReplay(reader, sessionId)).of(entryId, turnId, requestSeq);

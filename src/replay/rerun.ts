@@ -14,7 +14,7 @@ import {
   replayedResultEntry,
   rerunMessageId,
   rerunRequestEntry,
-  rerunRequestOf,
+  rerunOfSession,
   RERUN_REQUEST,
   sameToolCall,
   type RerunRequestData,
@@ -194,7 +194,7 @@ export async function continueRerun(
   const { store } = tape;
   const own = store.entries(forkSessionId);
   const fork = forkStartOf(own[FORK_START_ENTRY_ID - 1]);
-  const data = rerunRequestOf(own.find((e) => e.kind === 'event' && e.name === RERUN_REQUEST));
+  const data = rerunOfSession((id) => own[id - 1]);
   if (fork === null || data === null)
     throw new ForkRefusedError(`${JSON.stringify(forkSessionId)} is not a re-run fork (it has no valid ${RERUN_REQUEST} event)`);
   if (own.some((e) => e.kind === 'event' && e.name === TURN_END && (e.payload.data as { turnId?: unknown }).turnId === data.turnId))

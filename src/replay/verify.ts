@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import type { ReadableTape, TapeReader } from '../store/lineage';
+import type { ReadableTape } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import { canonicalJson } from '../tape/canonicalJson';
 import { errorMessage } from '../tape/errorMessage';
 import { mergedFromOf } from '../tape/fork';
 import { hashManifest, manifestOfEntry, VIEW_ASSEMBLED, type ExcludedItem, type IncludedItem, type ViewManifest } from '../tape/manifest';
 import { samplingOf } from '../tape/requestParams';
-import { RERUN_REQUEST, rerunRequestOf } from '../tape/rerunEntries';
+import { rerunOfSession } from '../tape/rerunEntries';
 import { PrefixReplay } from './prefixReplay';
 import { RebuildError } from './rebuildError';
 import { CURRENT_REBUILDER, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
@@ -124,7 +124,7 @@ export function verifySession({ store, reader }: ReadableTape, sessionId: string
   // A fork's view shows its parent's manifests up to the fork point; they are the parent's to verify.
   const own = reader.entries(sessionId, { kind: 'event', name: VIEW_ASSEMBLED }).filter((e) => reader.origin(sessionId, e.entryId).sessionId === sessionId);
   const replay = new PrefixReplay(reader, sessionId);
-  const rerun = rerunOf(reader, sessionId);
+  const rerun = rerunOf(store, sessionId);
   const seen = new Map<string, number>();
   const requests = own.map((entry): RequestReport => {
     let manifest: ViewManifest;
@@ -200,9 +200,8 @@ function storedIntegrity(store: TapeStore, sessionId: string): IntegrityProblem[
 }
 
 /** A re-run fork's turn and variation (its `rerun/request` event), or null for any other session. */
-function rerunOf(reader: TapeReader, sessionId: string): { turnId: string; variation: Variation | string } | null {
-  const event = reader.entries(sessionId, { kind: 'event', name: RERUN_REQUEST }).find((e) => reader.origin(sessionId, e.entryId).sessionId === sessionId);
-  const data = rerunRequestOf(event);
+function rerunOf(store: TapeStore, sessionId: string): { turnId: string; variation: Variation | string } | null {
+  const data = rerunOfSession((id) => store.getEntry(sessionId, id));
   if (data === null) return null;
   const variation = variationSchema.safeParse(data.variation);
   return {

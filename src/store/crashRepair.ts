@@ -1,9 +1,8 @@
 import type { Database } from 'sql.js';
 import type { Entry, NewEntry } from '../tape/entry';
 import { foldAll, type FoldRow } from '../tape/fold';
-import { FORK_START_ENTRY_ID } from '../tape/fork';
 import { isIngestedSession } from '../tape/ingestedSession';
-import { rerunRequestOf } from '../tape/rerunEntries';
+import { rerunOfSession } from '../tape/rerunEntries';
 import { interruptedResultEntry, unpairedToolCalls } from '../tape/toolPairs';
 
 /**
@@ -50,4 +49,4 @@ export function interruptedCallRepairs(db: Database, reader: RepairReader): Map<
   return repairs;
 }
 
-const isRerunFork = (reader: RepairReader, sessionId: string): boolean => rerunRequestOf(reader.getEntry(sessionId, FORK_START_ENTRY_ID + 1)) !== null;
+const isRerunFork = (reader: RepairReader, sessionId: string): boolean => rerunOfSession((id) => reader.getEntry(sessionId, id)) !== null;

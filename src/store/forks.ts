@@ -22,7 +22,7 @@ import {
   type MergeReceipt,
 } from '../tape/fork';
 import { VIEW_ASSEMBLED } from '../tape/manifest';
-import { rerunRequestOf } from '../tape/rerunEntries';
+import { rerunOfSession } from '../tape/rerunEntries';
 import { TURN_END, TURN_START } from '../tape/turnEntries';
 import { readerOf } from './lineage';
 import { linkedChildren } from './subagentLinks';
@@ -168,7 +168,7 @@ export async function mergeFork(store: TapeStore, forkSessionId: string): Promis
     );
   const forkHead = store.headEntryId(forkSessionId);
   const delta = store.entries(forkSessionId, { fromEntryId: FORK_START_ENTRY_ID + 1 });
-  const rerun = rerunRequestOf(delta[0]);
+  const rerun = rerunOfSession((id) => store.getEntry(forkSessionId, id));
   if (rerun !== null)
     throw new ForkRefusedError(
       `${quote(forkSessionId)} re-runs request #${rerun.sourceEntryId} of ${quote(rerun.sourceSessionId)}, which the session answered already: ` +

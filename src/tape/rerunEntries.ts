@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { canonicalJson } from './canonicalJson';
 import type { Entry, NewEntry } from './entry';
+import { FORK_START_ENTRY_ID } from './fork';
 import { namedProvenanceKey } from './provenanceKey';
 import { toolResultEntry, type ToolResultFacts, type TurnRef } from './turnEntries';
 
@@ -52,6 +53,12 @@ export function rerunRequestEntry(forkSessionId: string, data: RerunRequestData)
     meta: { turnId: parsed.turnId },
   };
 }
+
+/** Where a re-run fork stores its `rerun/request`: the first entry after its `fork/start`. */
+export const RERUN_REQUEST_ENTRY_ID = FORK_START_ENTRY_ID + 1;
+
+/** The re-run a session is, read from its own entry `RERUN_REQUEST_ENTRY_ID` (`getEntry` of the stored entries); null for any other session. */
+export const rerunOfSession = (getEntry: (entryId: number) => Entry | undefined): RerunRequestData | null => rerunRequestOf(getEntry(RERUN_REQUEST_ENTRY_ID));
 
 /** A `rerun/request` event's data, parsed; null for any other entry or a malformed one. */
 export function rerunRequestOf(entry: Entry | undefined): RerunRequestData | null {

@@ -5,8 +5,7 @@ import type { SessionSummary } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { SessionTitles } from '../../inspector/sessionTitles';
 import { errorMessage } from '../../tape/errorMessage';
-import { FORK_START_ENTRY_ID } from '../../tape/fork';
-import { rerunRequestOf } from '../../tape/rerunEntries';
+import { rerunOfSession } from '../../tape/rerunEntries';
 import { codeSpan } from '../tools/markdownCode';
 import type { WorkspaceTape } from '../workspaceTape';
 
@@ -150,7 +149,7 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionNode>, vscod
         writable,
         relation,
         state,
-        rerun: relation === 'fork' && rerunRequestOf(store.getEntry(s.sessionId, FORK_START_ENTRY_ID + 1)) !== null,
+        rerun: relation === 'fork' && rerunOfSession((id) => store.getEntry(s.sessionId, id)) !== null,
         children,
       };
     };
