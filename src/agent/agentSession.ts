@@ -9,6 +9,7 @@ import { shouldAutoCompact } from './compaction';
 import { compact } from './compactor';
 import { buildSystemPrompt, type EnvironmentFacts } from './context/systemPrompt';
 import { runTurn, type AssembledRequest, type CompactionNotice, type RequestSlot } from './loop';
+import type { TurnCheckpoints } from './checkpoints/turnCheckpoints';
 import type { ModelPort, ToolDefinition } from './model/modelPort';
 import type { RetryPolicy } from './model/retry';
 import type { TapeParts } from './session/tapeParts';
@@ -47,6 +48,8 @@ export interface AgentSessionOptions {
   sampling?: SamplingOptions;
   retry?: RetryPolicy;
   now?: () => number;
+  /** Workspace checkpoints of the session's turns (none: no checkpoints). A subagent's changes are in its parent's turn's. */
+  checkpoints?: TurnCheckpoints;
 }
 
 /** The core's tools: the workspace tools, the tape tools and run_subagent. */
@@ -123,6 +126,7 @@ export class AgentSession {
         retry: this.options.retry,
         now: this.now,
         onEvent,
+        checkpoints: this.options.checkpoints,
       },
       { text },
     );
@@ -137,7 +141,7 @@ export class AgentSession {
       maxRounds: this.options.subagentMaxRounds ?? DEFAULT_SUBAGENT_MAX_ROUNDS,
       onEvent,
       runChild: ({ sessionId, tools, maxRounds, prompt, signal, onEvent: onChildEvent }) =>
-        new AgentSession({ ...this.options, sessionId, tools, maxRounds }).runTurn(prompt, { signal, onEvent: onChildEvent }),
+        new AgentSession({ ...this.options, sessionId, tools, maxRounds, checkpoints: undefined }).runTurn(prompt, { signal, onEvent: onChildEvent }),
     });
   }
 

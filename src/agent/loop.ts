@@ -12,6 +12,8 @@ import {
   type TurnOutcomeKind,
   type TurnRef,
 } from '../tape/turnEntries';
+import { checkpointEntry, checkpointsOffEntry, type CheckpointReason } from '../tape/workspaceCheckpoint';
+import type { TurnCheckpoints } from './checkpoints/turnCheckpoints';
 import type { ModelPort, ModelRequest, StopReason, ToolCall } from './model/modelPort';
 import { ProviderError } from './model/providerError';
 import { streamWithRetry, type AttemptRecord, type RetryPolicy } from './model/retry';
@@ -58,6 +60,8 @@ export interface TurnDeps {
   now?: () => number;
   throttle?: RevisionThrottleSettings;
   onEvent?: (event: TurnEvent) => void;
+  /** Workspace checkpoints: before the turn's first tool that may change files, and at the end of such a turn. */
+  checkpoints?: TurnCheckpoints;
 }
 
 export interface TurnInput {
@@ -91,8 +95,34 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
   const emit = deps.onEvent ?? (() => undefined);
   const now = deps.now ?? Date.now;
   const base = deps.lastOrderSeq();
+  // The turn's first checkpoint, once a tool that may change files is about to run.
+  let startCheckpoint: string | null | undefined;
+  const checkpoint = async (reason: CheckpointReason, diffFrom?: string): Promise<string | null> => {
+    const taken = await deps.checkpoints?.take(turn.sessionId, reason, turn.turnId, diffFrom);
+    if (taken === undefined || taken === null) return null;
+    if (taken.kind === 'off') {
+      writer.write(checkpointsOffEntry(turn.sessionId, taken.data, turn.turnId));
+      emit({ type: 'checkpoints_off', turnId: turn.turnId, reason: taken.data.reason, message: taken.data.message });
+      return null;
+    }
+    const { data } = taken;
+    writer.write(checkpointEntry(turn.sessionId, data));
+    emit({
+      type: 'checkpoint',
+      turnId: turn.turnId,
+      reason,
+      checkpointId: data.checkpointId,
+      previousId: data.previousId,
+      files: data.files.length + data.filesOmitted,
+      added: data.files.reduce((n, f) => n + (f.added ?? 0), 0),
+      removed: data.files.reduce((n, f) => n + (f.removed ?? 0), 0),
+    });
+    return data.checkpointId;
+  };
 
   const end = async (outcome: TurnOutcomeKind, rounds: number, text: string, error?: ProviderError): Promise<TurnOutcome> => {
+    // Also after a cancel or a failure: whatever the turn's tools changed is recorded.
+    if (typeof startCheckpoint === 'string') await checkpoint('turn_end', startCheckpoint);
     writer.write(turnEndEntry(turn, outcome, rounds));
     await writer.flush();
     emit({ type: 'turn_end', turnId: turn.turnId, sessionId: turn.sessionId, outcome, rounds });
@@ -167,6 +197,9 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
         input: call.valid ? call.arguments : call.rawArguments,
         valid: call.valid,
       });
+      if (startCheckpoint === undefined && call.valid && !deps.signal.aborted && deps.checkpoints?.mayChangeFiles(call.name) === true) {
+        startCheckpoint = await checkpoint('turn_start');
+      }
       const result: ToolResult = deps.signal.aborted
         ? NOT_RUN
         : call.valid

@@ -1,5 +1,6 @@
 import type { SubagentOutcome } from '../tape/fork';
 import type { TurnOutcomeKind } from '../tape/turnEntries';
+import type { CheckpointReason, CheckpointsOffData } from '../tape/workspaceCheckpoint';
 import type { FailureClass } from './model/providerError';
 
 /**
@@ -25,6 +26,19 @@ export type TurnEvent =
   | { type: 'error'; turnId: string; requestSeq: number; kind: 'provider'; failureClass: FailureClass; message: string }
   /** A line of progress of the subagent that call `toolCallId` runs; the last one, once the child is linked, has its `outcome`. */
   | { type: 'subagent'; turnId: string; requestSeq: number; toolCallId: string; childSessionId: string; line: string; outcome?: SubagentOutcome }
+  /** A workspace checkpoint was recorded: `files` changed since `previousId`, with `added` and `removed` lines (text files). */
+  | {
+      type: 'checkpoint';
+      turnId: string;
+      reason: CheckpointReason;
+      checkpointId: string;
+      previousId: string | null;
+      files: number;
+      added: number;
+      removed: number;
+    }
+  /** Checkpoints are off for the session from now on (said once). */
+  | { type: 'checkpoints_off'; turnId: string; reason: CheckpointsOffData['reason']; message: string }
   | { type: 'turn_end'; turnId: string; sessionId: string; outcome: TurnOutcomeKind; rounds: number };
 
 /**

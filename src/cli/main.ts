@@ -1,3 +1,5 @@
+import { CheckpointMissingError } from '../agent/checkpoints/checkpointStore';
+import { NoCheckpointError } from '../agent/checkpoints/restore';
 import { errorMessage } from '../tape/errorMessage';
 import { ForkRefusedError } from '../tape/fork';
 import { TapeFileError, TapeLockedError, TapeQueryError } from '../store/errors';
@@ -21,6 +23,7 @@ import { verifyCommand } from './commands/verify';
 import { discardCommand, forkCommand, mergeCommand } from './commands/fork';
 import { repairCommand } from './commands/repair';
 import { rerunCommand } from './commands/rerun';
+import { restoreCommand } from './commands/restore';
 import { runCommand } from './commands/run';
 import { ioOf, OutputClosedError, processSink, type Io, type Sink } from './output';
 
@@ -53,7 +56,7 @@ usage: agent-tape <command> [options]
                                                it; prints its entry id once fsynced
   run <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
       [--workspace DIR] [--max-rounds N] [--context-window N] [--allow-edits]
-      [--allow-commands] [--pass-env NAME,...] [--json] [--] <prompt...>
+      [--allow-commands] [--pass-env NAME,...] [--no-checkpoints] [--json] [--] <prompt...>
                                                one agent turn in session S (created if new)
                                                against an OpenAI-compatible server; the answer
                                                on stdout, tool activity on stderr (--json: JSON
@@ -62,7 +65,11 @@ usage: agent-tape <command> [options]
                                                edits and commands are refused unless allowed;
                                                commands see no *_TOKEN, *_SECRET, *_API_KEY,
                                                *PASSWORD variables nor the key's, except those
-                                               --pass-env names;
+                                               --pass-env names; with edits or commands
+                                               allowed, the workspace is checkpointed (in
+                                               <tape>.checkpoints, a git repository of its own)
+                                               before the turn's first such tool and at its end,
+                                               unless --no-checkpoints;
                                                exit 0 answer, 1 provider failure or round
                                                limit, 130 interrupted (cancel is on the tape)
   compact <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
@@ -125,6 +132,16 @@ usage: agent-tape <command> [options]
                                                exit 0 it ran, 1 the model failed (recorded in
                                                the fork), 2 bad input (nothing written), 130
                                                interrupted
+  restore <tape.sqlite> --session S --at ENTRY [--workspace DIR] [--dry-run] [--json]
+                                               the workspace's files (DIR, default the current
+                                               directory) back to the checkpoint at or before
+                                               entry ENTRY of S, from <tape>.checkpoints: prints
+                                               the files changed, created and removed, then
+                                               changes them (--dry-run: only prints); the state
+                                               before is checkpointed first, so a restore can be
+                                               undone; files outside the checkpoints (ignored,
+                                               too large) and the workspace's own .git are never
+                                               touched; exit 2 when S has no checkpoint there
   repair <tape.sqlite> [--json]                a journal damaged in the middle (which open
                                                refuses): keeps its intact records before the
                                                damage, moves the rest to
@@ -160,9 +177,21 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['fork', forkCommand],
   ['merge', mergeCommand],
   ['discard', discardCommand],
+  ['restore', restoreCommand],
 ]);
 
-const BAD_INPUT = [ForkRefusedError, RebuildError, UsageError, TapeFileError, TapeLockedError, TapeQueryError, TapeValidationError, ContextSelectionError];
+const BAD_INPUT = [
+  NoCheckpointError,
+  CheckpointMissingError,
+  ForkRefusedError,
+  RebuildError,
+  UsageError,
+  TapeFileError,
+  TapeLockedError,
+  TapeQueryError,
+  TapeValidationError,
+  ContextSelectionError,
+];
 
 export async function run(argv: string[], sink: Sink = processSink): Promise<number> {
   const io = ioOf(sink);

@@ -7,7 +7,10 @@ import type { Entry, JsonObject } from '../../tape/entry';
 import type { EffectiveView, FoldOptions } from '../../tape/fold';
 import type { FoldCache } from '../../tape/foldCache';
 import type { DiscardReceipt, MergeReceipt } from '../../tape/fork';
+import { workspaceStateAt, type WorkspaceState } from '../../tape/workspaceCheckpoint';
 import { AgentSession, type AgentSessionOptions, type TurnOptions } from '../agentSession';
+import type { CheckpointStore } from '../checkpoints/checkpointStore';
+import { applyRestore, planRestore, type PlannedRestore, type RestoreReceipt } from '../checkpoints/restore';
 import { compact, type CompactOutcome } from '../compactor';
 import type { ModelPort } from '../model/modelPort';
 import { SessionTapePort } from '../tapeToolPort/sessionTapePort';
@@ -95,6 +98,35 @@ export class SessionHandle {
 
   delete(): Promise<{ entries: number }> {
     return this.store.deleteSession(this.sessionId);
+  }
+
+  /** The checkpoint standing for the workspace at a position of the view; null when the session recorded none at or before it. */
+  workspaceStateAt(at: number): WorkspaceState | null {
+    return workspaceStateAt(this.entries({ kind: 'event', toEntryId: at }), at);
+  }
+
+  /**
+   * What restoring the workspace's files to the checkpoint at or before a position would change
+   * (NoCheckpointError when the session has none there, CheckpointMissingError when the store lacks
+   * it); nothing changes until `restore` applies it.
+   */
+  planRestore(checkpoints: CheckpointStore, at: number, signal?: AbortSignal): Promise<PlannedRestore> {
+    return planRestore(this.sessionId, this.entries({ kind: 'event', toEntryId: at }), at, checkpoints, signal);
+  }
+
+  /** Applies a planned restore, recording it on this session (a fork restores into itself). */
+  restore(checkpoints: CheckpointStore, planned: PlannedRestore, signal?: AbortSignal): Promise<RestoreReceipt> {
+    if (planned.sessionId !== this.sessionId)
+      throw new Error(`a restore planned for session ${planned.sessionId} cannot be applied through session ${this.sessionId}`);
+    return applyRestore(
+      planned,
+      checkpoints,
+      async (entries) => {
+        const results = await this.store.appendMany(this.sessionId, entries, { durable: true });
+        return this.reader.positionOf(this.sessionId, results[results.length - 1].entry.entryId);
+      },
+      signal,
+    );
   }
 
   /** The session's stored rows, byte for byte, to a `.tape.jsonl` or `.tape.sqlite` file. */

@@ -6,6 +6,7 @@ import { OpenTape } from '../../agent/session/openTape';
 import { readAgentsMd } from '../../agent/context/agentsMd';
 import type { SessionEvent } from '../../agent/turnEvent';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
+import { checkpointStoreOf, WorkspaceCheckpoints } from '../../agent/checkpoints/workspaceCheckpoints';
 import { TapeStore } from '../../store/tapeStore';
 import { oneLine } from '../../tape/oneLine';
 import type { TurnOutcomeKind } from '../../tape/turnEntries';
@@ -58,6 +59,18 @@ function humanPrinter(io: Io): (event: SessionEvent) => void {
         endLine();
         io.err(event.kind === 'compaction' ? `agent-tape: ${event.message}; going on with budget trimming\n` : `agent-tape: ${event.message}\n`);
         break;
+      case 'checkpoint':
+        if (event.reason === 'turn_end' && event.files > 0) {
+          endLine();
+          io.err(
+            `[checkpoint] ${event.files} file${event.files === 1 ? '' : 's'} changed (+${event.added} -${event.removed}); agent-tape restore can take them back\n`,
+          );
+        }
+        break;
+      case 'checkpoints_off':
+        endLine();
+        io.err(`agent-tape: ${event.message}; the turn goes on without them\n`);
+        break;
       case 'turn_end':
         endLine();
         if (event.outcome === 'round_limit') io.err(`agent-tape: the turn reached the round limit (${event.rounds} requests) without an answer\n`);
@@ -88,7 +101,7 @@ export function passEnvOf(p: Parsed): string[] {
 export async function runCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, {
     valued: [...MODEL_FLAGS, 'workspace', 'max-rounds', 'pass-env'],
-    switches: ['allow-edits', 'allow-commands', 'json'],
+    switches: ['allow-edits', 'allow-commands', 'no-checkpoints', 'json'],
     positional: ['tape.sqlite', 'prompt...'],
     rest: true,
   });
@@ -104,13 +117,22 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   requireSqliteTape('run', file);
   const agentsMd = await readAgentsMd(workspace);
 
+  const permissions = { edits: p.flags.has('allow-edits'), commands: p.flags.has('allow-commands') };
+  // Only a turn that may change files needs them; the store goes beside the tape, out of every checkpoint.
+  const storeDir = checkpointStoreOf(path.resolve(file));
+  const checkpoints =
+    (permissions.edits || permissions.commands) && !p.flags.has('no-checkpoints')
+      ? new WorkspaceCheckpoints(storeDir, workspace, { exclude: [path.resolve(file), storeDir] })
+      : undefined;
+
   const store = await TapeStore.open(file);
   try {
     const session = new OpenTape(store).session(sessionId);
     const setup = {
+      checkpoints,
       model,
       workspace: new NodeWorkspace(workspace, { commandEnv }),
-      permissions: { edits: p.flags.has('allow-edits'), commands: p.flags.has('allow-commands') },
+      permissions,
       environment: {
         os: `${os.type()} ${os.release()}`,
         shell: process.platform === 'win32' ? 'cmd.exe' : '/bin/sh',

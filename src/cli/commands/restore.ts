@@ -1,0 +1,83 @@
+import { CheckpointStore } from '../../agent/checkpoints/checkpointStore';
+import { NoCheckpointError, type PlannedRestore, type RestoreReceipt } from '../../agent/checkpoints/restore';
+import { checkpointStoreOf } from '../../agent/checkpoints/workspaceCheckpoints';
+import { OpenTape } from '../../agent/session/openTape';
+import { TapeStore } from '../../store/tapeStore';
+import { int, parseArgs, required, UsageError } from '../args';
+import { json, type Io } from '../output';
+import { workspaceOf } from './run';
+import { requireSqliteTape } from './session';
+import { withTape } from './withTape';
+
+/**
+ * `restore`: the workspace's files back to the checkpoint at or before an entry of a session. The
+ * plan is printed first; with `--dry-run` only the plan (the tape and the workspace stay as they
+ * are). Exit 2 when the session has no checkpoint there or the store lacks it.
+ */
+export async function restoreCommand(args: string[], io: Io): Promise<number> {
+  const p = parseArgs(args, { valued: ['session', 'at', 'workspace'], switches: ['dry-run', 'json'], positional: ['tape.sqlite'] });
+  const file = p.positional[0];
+  const sessionId = required(p, 'session');
+  const at = int(p, 'at');
+  if (at === undefined) throw new UsageError('restore needs --at ENTRY');
+  if (at < 1) throw new UsageError('--at must be an entry id (1 or more)');
+  const workspace = workspaceOf(p);
+  const dryRun = p.flags.has('dry-run');
+  requireSqliteTape('restore', file);
+
+  const act = async (tape: OpenTape): Promise<{ planned: PlannedRestore; receipt: RestoreReceipt | null }> => {
+    const session = tape.session(sessionId);
+    if (session.head() === 0) throw new UsageError(`the tape has no session ${sessionId}`);
+    if (session.workspaceStateAt(at) === null) throw new NoCheckpointError(`session ${sessionId} has no workspace checkpoint at or before entry ${at}`);
+    const checkpoints = await CheckpointStore.open(checkpointStoreOf(file), workspace, { create: false });
+    const planned = await session.planRestore(checkpoints, at);
+    if (!p.flags.has('json')) printPlan(io, planned, dryRun);
+    return { planned, receipt: dryRun ? null : await session.restore(checkpoints, planned) };
+  };
+  const { planned, receipt } = dryRun ? await withTape(file, act) : await withWritableTape(file, act);
+  const { plan, state } = planned;
+  if (p.flags.has('json')) {
+    json(io, {
+      sessionId,
+      atEntryId: at,
+      checkpointId: state.checkpointId,
+      checkpointEntryId: state.entryId,
+      beforeCheckpointId: plan.before.checkpointId,
+      dryRun,
+      changed: plan.changed,
+      created: plan.created,
+      removed: plan.removed,
+      leftAlone: plan.leftAlone,
+      restored: receipt?.restored ?? false,
+      ...(receipt?.restoredEntryId !== undefined ? { beforeRestoreEntryId: receipt.checkpointEntryId, restoredEntryId: receipt.restoredEntryId } : {}),
+    });
+  } else if (receipt !== null) {
+    io.out(
+      receipt.restored
+        ? `restored; recorded as entry ${receipt.restoredEntryId} (undo: restore --at ${receipt.checkpointEntryId})\n`
+        : 'nothing to restore: the files are already as at the checkpoint\n',
+    );
+  }
+  return 0;
+}
+
+async function withWritableTape<T>(file: string, fn: (tape: OpenTape) => Promise<T>): Promise<T> {
+  const store = await TapeStore.open(file, { create: false, durable: true });
+  try {
+    return await fn(new OpenTape(store));
+  } finally {
+    await store.close();
+  }
+}
+
+function printPlan(io: Io, { plan, state }: PlannedRestore, dryRun: boolean): void {
+  io.out(`checkpoint ${state.checkpointId.slice(0, 12)} (entry ${state.entryId})${dryRun ? ', dry run: nothing is changed' : ''}\n`);
+  for (const [label, paths] of [
+    ['changed', plan.changed],
+    ['created', plan.created],
+    ['removed', plan.removed],
+    ['left alone (outside the checkpoints)', plan.leftAlone],
+  ] as const)
+    for (const path of paths) io.out(`  ${label}: ${path}\n`);
+  if (plan.changed.length + plan.created.length + plan.removed.length === 0) io.out('  no file differs\n');
+}
