@@ -50,7 +50,8 @@ function writeOut(text: string): void {
       const code = (e as NodeJS.ErrnoException).code;
       // A descriptor someone else made non-blocking: wait for the reader instead of spinning.
       if (code === 'EAGAIN') Atomics.wait(pause, 0, 0, 1);
-      else if (code === 'EPIPE') throw new OutputClosedError();
+      // A socket pair's reader gone (Node's spawn gives children sockets, not pipes) says ECONNRESET.
+      else if (code === 'EPIPE' || code === 'ECONNRESET') throw new OutputClosedError();
       else throw e;
     }
   }
