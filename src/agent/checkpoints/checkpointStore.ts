@@ -190,8 +190,13 @@ export class CheckpointStore {
     if (newBytes > this.limits.maxNewBytes)
       throw new WorkspaceTooLargeError(`a checkpoint would take in ${mib(newBytes)} at once, more than the limit of ${mib(this.limits.maxNewBytes)}`);
 
+    // --force: the store has no HEAD of its own (its commits are on this workspace's ref), so to
+    // `rm` every staged file differs from HEAD and it refuses to unstage one without.
     if (untrack.size > 0)
-      await this.git(['rm', '--cached', '--quiet', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: nulJoin(untrack), signal });
+      await this.git(['rm', '--cached', '--force', '--quiet', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+        input: nulJoin(untrack),
+        signal,
+      });
     // Past bigFileThreshold, add streams every blob into one pack instead of a loose file each: a
     // first checkpoint of 10,000 files in 1.2 s instead of 1.9 s, and one file in the store instead
     // of 10,000. Only for add: diff takes files past the threshold for binary.
