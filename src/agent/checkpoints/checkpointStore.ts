@@ -161,15 +161,19 @@ export class CheckpointStore {
     let untracked = 0;
     // Stat in parallel: a first checkpoint meets every file of the workspace.
     const candidates = listed.map((line) => ({ tag: line.slice(0, 1), file: line.slice(2) }));
-    const stats = await mapLimited(candidates, STAT_CONCURRENCY, ({ tag, file }) =>
-      tag === 'R' || file.endsWith('/') || this.isExcluded(file)
-        ? Promise.resolve(undefined)
-        : fs.lstat(path.join(this.place.workTree, file)).catch(() => undefined),
-    );
+    const underLink = linkedDirectoryTest(this.place.workTree);
+    const stats = await mapLimited(candidates, STAT_CONCURRENCY, async ({ tag, file }) => {
+      if (file.endsWith('/') || this.isExcluded(file)) return undefined;
+      // A tracked file whose directory became a symlink is gone as git sees the work tree (`add`
+      // refuses a path "beyond a symbolic link"): it leaves the index; the link comes in as itself.
+      if (tag !== '?' && (await underLink(file))) return BEYOND_LINK;
+      return tag === 'R' ? undefined : fs.lstat(path.join(this.place.workTree, file)).catch(() => undefined);
+    });
     candidates.forEach(({ tag, file }, i) => {
       const stat = stats[i];
       if (file.endsWith('/')) return void skipped.push({ path: file.slice(0, -1), reason: 'nested_repository' });
       if (this.isExcluded(file)) return;
+      if (stat === BEYOND_LINK) return void untrack.add(file);
       if (stat === undefined) return void add.add(file);
       if (stat.isFile() && stat.size > this.limits.maxFileBytes) {
         skipped.push({ path: file, reason: 'too_large', size: stat.size });
@@ -261,11 +265,20 @@ export class CheckpointStore {
       throw new CheckpointMissingError(`checkpoint ${targetId.slice(0, 12)} is not in the checkpoint store ${this.place.gitDir}`);
     const before = await this.snapshot({ signal });
     const plan: RestorePlan = { before, targetId, changed: [], created: [], removed: [], leftAlone: [] };
-    for (const change of await this.changes(before.checkpointId, targetId, signal)) {
+    const changes = await this.changes(before.checkpointId, targetId, signal);
+    for (const change of changes) {
       if (change.change === 'modified') plan.changed.push(change.path);
       else if (change.change === 'deleted') plan.removed.push(change.path);
-      else if (await exists(path.join(this.place.workTree, change.path))) plan.leftAlone.push(change.path);
-      else plan.created.push(change.path);
+    }
+    const removed = new Set(plan.removed);
+    // Under a directory that is now a symlink, a path is not in the workspace (whatever the link's target holds).
+    const underLink = linkedDirectoryTest(this.place.workTree);
+    for (const { path: file, change } of changes) {
+      if (change !== 'added') continue;
+      const there = (await underLink(file)) ? undefined : await fs.lstat(path.join(this.place.workTree, file)).catch(() => undefined);
+      // A directory where the target has a file or link goes once the files the plan removes from it do, unless it holds others.
+      const inTheWay = there !== undefined && !(there.isDirectory() && (await holdsOnly(this.place.workTree, file, removed)));
+      (inTheWay ? plan.leftAlone : plan.created).push(file);
     }
     return plan;
   }
@@ -277,11 +290,14 @@ export class CheckpointStore {
    */
   async applyRestore(plan: RestorePlan, signal?: AbortSignal): Promise<void> {
     if (isEmptyPlan(plan)) return;
-    const paths = [...plan.changed, ...plan.created, ...plan.removed];
-    await this.git(['restore', `--source=${plan.targetId}`, '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'], {
-      input: nulJoin(paths),
-      signal,
-    });
+    // Removals first: a directory the target has as a file or link must be gone before that is written
+    // (in one go git refuses: the directory's files no longer match the pathspecs once it replaced them).
+    for (const paths of [plan.removed, [...plan.changed, ...plan.created]])
+      if (paths.length > 0)
+        await this.git(['restore', `--source=${plan.targetId}`, '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+          input: nulJoin(paths),
+          signal,
+        });
     const tree = await this.treeOf(plan.targetId);
     const head = await this.head();
     const commit = (await this.git(['commit-tree', tree, ...(head !== null ? ['-p', head] : []), '-m', `restored ${plan.targetId}`])).stdout
@@ -331,6 +347,28 @@ function realParent(p: string): string {
 
 const STAT_CONCURRENCY = 64;
 
+const BEYOND_LINK = 'beyond_link';
+
+/** Whether a workspace-relative path has a symlink among its directories; each directory is looked at once. */
+function linkedDirectoryTest(root: string): (file: string) => Promise<boolean> {
+  const seen = new Map<string, Promise<boolean>>();
+  const isLink = (dir: string): Promise<boolean> => {
+    let known = seen.get(dir);
+    if (known === undefined) {
+      known = fs.lstat(path.join(root, dir)).then(
+        (stat) => stat.isSymbolicLink(),
+        () => false,
+      );
+      seen.set(dir, known);
+    }
+    return known;
+  };
+  return async (file) => {
+    for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) if (await isLink(file.slice(0, slash))) return true;
+    return false;
+  };
+}
+
 /** `fn` over `items` with at most `limit` running at once, results in order. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
@@ -348,11 +386,19 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 const toSlash = (p: string): string => p.split(path.sep).join('/');
 const nulJoin = (paths: Iterable<string>): string => [...paths].join('\0') + '\0';
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-const exists = (p: string): Promise<boolean> =>
-  fs.lstat(p).then(
-    () => true,
-    () => false,
-  );
+
+/** Whether every file under the directory `dir` (workspace-relative) is one of `files`. */
+async function holdsOnly(root: string, dir: string, files: ReadonlySet<string>): Promise<boolean> {
+  const pending = [dir];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const entry of await fs.readdir(path.join(root, next), { withFileTypes: true })) {
+      const rel = `${next}/${entry.name}`;
+      if (entry.isDirectory()) pending.push(rel);
+      else if (!files.has(rel)) return false;
+    }
+  }
+  return true;
+}
 
 /** A path as a gitignore pattern matching it and anything that starts with it (`t.tape.sqlite*`: its journal, lock and store). */
 function ignorePattern(rel: string): string {

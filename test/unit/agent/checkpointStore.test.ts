@@ -398,6 +398,85 @@ describe('CheckpointStore (a shadow git repository, on real directories and the 
       assert.match(before.stash, /WIP on main/);
     });
 
+    it('a symlink pointing outside is stored as a link; a restore replaces links and files without ever writing through one', async () => {
+      const secret = path.join(outside, 'secret.txt');
+      write('a.txt', 'a\n');
+      write('dir/f.txt', 'in dir\n');
+      fs.symlinkSync(secret, at('link'));
+      fs.symlinkSync(outside, at('dirlink'));
+      const store = await open();
+      const first = await store.snapshot();
+      assert.deepStrictEqual(await store.fileAt(first.checkpointId, 'link', KiB), Buffer.from(secret), 'the link, not what it points at');
+      assert.strictEqual(await store.fileAt(first.checkpointId, 'dirlink/secret.txt', KiB), null, 'nothing is read through a link');
+      const secretBefore = digest(outside);
+
+      // a.txt becomes a link out, link becomes a file, dir becomes a link out (holding an f.txt of its own), dirlink a directory.
+      fs.rmSync(at('a.txt'));
+      fs.symlinkSync(secret, at('a.txt'));
+      fs.rmSync(at('link'));
+      write('link', 'a file now\n');
+      fs.writeFileSync(path.join(outside, 'f.txt'), 'outside f\n');
+      fs.rmSync(at('dir'), { recursive: true });
+      fs.symlinkSync(outside, at('dir'));
+      fs.rmSync(at('dirlink'));
+      write('dirlink/secret.txt', 'a real file\n');
+      const outsideNow = digest(outside);
+      await store.snapshot();
+      const plan = await restore(store, first.checkpointId);
+      assert.deepStrictEqual(plan.changed, ['a.txt', 'link']);
+      assert.deepStrictEqual(digest(outside), outsideNow, 'nothing outside the workspace was written');
+      assert.strictEqual(outsideNow['secret.txt'], secretBefore['secret.txt']);
+      assert.strictEqual(bytes('a.txt').toString(), 'a\n');
+      assert.ok(fs.lstatSync(at('a.txt')).isFile());
+      assert.strictEqual(fs.readlinkSync(at('link')), secret);
+      assert.ok(fs.lstatSync(at('dir')).isDirectory() && !fs.lstatSync(at('dir')).isSymbolicLink());
+      assert.strictEqual(bytes('dir/f.txt').toString(), 'in dir\n');
+      assert.strictEqual(fs.readlinkSync(at('dirlink')), outside);
+    });
+
+    it('a directory replaced by a symlink (to a place holding the same names) is checkpointed and restored', async () => {
+      write('dir/f.txt', 'in dir\n');
+      write('a.txt', 'a\n');
+      const store = await open();
+      const first = await store.snapshot();
+      fs.writeFileSync(path.join(outside, 'f.txt'), 'outside f\n');
+      fs.rmSync(at('dir'), { recursive: true });
+      fs.symlinkSync(outside, at('dir'));
+      const second = await store.snapshot();
+      assert.deepStrictEqual(
+        second.files.map((f) => [f.path, f.change]),
+        [
+          ['dir', 'added'],
+          ['dir/f.txt', 'deleted'],
+        ],
+      );
+      assert.deepStrictEqual(await store.fileAt(second.checkpointId, 'dir', KiB), Buffer.from(outside));
+      const outsideNow = digest(outside);
+      await restore(store, first.checkpointId);
+      assert.deepStrictEqual(digest(outside), outsideNow);
+      assert.ok(!fs.lstatSync(at('dir')).isSymbolicLink());
+      assert.strictEqual(bytes('dir/f.txt').toString(), 'in dir\n');
+    });
+
+    it('a directory where the checkpoint has a link: replaced once the files the restore removes are gone, left alone while it holds others', async () => {
+      write('.gitignore', '*.log\n');
+      fs.symlinkSync(outside, at('clean'));
+      fs.symlinkSync(outside, at('busy'));
+      const store = await open();
+      const first = await store.snapshot();
+      for (const dir of ['clean', 'busy']) {
+        fs.rmSync(at(dir));
+        write(`${dir}/made.txt`, 'made by the agent\n');
+      }
+      write('busy/build.log', 'ignored, so in no checkpoint\n');
+      await store.snapshot();
+      const plan = await restore(store, first.checkpointId);
+      assert.deepStrictEqual(planned(plan), { changed: [], created: ['clean'], removed: ['busy/made.txt', 'clean/made.txt'], leftAlone: ['busy'] });
+      assert.strictEqual(fs.readlinkSync(at('clean')), outside);
+      assert.deepStrictEqual(fs.readdirSync(at('busy')), ['build.log']);
+      assert.deepStrictEqual(fs.readdirSync(outside), ['secret.txt']);
+    });
+
     it('a hostile .git file in a subfolder: one naming no repository is never stored nor removed, one naming a repository outside makes a nested repository whose hooks never run', async () => {
       const evil = path.join(outside, 'evil');
       const marker = path.join(outside, 'hook-ran');
