@@ -73,6 +73,8 @@ export class CheckpointStore {
   /** Files the last snapshot held; counted once per store object, then kept from the diffs. */
   private fileCount: number | undefined;
   private readonly create: boolean | undefined;
+  /** The end of the last operation that writes the store; the next one starts after it. */
+  private writing: Promise<unknown> = Promise.resolve();
 
   private constructor(gitDir: string, workTree: string, options: CheckpointStoreOptions) {
     const key = createHash('sha256').update(workTree).digest('hex').slice(0, 16);
@@ -133,7 +135,11 @@ export class CheckpointStore {
    * (git's index knows what it saw, so an unchanged file costs a stat) and lists the files changed
    * since `diffFrom` (default: that last snapshot). Rejects with WorkspaceTooLargeError over a limit.
    */
-  async snapshot(options: { diffFrom?: string | null; signal?: AbortSignal } = {}): Promise<Snapshot> {
+  snapshot(options: { diffFrom?: string | null; signal?: AbortSignal } = {}): Promise<Snapshot> {
+    return this.serially(() => this.takeSnapshot(options));
+  }
+
+  private async takeSnapshot(options: { diffFrom?: string | null; signal?: AbortSignal }): Promise<Snapshot> {
     const started = Date.now();
     const { signal } = options;
     const head = await this.head();
@@ -260,10 +266,14 @@ export class CheckpointStore {
    * What restoring `targetId` would do, against a snapshot of the workspace taken now. Rejects with
    * CheckpointMissingError when the store does not hold the target. Nothing in the workspace changes.
    */
-  async planRestore(targetId: string, signal?: AbortSignal): Promise<RestorePlan> {
+  planRestore(targetId: string, signal?: AbortSignal): Promise<RestorePlan> {
+    return this.serially(() => this.plan(targetId, signal));
+  }
+
+  private async plan(targetId: string, signal?: AbortSignal): Promise<RestorePlan> {
     if (!(await this.has(targetId)))
       throw new CheckpointMissingError(`checkpoint ${targetId.slice(0, 12)} is not in the checkpoint store ${this.place.gitDir}`);
-    const before = await this.snapshot({ signal });
+    const before = await this.takeSnapshot({ signal });
     const plan: RestorePlan = { before, targetId, changed: [], created: [], removed: [], leftAlone: [] };
     const changes = await this.changes(before.checkpointId, targetId, signal);
     for (const change of changes) {
@@ -288,7 +298,11 @@ export class CheckpointStore {
    * workspace's last snapshot becomes the target's tree, on top of the plan's `before`, which stays
    * in the store. Only the plan's paths are touched; everything else in the workspace is left as it is.
    */
-  async applyRestore(plan: RestorePlan, signal?: AbortSignal): Promise<void> {
+  applyRestore(plan: RestorePlan, signal?: AbortSignal): Promise<void> {
+    return this.serially(() => this.apply(plan, signal));
+  }
+
+  private async apply(plan: RestorePlan, signal?: AbortSignal): Promise<void> {
     if (isEmptyPlan(plan)) return;
     // Removals first: a directory the target has as a file or link must be gone before that is written
     // (in one go git refuses: the directory's files no longer match the pathspecs once it replaced them).
@@ -329,6 +343,17 @@ export class CheckpointStore {
   private isExcluded(file: string): boolean {
     // A prefix, as the ls-files pattern: the tape file's journal, lock and store start with its name.
     return this.excluded.some((rel) => file.startsWith(rel));
+  }
+
+  /**
+   * Runs `fn` once every write before it has ended. Sessions of one workspace share a store: two
+   * snapshots at once met on the index's lock or the ref's compare-and-swap, and one failed (its
+   * session's checkpoints then off), or both read the same head and listed the same changes.
+   */
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writing.then(fn, fn);
+    this.writing = run.catch(() => undefined);
+    return run;
   }
 
   private git(args: readonly string[], options?: GitRun) {

@@ -596,5 +596,19 @@ describe('CheckpointStore (a shadow git repository, on real directories and the 
       await assert.rejects(CheckpointStore.open(path.join(base, 'none'), ws, { create: false }), CheckpointMissingError);
       assert.ok(!fs.existsSync(path.join(base, 'none')));
     });
+
+    it('snapshots and restores asked for at once run one after another, each complete', async () => {
+      write('a.txt', 'a\n');
+      const store = await open();
+      const first = await store.snapshot();
+      write('b.txt', 'b\n');
+      const results = await Promise.allSettled([store.snapshot(), store.snapshot(), store.planRestore(first.checkpointId), store.snapshot()]);
+      assert.deepStrictEqual(
+        results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok')),
+        ['ok', 'ok', 'ok', 'ok'],
+      );
+      const plan = (results[2] as PromiseFulfilledResult<RestorePlan>).value;
+      assert.deepStrictEqual(planned(plan), { changed: [], created: [], removed: ['b.txt'], leftAlone: [] });
+    });
   });
 });
