@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { registerParticipant } from './chat/participant';
+import { registerCheckpoints } from './checkpoints/registerCheckpoints';
 import { registerCommands } from './commands';
 import { registerForkCommands } from './forkCommands';
 import { registerInspector } from './inspector/registerInspector';
@@ -61,6 +62,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     ...registerVerifyReplay(deps),
     ...registerRerun({ ...deps, panels: inspector.panels }),
     ...registerForkCommands({ ...deps, tree: inspector.tree }),
+    ...registerCheckpoints(deps),
     registerLmTools({
       workspaceRoot: () => vscode.workspace.workspaceFolders?.[0]?.uri,
       // Outside @tape (agent mode, a #reference) the tape tools work on the session @tape used last.

@@ -4,6 +4,7 @@ import { SessionTitles } from '../inspector/sessionTitles';
 import type { OpenTape } from '../agent/session/openTape';
 import { forkStatus, parentOf, type ForkReceipt } from '../store/forks';
 import type { DiscardReceipt, MergeReceipt } from '../tape/fork';
+import { restoreFiles, type RestoreSummary } from './checkpoints/restoreFiles';
 import type { SessionsTree } from './inspector/sessionsView';
 import { reportingCommands } from './sessionCommands';
 import type { ActiveSession } from './activeSession';
@@ -20,6 +21,11 @@ interface Deps {
 const sessionArg = z.optional(z.union([z.string().check(z.minLength(1)), z.looseObject({ sessionId: z.string().check(z.minLength(1)) })]));
 /** An entry to fork at: a position of the session's view. */
 const entryArg = z.optional(z.int().check(z.positive()));
+/** What a script, a test or Rewind says instead of answering: whether the files go along, and that the restore's plan needs no confirmation. */
+const forkGiven = z.optional(z.object({ withFiles: z.optional(z.boolean()), confirmed: z.optional(z.boolean()) }));
+
+/** A fork, and when the files went along, the restore into it. */
+type ForkOutcome = ForkReceipt & { restore?: RestoreSummary };
 
 const sessionIdOf = (arg: unknown): string | undefined => {
   const given = sessionArg.parse(arg ?? undefined);
@@ -28,6 +34,8 @@ const sessionIdOf = (arg: unknown): string | undefined => {
 
 const DISCARD = 'Discard Fork';
 const OPEN = 'Open in Inspector';
+const FORK = 'Fork';
+const FORK_WITH_FILES = 'Fork with Files';
 
 /** A session as people know it: its title, else its id. */
 const nameOf = (tape: OpenTape, sessionId: string): string => {
@@ -79,8 +87,9 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
   };
 
   return [
-    run('agentTape.forkSession', async (session?: unknown, entryId?: unknown): Promise<ForkReceipt | undefined> => {
+    run('agentTape.forkSession', async (session?: unknown, entryId?: unknown, given?: unknown): Promise<ForkOutcome | undefined> => {
       const at = entryArg.parse(entryId ?? undefined);
+      const options = forkGiven.parse(given ?? undefined);
       const open = await writableTape();
       if (!open) return undefined;
       const parent = sessionIdOf(session) ?? deps.sessions.current(open.store);
@@ -88,7 +97,24 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
         void vscode.window.showInformationMessage("Agent Tape: there is no chat session on this workspace's tape yet. Ask @tape something first.");
         return undefined;
       }
-      const receipt = await open.session(parent).fork(at === undefined ? {} : { at });
+      const handle = open.session(parent);
+      let withFiles = options?.withFiles ?? false;
+      // A session with file checkpoints can take its files along: asked, since a fork alone leaves them as they are.
+      if (options?.withFiles === undefined && handle.workspaceStateAt(at ?? handle.head()) !== null) {
+        const choice = await vscode.window.showInformationMessage(
+          `Fork ${nameOf(open, parent)} at entry #${at ?? handle.head()}?`,
+          {
+            modal: true,
+            detail:
+              'Fork leaves the workspace files as they are. Fork with Files also takes them back to the checkpoint at that point, recorded in the fork (you see what changes first).',
+          },
+          FORK,
+          FORK_WITH_FILES,
+        );
+        if (choice === undefined) return undefined;
+        withFiles = choice === FORK_WITH_FILES;
+      }
+      const receipt = await handle.fork(at === undefined ? {} : { at });
       log.info(`forked ${parent} at entry ${receipt.parentHeadEntryId} as ${receipt.forkSessionId}`);
       tree.refresh();
       void vscode.window
@@ -97,7 +123,9 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
           OPEN,
         )
         .then((choice) => (choice === OPEN ? vscode.commands.executeCommand('agentTape.openInspector', receipt.forkSessionId) : undefined));
-      return receipt;
+      if (!withFiles) return receipt;
+      const restore = await restoreFiles(deps, receipt.forkSessionId, receipt.parentHeadEntryId, { confirmed: options?.confirmed });
+      return restore === undefined ? receipt : { ...receipt, restore };
     }),
 
     run('agentTape.mergeFork', async (fork?: unknown): Promise<(MergeReceipt & { alreadyMerged: boolean }) | undefined> => {

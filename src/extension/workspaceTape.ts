@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { checkpointStoreOf, WorkspaceCheckpoints } from '../agent/checkpoints/workspaceCheckpoints';
 import { OpenTape } from '../agent/session/openTape';
 import type { TapeStore } from '../store/tapeStore';
 import { WorkspaceStore, type WorkspaceStoreState } from '../store/workspaceStore';
@@ -19,6 +20,9 @@ export class WorkspaceTape implements vscode.Disposable {
   private readonly status: vscode.StatusBarItem;
   // The store is replaced when a read-only window takes the tape over: one OpenTape (and fold cache) per store.
   private readonly tapes = new WeakMap<TapeStore, OpenTape>();
+  // One per tape file and workspace folder while the tape is open: it holds the checkpoint store's
+  // open state and which sessions have checkpoints off; a takeover changes the store, not the file.
+  private readonly checkpoints = new Map<string, WorkspaceCheckpoints>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -47,6 +51,22 @@ export class WorkspaceTape implements vscode.Disposable {
       this.tapes.set(store, tape);
     }
     return tape;
+  }
+
+  /**
+   * The workspace checkpoints beside the tape file (`<tape>.checkpoints`) for the folder `root`,
+   * shared by every chat turn, restore and checkpoint document of this window. The tape's own
+   * files and the store are never taken in, should the storage ever lie inside the folder.
+   */
+  checkpointsOf(ws: WorkspaceStore, root: string): WorkspaceCheckpoints {
+    const key = `${ws.file}\0${root}`;
+    let checkpoints = this.checkpoints.get(key);
+    if (checkpoints === undefined) {
+      const storeDir = checkpointStoreOf(ws.file);
+      checkpoints = new WorkspaceCheckpoints(storeDir, root, { exclude: [ws.file, storeDir] });
+      this.checkpoints.set(key, checkpoints);
+    }
+    return checkpoints;
   }
 
   /** The open workspace store; rejects with the reason when the tape cannot be opened. */
@@ -89,6 +109,8 @@ export class WorkspaceTape implements vscode.Disposable {
     const opening = this.opening;
     this.opening = undefined;
     this.ready = undefined;
+    // Its storage may be cleared next: the checkpoint store beside it is opened again with the tape.
+    this.checkpoints.clear();
     this.status.hide();
     await (await opening?.catch(() => undefined))?.close();
   }

@@ -9,6 +9,14 @@ const replayArgs = z.tuple([z.string()]);
 /** "Re-run…" on a request of the session shown; "Evaluate with a model…" on the session shown. */
 const rerunArgs = z.tuple([z.string(), z.number()]);
 const evaluateArgs = z.tuple([z.string()]);
+/** A file changed between two checkpoints: the session shown, the two checkpoint ids and the workspace path; "Restore Files to Here": the session and the entry. */
+const checkpointDiffArgs = z.tuple([z.string(), z.string(), z.string(), z.string()]);
+const restoreArgs = z.tuple([z.string(), z.number()]);
+
+/** Checkpoints are the workspace tape's: a tape file's editor shows another tape, whose files are not this workspace's. */
+const workspaceTapeOnly = (where: CommandSource): void => {
+  if (where.tapeFile !== undefined) throw new Error('file checkpoints are shown and restored for the workspace tape only, not a tape file opened in an editor');
+};
 
 /**
  * The Agent Tape commands the inspector page may run, each mapping the page's arguments onto the
@@ -23,6 +31,14 @@ const WHITELIST: Record<string, (args: readonly (string | number)[], where: Comm
   'agentTape.forkSession': (args) => vscode.commands.executeCommand('agentTape.forkSession', ...forkArgs.parse(args)),
   'agentTape.rerunRequest': (args) => vscode.commands.executeCommand('agentTape.rerunRequest', ...rerunArgs.parse(args)),
   'agentTape.evaluateSession': (args) => vscode.commands.executeCommand('agentTape.evaluateSession', ...evaluateArgs.parse(args)),
+  'agentTape.openCheckpointDiff': (args, where) => {
+    workspaceTapeOnly(where);
+    return vscode.commands.executeCommand('agentTape.openCheckpointDiff', ...checkpointDiffArgs.parse(args));
+  },
+  'agentTape.restoreFiles': (args, where) => {
+    workspaceTapeOnly(where);
+    return vscode.commands.executeCommand('agentTape.restoreFiles', ...restoreArgs.parse(args));
+  },
   // The replay reads the tape the page shows: a tape file's editor replays that file.
   'agentTape.replaySession': (args, where) =>
     vscode.commands.executeCommand('agentTape.replaySession', { sessionId: replayArgs.parse(args)[0], tapeFile: where.tapeFile }),
