@@ -11,6 +11,8 @@ export interface AgentSettings {
   extraTools: string[];
   /** Secret-looking environment variables that commands the agent runs may still see. */
   commandEnvAllowlist: string[];
+  /** Workspace checkpoints of `@tape`'s turns (restore, undo, review). */
+  checkpoints: boolean;
 }
 
 const DEFAULTS: AgentSettings = {
@@ -19,6 +21,7 @@ const DEFAULTS: AgentSettings = {
   autoCompactShare: 0.8,
   extraTools: [],
   commandEnvAllowlist: [],
+  checkpoints: true,
 };
 
 const schema = {
@@ -27,6 +30,7 @@ const schema = {
   autoCompactShare: z.number().min(0.3).max(0.98),
   extraTools: z.array(z.string().min(1)),
   commandEnvAllowlist: z.array(z.string().regex(/^[^=\0]+$/, 'an environment variable name')),
+  checkpoints: z.boolean(),
 } satisfies { [K in keyof AgentSettings]: z.ZodType<AgentSettings[K]> };
 
 /**
@@ -50,5 +54,6 @@ export function readAgentSettings(log: vscode.LogOutputChannel): AgentSettings {
     autoCompactShare: pick('autoCompactShare'),
     extraTools: pick('extraTools'),
     commandEnvAllowlist: pick('commandEnvAllowlist'),
+    checkpoints: pick('checkpoints'),
   };
 }

@@ -13,6 +13,8 @@ const FILE_TOOLS: ReadonlySet<string> = new Set(['read_file', 'apply_edit']);
 export interface RendererOptions {
   /** The folder the tools' relative paths start from. */
   root: vscode.Uri;
+  /** The tape session the turn is in, for the buttons that act on its checkpoints. */
+  sessionId: string;
   /** Tools VS Code itself shows in the chat (those that run through `vscode.lm.invokeTool`). */
   shownByEditor: (toolName: string) => boolean;
 }
@@ -59,10 +61,28 @@ export class ChatRenderer {
         if (event.kind === 'compaction')
           notice(this.stream, 'warning', `Automatic compaction failed (${codeSpan(event.message)}); older messages are left out of this request instead.`);
         break;
+      case 'checkpoint':
+        // The turn_end checkpoint comes after the answer, just before turn/end: the reply ends with it.
+        if (event.reason === 'turn_end' && event.files > 0) this.turnChanges(event.turnId, event.files, event.added, event.removed);
+        break;
+      case 'checkpoints_off':
+        notice(
+          this.stream,
+          'warning',
+          `File checkpoints are off for this session, so its changes cannot be undone or restored from the tape: ${codeSpan(event.message)}`,
+        );
+        break;
       case 'turn_end':
         break;
     }
   };
+
+  private turnChanges(turnId: string, files: number, added: number, removed: number): void {
+    notice(this.stream, 'diff', `${files} file${files === 1 ? '' : 's'} changed (+${added} −${removed})`);
+    const args = [this.options.sessionId, turnId];
+    this.stream.button({ command: 'agentTape.reviewTurnChanges', arguments: args, title: 'Review Changes' });
+    this.stream.button({ command: 'agentTape.undoTurnChanges', arguments: args, title: "Undo This Turn's Changes" });
+  }
 
   /** A subagent's steps as progress lines; once it is linked, its outcome and a way to open its session. */
   private subagent(childSessionId: string, line: string, outcome: SubagentOutcome | undefined): void {

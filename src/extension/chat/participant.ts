@@ -115,7 +115,7 @@ async function handle(
       );
       return { metadata };
     }
-    return await runTurn(deps, { request, session, root, model, stream, signal: abort.signal });
+    return await runTurn(deps, { request, ws, session, root, model, stream, signal: abort.signal });
   } catch (e) {
     log.error(`@tape request in ${sessionId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     return { metadata, errorDetails: { message: codeSpan(errorMessage(e)) } };
@@ -126,6 +126,7 @@ async function handle(
 
 interface TurnRequest {
   request: vscode.ChatRequest;
+  ws: WorkspaceStore;
   session: SessionHandle;
   root: vscode.Uri;
   model: LmModelPort;
@@ -142,7 +143,10 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
     isTrusted: vscode.workspace.isTrusted,
     log: deps.log,
   });
+  // Only where edits and commands are offered at all (a trusted workspace); the read-only window never gets here.
+  const checkpoints = settings.checkpoints && vscode.workspace.isTrusted ? deps.tape.checkpointsOf(t.ws, t.root.fsPath) : undefined;
   const setup: TurnSetup = {
+    checkpoints,
     model: t.model,
     workspace,
     // Edits and commands are confirmed in the chat by the toolbox (VS Code's own confirmation).
@@ -160,7 +164,7 @@ async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatR
     subagentMaxRounds: settings.subagentMaxRounds,
     compactionShare: settings.autoCompactShare,
   };
-  const renderer = new ChatRenderer(t.stream, { root: t.root, shownByEditor: (name) => tools.shownByEditor(name) });
+  const renderer = new ChatRenderer(t.stream, { root: t.root, sessionId: t.session.sessionId, shownByEditor: (name) => tools.shownByEditor(name) });
   const outcome = await t.session.runTurn(await userMessageOf(t.request, t.root), setup, { signal: t.signal, onEvent: renderer.onEvent });
   const metadata: TapeChatMetadata = { sessionId: t.session.sessionId, outcome: outcome.outcome };
   switch (outcome.outcome) {
@@ -225,6 +229,9 @@ async function forkThread(
   );
   stream.button({ command: 'agentTape.mergeFork', arguments: [fork.forkSessionId], title: 'Merge Fork' });
   stream.button({ command: 'agentTape.discardFork', arguments: [fork.forkSessionId], title: 'Discard Fork…' });
+  // The files stay as they are unless asked: a restore into the fork is recorded on the fork.
+  if (session.workspaceStateAt(fork.parentHeadEntryId) !== null)
+    stream.button({ command: 'agentTape.restoreFiles', arguments: [fork.forkSessionId, fork.parentHeadEntryId], title: 'Restore Files to the Fork Point' });
   return { metadata: { sessionId: fork.forkSessionId } };
 }
 
