@@ -280,8 +280,9 @@ export class InspectorController {
       if (head <= this.postedHead) return;
       const rows = reader.entries(sessionId, { fromEntryId: this.postedHead + 1, toEntryId: head }).map(entryRowOf);
       const items = transcript.changedSince(sessionId, this.postedHead, this.transcriptFrom);
+      const checkpointsFrom = transcript.checkpointsFrom(sessionId);
       this.postedHead = head;
-      this.post({ type: 'appended', sessionId, headEntryId: head, rows, transcript: items });
+      this.post({ type: 'appended', sessionId, headEntryId: head, rows, transcript: items, ...(checkpointsFrom === null ? {} : { checkpointsFrom }) });
     });
   }
 

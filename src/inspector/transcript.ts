@@ -5,8 +5,10 @@ import { summaryOf } from '../tape/entrySummary';
 import { mergedFromOf } from '../tape/fork';
 import { foldAll, type FoldOptions, type FoldRow, type ViewMessage } from '../tape/fold';
 import { TURN_END, TURN_START } from '../tape/turnEntries';
+import type { TurnChanges } from '../tape/workspaceCheckpoint';
 import type { TranscriptItem } from '../protocol/inspector';
 import { anchorsOf } from './anchorsTimeline';
+import { TurnFileChanges } from './turnFileChanges';
 
 export const TEXT_MAX = 4000;
 /** The transcript opens on this many last items: a screenful many times over, a small fraction of a long session. */
@@ -21,6 +23,8 @@ export interface TranscriptPage {
   offset: number;
   total: number;
   items: TranscriptItem[];
+  /** The first entry from which the session has a workspace checkpoint; absent when it has none. */
+  checkpointsFrom?: number;
 }
 
 const isRetraction = (r: FoldRow): boolean => r.kind === 'event' && r.name === RETRACTED_EVENT;
@@ -63,14 +67,28 @@ const messageRowsOf = (rows: readonly FoldRow[], ids: ReadonlySet<string> | null
  */
 export class Transcript {
   private readonly orders = new Map<string, Order>();
+  private readonly fileChanges: TurnFileChanges;
 
-  constructor(private readonly store: SessionReads) {}
+  constructor(private readonly store: SessionReads) {
+    this.fileChanges = new TurnFileChanges(store);
+  }
 
   /** The items from `offset`, at most `limit` of them, in conversation order. */
   page(sessionId: string, offset: number, limit: number): TranscriptPage {
     const { entryIds } = this.order(sessionId);
     const from = Math.min(Math.max(0, Math.floor(offset)), entryIds.length);
-    return { offset: from, total: entryIds.length, items: this.build(sessionId, entryIds.slice(from, from + Math.max(0, Math.floor(limit)))) };
+    const checkpointsFrom = this.checkpointsFrom(sessionId);
+    return {
+      offset: from,
+      total: entryIds.length,
+      items: this.build(sessionId, entryIds.slice(from, from + Math.max(0, Math.floor(limit)))),
+      ...(checkpointsFrom === null ? {} : { checkpointsFrom }),
+    };
+  }
+
+  /** Where "Restore Files to Here" may restore from: the first entry a workspace checkpoint stands for; null when the session has none. */
+  checkpointsFrom(sessionId: string): number | null {
+    return this.fileChanges.of(sessionId).checkpointsFrom;
   }
 
   lastPage(sessionId: string, limit = LAST_PAGE): TranscriptPage {
@@ -80,7 +98,8 @@ export class Transcript {
   /**
    * The items the rows appended after `afterEntryId` made new or changed. A new reconstruction
    * anchor moves the cursor, which changes the `compacted` marker of every message: then every item
-   * from `loadedFrom` (the first the page holds) to the end.
+   * from `loadedFrom` (the first the page holds) to the end. A turn's `turn_end` checkpoint changes
+   * the item of the message that ended the turn, which gains the turn's file changes.
    */
   changedSince(sessionId: string, afterEntryId: number, loadedFrom = 0): TranscriptItem[] {
     const touched = new Set<string>();
@@ -88,6 +107,7 @@ export class Transcript {
       if (r.kind === 'anchor' && isReconstructionAnchor(r.name)) return this.page(sessionId, loadedFrom, Number.MAX_SAFE_INTEGER).items;
       if (r.messageId !== null) touched.add(r.messageId);
     }
+    for (const messageId of this.fileChanges.endedAfter(sessionId, afterEntryId)) touched.add(messageId);
     if (touched.size === 0) return [];
     const shown = foldAll(messageRowsOf(this.store.foldRows(sessionId, 0), touched), PENDING).messages;
     return this.build(
@@ -148,6 +168,7 @@ export class Transcript {
     const { anchorEntryId } = resolveSelector(anchorsOf(this.store, sessionId), { kind: 'last' });
     const cursor: Cursor | null = anchorEntryId === null ? null : cursorOf(this.store.requireEntry(sessionId, anchorEntryId));
     const turns = rows.filter(isTurnRow);
+    const { byMessage } = this.fileChanges.of(sessionId);
     return entryIds.map((entryId) => {
       const m = byEntry.get(entryId) as ViewMessage;
       const facts = unretracted.toolFacts.get(m.messageId);
@@ -155,6 +176,7 @@ export class Transcript {
       const text = textOf(entry.payload.content ?? '');
       const known = behind.get(m.messageId) as { entryIds: number[]; versions: number };
       const origin = originOf(entry, this.store.origin?.(sessionId, entryId));
+      const changes = byMessage.get(m.messageId);
       return {
         entryId,
         messageId: m.messageId,
@@ -183,10 +205,20 @@ export class Transcript {
         }),
         ...(origin === null ? {} : { origin }),
         forkAt: forkPointAfter(turns, Math.max(...known.entryIds)),
+        ...(changes === undefined || changes.files.length + changes.filesOmitted === 0 ? {} : { fileChanges: fileChangesOf(changes) }),
       };
     });
   }
 }
+
+/** A turn's changes as the item that ends it carries them. */
+const fileChangesOf = (t: TurnChanges): NonNullable<TranscriptItem['fileChanges']> => ({
+  beforeId: t.beforeId,
+  afterId: t.afterId,
+  entryId: t.entryId,
+  files: t.files.map(({ path, change, added, removed }) => ({ path, change, added, removed })),
+  filesOmitted: t.filesOmitted,
+});
 
 const isTurnRow = (r: FoldRow): boolean => r.kind === 'event' && (r.name === TURN_START || r.name === TURN_END);
 

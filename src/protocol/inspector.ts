@@ -32,6 +32,29 @@ export const entryListFilter = z.object({
 export type EntryListFilter = z.infer<typeof entryListFilter>;
 
 const MARKERS = ['revised', 'retracted', 'compacted', 'merged', 'inherited', 'pending', 'error'] as const;
+
+/** A workspace checkpoint's id in the store beside the tape (a git commit id). */
+const checkpointId = z.string();
+/** One file a turn changed, with its added and removed lines (null for a binary file). */
+const fileChange = z.object({
+  /** Workspace-relative, `/`-separated. */
+  path: z.string(),
+  change: z.enum(['added', 'modified', 'deleted']),
+  added: z.nullable(z.number()),
+  removed: z.nullable(z.number()),
+});
+
+/** What one turn did to the workspace's files: from its `turn_start` checkpoint to its `turn_end` one. */
+const turnFileChanges = z.object({
+  beforeId: checkpointId,
+  afterId: checkpointId,
+  /** The `turn_end` checkpoint's entry: the files as the turn left them, where "Restore Files to Here" on this item restores. */
+  entryId,
+  files: z.array(fileChange),
+  /** Changed files beyond the ones listed (an event lists at most 1,000). */
+  filesOmitted: z.number(),
+});
+
 export const transcriptItem = z.object({
   /** The entry of the version shown. */
   entryId,
@@ -52,6 +75,12 @@ export const transcriptItem = z.object({
   origin: z.optional(z.object({ via: z.enum(['merge', 'parent']), sessionId: z.string(), entryId })),
   /** Where "Fork from here" forks: the message's last entry, or the end of the turn it is part of (a fork never cuts a turn). */
   forkAt: z.optional(entryId),
+  /**
+   * On the message that ends a turn which changed files (its last message before the turn's
+   * `turn_end` checkpoint): what the turn changed. "Restore Files to Here" restores at
+   * `fileChanges.entryId` on such an item, at `entryId` on any other.
+   */
+  fileChanges: z.optional(turnFileChanges),
 });
 export type TranscriptItem = z.infer<typeof transcriptItem>;
 
@@ -209,8 +238,21 @@ export type EvaluationReport = z.infer<typeof evaluationReport>;
 
 export const sessionItem = z.object({ sessionId: z.string(), title: z.nullable(z.string()), entryCount: z.number(), lastCreatedAt: z.number() });
 
+/**
+ * The first entry of the session from which a workspace checkpoint stands for its files, absent
+ * while it has none: "Restore Files to Here" is offered on the items that restore at or after it.
+ */
+const checkpointsFrom = z.optional(entryId);
+
 /** Transcript items from `offset` of `total`, in conversation order. */
-const transcriptPage = z.object({ sessionId: z.string(), headEntryId: z.number(), offset: z.number(), total: z.number(), items: z.array(transcriptItem) });
+const transcriptPage = z.object({
+  sessionId: z.string(),
+  headEntryId: z.number(),
+  offset: z.number(),
+  total: z.number(),
+  items: z.array(transcriptItem),
+  checkpointsFrom,
+});
 export type TranscriptPage = z.infer<typeof transcriptPage>;
 
 const noParams = z.object({});
@@ -260,7 +302,14 @@ export const hostToInspector = z.discriminatedUnion('type', [
    * The tape grew (batched: at most one per 100 ms): the new entries' rows and the transcript items
    * that are new or changed. The webview merges them; it asks again only for what it shows.
    */
-  z.object({ type: z.literal('appended'), sessionId: z.string(), headEntryId: z.number(), rows: z.array(entryRow), transcript: z.array(transcriptItem) }),
+  z.object({
+    type: z.literal('appended'),
+    sessionId: z.string(),
+    headEntryId: z.number(),
+    rows: z.array(entryRow),
+    transcript: z.array(transcriptItem),
+    checkpointsFrom,
+  }),
   /** Select an entry ("show in inspector"): the Entries view opens on it and takes the focus. */
   z.object({ type: z.literal('reveal'), entryId }),
   /**
