@@ -10,6 +10,7 @@ import { VIEWS, type InspectorPush, type InspectorView } from '../../src/protoco
 import { AnchorsView } from './anchorsView';
 import { ErrorBanner } from './banner';
 import { HostChannel } from './channel';
+import { CheckpointActions } from './checkpointActions';
 import { h } from './dom';
 import { EntriesView } from './entriesView';
 import { EvaluationsView } from './evaluationsView';
@@ -49,7 +50,8 @@ export class Inspector {
     (id) => this.channel.post({ type: 'command', command: 'agentTape.replaySession', args: [id] }),
   );
   private readonly forks = new ForkAction(this.channel);
-  private readonly transcript = new TranscriptView(this.channel, this.forks);
+  private readonly checkpoints = new CheckpointActions(this.channel);
+  private readonly transcript = new TranscriptView(this.channel, this.forks, this.checkpoints);
   private readonly entries = new EntriesView(this.channel, this.store, this.forks);
   private readonly anchors = new AnchorsView();
   private readonly reruns = new RerunActions(this.channel);
@@ -141,6 +143,7 @@ export class Inspector {
       }
     }
     this.forks.update(msg.sessionId, msg.readOnly);
+    this.checkpoints.update(msg.sessionId, msg.readOnly);
     this.reruns.update(msg.sessionId, msg.readOnly);
     if (msg.sessionId === this.sessionId) return;
     // A saved offset and selection belong to the saved session only.
@@ -156,7 +159,7 @@ export class Inspector {
   private onAppended(msg: Extract<InspectorPush, { type: 'appended' }>): void {
     if (msg.sessionId !== this.sessionId) return;
     this.entries.onAppended(msg.rows);
-    if (this.loaded.has('transcript')) this.transcript.merge(msg.transcript, msg.headEntryId);
+    if (this.loaded.has('transcript')) this.transcript.merge(msg.transcript, msg.headEntryId, msg.checkpointsFrom);
     for (const v of WHOLE_VIEWS) this.loaded.delete(v);
     const view = this.store.get().view;
     if (isWhole(view)) this.load(view);

@@ -1,9 +1,18 @@
 import type { TranscriptItem, TranscriptPage } from '../../src/protocol/inspector';
 import type { HostChannel } from './channel';
+import type { CheckpointActions } from './checkpointActions';
 import { DetailPane } from './detailPane';
 import { badge, h, num, setAttrs } from './dom';
 import type { ForkAction } from './forkAction';
 import { shortSessionName } from './lineageView';
+
+type TurnFileChanges = NonNullable<TranscriptItem['fileChanges']>;
+type FileChange = TurnFileChanges['files'][number];
+
+/** A changed file's marker, as VS Code's source control shows it. */
+/** U+2212, the minus sign: "−4" reads as a count taken away, as diff summaries print it. */
+const MINUS = '\u2212';
+const CHANGE_LETTER: Record<FileChange['change'], string> = { added: 'A', modified: 'M', deleted: 'D' };
 
 /** Earlier items asked for per press of "Show earlier messages". */
 export const EARLIER_PAGE = 200;
@@ -21,8 +30,8 @@ export class TranscriptView {
   private readonly scroller: HTMLElement;
   private readonly detail: DetailPane;
   private readonly items = new Map<string, HTMLElement>();
-  /** The entries behind each held item, to find the one a replay's cursor is in. */
-  private readonly entriesOf = new Map<string, readonly number[]>();
+  /** Each held item as the host sent it: to find the one a replay's cursor is in, and to redraw it. */
+  private readonly held = new Map<string, TranscriptItem>();
   /** The replay cursor's entry, marked on the item holding it (also one drawn later). */
   private cursor: number | null = null;
   /** Of the first item held, in the whole transcript. */
@@ -36,8 +45,11 @@ export class TranscriptView {
   constructor(
     private readonly channel: HostChannel,
     private readonly forks: ForkAction,
+    private readonly checkpoints: CheckpointActions,
   ) {
     this.detail = new DetailPane(channel, 'Raw entries', 'transcript-detail');
+    // Where "Restore Files to Here" is offered changed: the held items are drawn again, in place.
+    checkpoints.onChange(() => this.add([...this.held.values()], 'end'));
     this.earlier.addEventListener('click', () => this.askEarlier());
     this.scroller = h('div', { class: 'transcript-scroll' }, this.status, this.earlier, this.list);
     this.element = h('div', { class: 'split' }, this.scroller, this.detail.element);
@@ -46,11 +58,12 @@ export class TranscriptView {
   /** The host's last page: everything held before is replaced. */
   set(page: TranscriptPage): void {
     this.items.clear();
-    this.entriesOf.clear();
+    this.held.clear();
     this.cursor = null;
     this.list.replaceChildren();
     this.detail.clear();
     this.asked = null;
+    this.checkpoints.setCheckpointsFrom(page.checkpointsFrom);
     this.offset = page.offset;
     this.total = page.total;
     this.head = page.headEntryId;
@@ -63,6 +76,7 @@ export class TranscriptView {
   /** A reply to "Show earlier messages": prepended, with the items on screen staying where they were. */
   private prepend(page: TranscriptPage): void {
     this.asked = null;
+    this.checkpoints.setCheckpointsFrom(page.checkpointsFrom);
     const height = this.scroller.scrollHeight;
     this.add(page.items, 'start');
     this.scroller.scrollTop += this.scroller.scrollHeight - height;
@@ -78,7 +92,8 @@ export class TranscriptView {
    * Items the tape's growth made new or changed: a held one is redrawn in place (keeping focus), a
    * new one goes at the end. A change to an item not held is dropped: it is read when asked for.
    */
-  merge(items: TranscriptItem[], headEntryId: number): void {
+  merge(items: TranscriptItem[], headEntryId: number, checkpointsFrom: number | undefined): void {
+    this.checkpoints.setCheckpointsFrom(checkpointsFrom);
     const fresh = items.filter((i) => this.items.has(i.messageId) || this.offset === 0 || i.entryIds.every((e) => e > this.head));
     this.total += fresh.filter((i) => !this.items.has(i.messageId)).length;
     this.head = headEntryId;
@@ -112,7 +127,7 @@ export class TranscriptView {
         if (focused) el.focus();
       } else this.list.insertBefore(el, before);
       this.items.set(item.messageId, el);
-      this.entriesOf.set(item.messageId, item.entryIds);
+      this.held.set(item.messageId, item);
     }
   }
 
@@ -127,7 +142,7 @@ export class TranscriptView {
       el.removeAttribute('aria-current');
     }
     if (entryId === null) return;
-    for (const [messageId, entryIds] of this.entriesOf) {
+    for (const [messageId, { entryIds }] of this.held) {
       if (!entryIds.includes(entryId)) continue;
       const el = this.items.get(messageId);
       if (!el) return;
@@ -150,6 +165,9 @@ export class TranscriptView {
   private renderItem(item: TranscriptItem): HTMLElement {
     const markers = h('span', { class: 'markers' }, ...item.markers.map((m) => badge(markerText(m, item), `marker-${m}`)));
     const fork = item.forkAt === undefined || !this.forks.enabled ? null : this.forkButton(item.forkAt);
+    // The message that ends a turn restores to the files as the turn left them; any other to the checkpoint at or before it.
+    const restoreAt = item.fileChanges?.entryId ?? item.entryId;
+    const restore = this.checkpoints.restorableAt(restoreAt) ? this.restoreButton(restoreAt) : null;
     const tools =
       item.toolCalls.length === 0
         ? null
@@ -181,10 +199,12 @@ export class TranscriptView {
         markers,
         h('span', { class: 'muted entry-ref' }, `#${item.entryId}`),
         fork,
+        restore,
       ),
       h('div', { class: 'text' }, item.text),
       item.cut ? h('p', { class: 'muted' }, 'Cut at 4,000 characters; the entry has the whole text.') : null,
       tools,
+      item.fileChanges === undefined ? null : this.fileChanges(item.fileChanges),
     );
     const open = () => {
       for (const other of this.items.values()) other.classList.remove('selected');
@@ -197,7 +217,7 @@ export class TranscriptView {
       li.setAttribute('aria-current', 'step');
     }
     li.addEventListener('keydown', (e) => {
-      // Keys on the item's own controls (Fork from here) are theirs.
+      // Keys on the item's own controls (Fork from here, a changed file) are theirs.
       if (e.target !== li) return;
       if (e.key === 'Enter' || e.key === ' ') {
         e.preventDefault();
@@ -220,6 +240,77 @@ export class TranscriptView {
     button.addEventListener('click', (e) => {
       e.stopPropagation();
       this.forks.fork(entryId);
+    });
+    return button;
+  }
+
+  private restoreButton(entryId: number): HTMLElement {
+    const button = h(
+      'button',
+      {
+        type: 'button',
+        class: 'restore-here',
+        'aria-label': `Restore Files to Here: the workspace's files back to the checkpoint at or before entry #${entryId}`,
+      },
+      h('span', { class: 'codicon codicon-history', 'aria-hidden': 'true' }),
+      ' Restore Files to Here',
+    );
+    button.addEventListener('click', (e) => {
+      e.stopPropagation();
+      this.checkpoints.restore(entryId);
+    });
+    return button;
+  }
+
+  /** "3 files changed +12 −4" and the files, each opening its diff between the turn's two checkpoints. */
+  private fileChanges(changes: TurnFileChanges): HTMLElement {
+    const count = changes.files.length + changes.filesOmitted;
+    const added = changes.files.reduce((n, f) => n + (f.added ?? 0), 0);
+    const removed = changes.files.reduce((n, f) => n + (f.removed ?? 0), 0);
+    return h(
+      'section',
+      { class: 'file-changes', 'aria-label': 'Files this turn changed' },
+      h(
+        'p',
+        { class: 'file-changes-summary' },
+        `${num(count)} ${count === 1 ? 'file' : 'files'} changed `,
+        h('span', { class: 'lines-added' }, `+${num(added)}`),
+        ' ',
+        h('span', { class: 'lines-removed' }, `${MINUS}${num(removed)}`),
+      ),
+      h('ul', { class: 'file-list' }, ...changes.files.map((f) => h('li', {}, this.fileLine(changes, f)))),
+      changes.filesOmitted > 0 ? h('p', { class: 'muted' }, `and ${num(changes.filesOmitted)} more, not listed and not counted above`) : null,
+    );
+  }
+
+  /** A changed file: a button opening its diff where that is offered, else the same line as text. */
+  private fileLine(changes: TurnFileChanges, f: FileChange): HTMLElement {
+    const binary = f.added === null || f.removed === null;
+    const lines = binary
+      ? h('span', { class: 'file-lines muted' }, 'binary')
+      : h(
+          'span',
+          { class: 'file-lines' },
+          h('span', { class: 'lines-added' }, `+${num(f.added)}`),
+          ' ',
+          h('span', { class: 'lines-removed' }, `${MINUS}${num(f.removed)}`),
+        );
+    const words = binary ? 'binary' : `${num(f.added)} lines added, ${num(f.removed)} removed`;
+    const parts = [
+      // The letter stands for a word: the word is what a screen reader says and a hover shows.
+      h('span', { class: `change-marker change-${f.change}`, role: 'img', 'aria-label': f.change, title: f.change }, CHANGE_LETTER[f.change]),
+      h('span', { class: 'file-path' }, f.path),
+      lines,
+    ];
+    if (!this.checkpoints.diffsOffered) return h('span', { class: 'file-change' }, ...parts);
+    const button = h(
+      'button',
+      { type: 'button', class: 'file-change', 'aria-label': `${f.path}, ${f.change}, ${words}: open the diff of the turn's change` },
+      ...parts,
+    );
+    button.addEventListener('click', (e) => {
+      e.stopPropagation();
+      this.checkpoints.openDiff(changes.beforeId, changes.afterId, f.path);
     });
     return button;
   }
