@@ -100,9 +100,13 @@ export class SessionHandle {
     return this.store.deleteSession(this.sessionId);
   }
 
-  /** The checkpoint standing for the workspace at a position of the view; null when the session recorded none at or before it. */
+  /**
+   * The checkpoint standing for the workspace at a position of the view; null when the session
+   * recorded none at or before it. The whole view is read: a turn's `turn_start` checkpoint is
+   * recorded after its `turn/start` and stands for the workspace from there.
+   */
   workspaceStateAt(at: number): WorkspaceState | null {
-    return workspaceStateAt(this.entries({ kind: 'event', toEntryId: at }), at);
+    return workspaceStateAt(this.entries({ kind: 'event' }), at);
   }
 
   /**
@@ -111,7 +115,7 @@ export class SessionHandle {
    * it); nothing changes until `restore` applies it.
    */
   planRestore(checkpoints: CheckpointStore, at: number, signal?: AbortSignal): Promise<PlannedRestore> {
-    return planRestore(this.sessionId, this.entries({ kind: 'event', toEntryId: at }), at, checkpoints, signal);
+    return planRestore(this.sessionId, this.entries({ kind: 'event' }), at, checkpoints, signal);
   }
 
   /** Applies a planned restore, recording it on this session (a fork restores into itself). */
