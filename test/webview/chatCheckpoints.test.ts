@@ -4,7 +4,7 @@ import * as path from 'path';
 import type { Page } from 'playwright-core';
 import { TapeStore } from '../../src/store/tapeStore';
 import type { Entry } from '../../src/tape/entry';
-import { answer, closeWorkbench, openChat, openWorkbench, responses, send, shots, warmUp, type Workbench } from './workbenchDriver';
+import { answer, closeWorkbench, openChat, openWorkbench, responses, runCommand, send, shots, warmUp, type Workbench } from './workbenchDriver';
 
 /** The workspace tape beneath the server's data folder (workspace storage of the remote extension host). */
 function workspaceTape(dir: string): string | undefined {
@@ -89,5 +89,32 @@ describe("@tape's file checkpoints in the VS Code web workbench, as a user sees 
       checkpoints.map((e) => (e.payload.data as { reason: string }).reason),
       ['turn_start', 'turn_end', 'before_restore'],
     );
+  });
+
+  it('"Tape: Restore Files…" from the Command Palette lists the chat session\'s checkpoints newest first and restores the one picked', async () => {
+    const notes = path.join(ws, 'notes.txt');
+    assert.strictEqual(fs.readFileSync(notes, 'utf8'), 'alpha\n', 'as the undo left it');
+    await runCommand(page, 'Tape: Restore Files…');
+    const input = page.locator('.quick-input-widget input[placeholder$="newest first"]');
+    await input.waitFor({ timeout: 30_000 });
+    const rows = page.locator('.quick-input-list .monaco-list-row:visible');
+    await rows.first().waitFor();
+    // A row's first label is its own; its detail line has one too.
+    assert.deepStrictEqual(await rows.evaluateAll((all) => all.map((row) => row.querySelector('.label-name')?.textContent)), [
+      'After a restore',
+      'Before a restore',
+      'After a turn changed files',
+      'Before a turn changed files',
+    ]);
+    // The turn's own request names each of its checkpoints.
+    const turnEnd = rows.filter({ hasText: 'After a turn changed files' });
+    assert.match((await turnEnd.textContent()) ?? '', /1 file changed in the turn · "tool:apply_edit /);
+    await page.screenshot({ path: path.join(shots, 'palette-restore-files.png') });
+    await input.pressSequentially('After a turn');
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 30_000 });
+    await dialog.getByRole('button', { name: 'Restore Files' }).click();
+    await poll('notes.txt as the turn left it', () => (fs.readFileSync(notes, 'utf8') === 'beta\n' ? true : undefined));
   });
 });

@@ -4,7 +4,15 @@ import * as z from 'zod/mini';
 import type { SessionHandle } from '../../agent/session/sessionHandle';
 import type { Entry } from '../../tape/entry';
 import { oneLine } from '../../tape/oneLine';
-import { checkpointOf, restoredOf, turnChanges, workspaceStates, type TurnChanges } from '../../tape/workspaceCheckpoint';
+import {
+  checkpointOf,
+  restoredOf,
+  turnChanges,
+  workspaceStates,
+  type CheckpointData,
+  type RestoredData,
+  type TurnChanges,
+} from '../../tape/workspaceCheckpoint';
 import type { ActiveSession } from '../activeSession';
 import { reportingCommands } from '../sessionCommands';
 import type { WorkspaceTape } from '../workspaceTape';
@@ -146,6 +154,14 @@ async function pickRewind(session: SessionHandle, at: number): Promise<RewindCho
   return picked?.choice;
 }
 
+/** The files a state's entry lists: a turn's changes, those since the checkpoint before, or those a restore wrote. */
+function changedText(checkpoint: CheckpointData | null, restored: RestoredData | null): string {
+  if (restored !== null) return `${files(restored.changed.length + restored.created.length + restored.removed.length + restored.omitted)} restored`;
+  const n = checkpoint === null ? 0 : checkpoint.files.length + checkpoint.filesOmitted;
+  if (checkpoint?.reason === 'turn_end') return `${files(n)} changed in the turn`;
+  return n === 0 ? 'no file changed since the checkpoint before' : `${files(n)} changed since the checkpoint before`;
+}
+
 /** The session's checkpoints, newest first, each with why it was taken, when, its turn's request and the files; the entry to restore at. */
 async function pickCheckpoint(session: SessionHandle): Promise<number | undefined> {
   const events = session.entries({ kind: 'event' });
@@ -162,15 +178,12 @@ async function pickCheckpoint(session: SessionHandle): Promise<number | undefine
       const checkpoint = checkpointOf(entry);
       const restored = restoredOf(entry);
       const label = checkpoint !== null ? REASON_LABEL[checkpoint.reason] : 'After a restore';
-      const changed =
-        checkpoint !== null
-          ? checkpoint.files.length + checkpoint.filesOmitted
-          : (restored?.changed.length ?? 0) + (restored?.created.length ?? 0) + (restored?.removed.length ?? 0);
       const request = checkpoint?.turnId !== undefined ? asked.get(checkpoint.turnId) : undefined;
       return {
         label,
         description: `${new Date(entry.createdAt).toLocaleString()} · entry #${state.entryId} · ${short(state.checkpointId)}`,
-        detail: `${request !== undefined ? `"${request}" · ` : ''}${files(changed)} ${checkpoint !== null ? 'changed since the checkpoint before' : 'restored'}`,
+        // The count first: a long request is cut at the picker's edge.
+        detail: `${changedText(checkpoint, restored)}${request !== undefined ? ` · "${request}"` : ''}`,
         at: state.entryId,
       };
     });
