@@ -82,10 +82,9 @@ export class CheckpointStore {
     this.ref = `refs/tape/${key}`;
     this.limits = { ...DEFAULT_CHECKPOINT_LIMITS, ...options.limits };
     this.create = options.create;
-    this.excluded = (options.exclude ?? [])
-      .map((p) => path.relative(workTree, realParent(path.resolve(p))))
-      .filter((rel) => rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel))
-      .map(toSlash);
+    // The store itself always: inside the workspace, a snapshot would take in its own objects and index.
+    const exclude = new Set([...(options.exclude ?? []), gitDir].map((p) => path.relative(workTree, realParent(path.resolve(p)))));
+    this.excluded = [...exclude].filter((rel) => rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)).map(toSlash);
   }
 
   get workspaceRoot(): string {

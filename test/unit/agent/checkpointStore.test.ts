@@ -216,6 +216,23 @@ describe('CheckpointStore (a shadow git repository, on real directories and the 
       assert.ok(fs.existsSync(path.join(inside, 'HEAD')), 'the store is still there');
     });
 
+    it('never takes in a store inside the workspace, even when not told to leave it out', async () => {
+      write('a.txt', 'a\n');
+      const inside = at('.checkpoints');
+      const store = await CheckpointStore.open(inside, ws);
+      const first = await store.snapshot();
+      assert.deepStrictEqual([first.fileCount, first.skipped], [1, [{ path: '.checkpoints', reason: 'tape_file' }]]);
+      write('a.txt', 'b\n');
+      const second = await store.snapshot();
+      assert.deepStrictEqual(
+        second.files.map((f) => f.path),
+        ['a.txt'],
+      );
+      const plan = await restore(store, first.checkpointId);
+      assert.deepStrictEqual(planned(plan), { changed: ['a.txt'], created: [], removed: [], leftAlone: [] });
+      assert.ok(fs.existsSync(path.join(inside, 'HEAD')));
+    });
+
     it('skips a nested repository and reports it; a restore leaves its files alone', async () => {
       write('a.txt', 'a\n');
       write('vendor/lib/lib.c', 'int x;\n');
