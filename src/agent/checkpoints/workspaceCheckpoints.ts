@@ -1,3 +1,4 @@
+import * as path from 'path';
 import { errorMessage } from '../../tape/errorMessage';
 import type { CheckpointReason } from '../../tape/workspaceCheckpoint';
 import { TAPE_TOOLS } from '../tools/tapeTools';
@@ -59,3 +60,10 @@ export class WorkspaceCheckpoints implements TurnCheckpoints {
 
 /** Where a tape file's checkpoint store lives: beside it. */
 export const checkpointStoreOf = (tapeFile: string): string => `${tapeFile}.checkpoints`;
+
+/**
+ * What every store of a tape file's checkpoints leaves out: the tape (its journal and lock start
+ * with its name) and the store. Whoever opens the store passes it, so every snapshot of a workspace
+ * holding the tape sees the same files: one without it would list the tape as a file a restore removes.
+ */
+export const tapeFileExclusions = (tapeFile: string): string[] => [path.resolve(tapeFile), checkpointStoreOf(path.resolve(tapeFile))];

@@ -1,6 +1,6 @@
 import { CheckpointStore } from '../../agent/checkpoints/checkpointStore';
 import { NoCheckpointError, type PlannedRestore, type RestoreReceipt } from '../../agent/checkpoints/restore';
-import { checkpointStoreOf } from '../../agent/checkpoints/workspaceCheckpoints';
+import { checkpointStoreOf, tapeFileExclusions } from '../../agent/checkpoints/workspaceCheckpoints';
 import { OpenTape } from '../../agent/session/openTape';
 import { TapeStore } from '../../store/tapeStore';
 import { int, parseArgs, required, UsageError } from '../args';
@@ -29,7 +29,7 @@ export async function restoreCommand(args: string[], io: Io): Promise<number> {
     const session = tape.session(sessionId);
     if (session.head() === 0) throw new UsageError(`the tape has no session ${sessionId}`);
     if (session.workspaceStateAt(at) === null) throw new NoCheckpointError(`session ${sessionId} has no workspace checkpoint at or before entry ${at}`);
-    const checkpoints = await CheckpointStore.open(checkpointStoreOf(file), workspace, { create: false });
+    const checkpoints = await CheckpointStore.open(checkpointStoreOf(file), workspace, { create: false, exclude: tapeFileExclusions(file) });
     const planned = await session.planRestore(checkpoints, at);
     if (!p.flags.has('json')) printPlan(io, planned, dryRun);
     return { planned, receipt: dryRun ? null : await session.restore(checkpoints, planned) };

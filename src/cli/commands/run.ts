@@ -6,7 +6,7 @@ import { OpenTape } from '../../agent/session/openTape';
 import { readAgentsMd } from '../../agent/context/agentsMd';
 import type { SessionEvent } from '../../agent/turnEvent';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
-import { checkpointStoreOf, WorkspaceCheckpoints } from '../../agent/checkpoints/workspaceCheckpoints';
+import { checkpointStoreOf, tapeFileExclusions, WorkspaceCheckpoints } from '../../agent/checkpoints/workspaceCheckpoints';
 import { TapeStore } from '../../store/tapeStore';
 import { oneLine } from '../../tape/oneLine';
 import type { TurnOutcomeKind } from '../../tape/turnEntries';
@@ -122,7 +122,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const storeDir = checkpointStoreOf(path.resolve(file));
   const checkpoints =
     (permissions.edits || permissions.commands) && !p.flags.has('no-checkpoints')
-      ? new WorkspaceCheckpoints(storeDir, workspace, { exclude: [path.resolve(file), storeDir] })
+      ? new WorkspaceCheckpoints(storeDir, workspace, { exclude: tapeFileExclusions(file) })
       : undefined;
 
   const store = await TapeStore.open(file);
