@@ -22,6 +22,15 @@ async function tapeEntries(file: string): Promise<Entry[]> {
   }
 }
 
+/** A file's text, or null while it is absent: git's restore writes a file anew (unlinked, then created). */
+function textOf(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 async function poll<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
   for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 200))) {
     const v = await probe();
@@ -49,7 +58,7 @@ describe("@tape's file checkpoints in the VS Code web workbench, as a user sees 
 
   it("an allowed edit ends the reply with '1 file changed', Review Changes (the multi-diff editor) and Undo This Turn's Changes, which (after its confirmation) puts the file back and records it on the tape", async () => {
     const notes = path.join(ws, 'notes.txt');
-    const original = fs.readFileSync(notes);
+    const original = fs.readFileSync(notes, 'utf8');
     await send(page, 'tool:apply_edit {"path":"notes.txt","oldText":"alpha","newText":"beta"}');
     const allow = page.locator('.chat-confirmation-widget-buttons .monaco-button:visible', { hasText: /^Allow/ }).first();
     await allow.waitFor({ timeout: 30_000 });
@@ -76,7 +85,7 @@ describe("@tape's file checkpoints in the VS Code web workbench, as a user sees 
     await page.screenshot({ path: path.join(shots, 'chat-undo-turn-plan.png') });
     await dialog.getByRole('button', { name: 'Restore Files' }).click();
 
-    await poll('notes.txt back as it was', () => (fs.readFileSync(notes).equals(original) ? true : undefined));
+    await poll('notes.txt back as it was', () => (textOf(notes) === original ? true : undefined));
     const file = workspaceTape(workbench.server!.dir);
     assert.ok(file, 'the workspace tape');
     const restored = await poll('workspace/restored on the tape', async () => (await tapeEntries(file)).find((e) => e.name === 'workspace/restored'));
@@ -93,7 +102,7 @@ describe("@tape's file checkpoints in the VS Code web workbench, as a user sees 
 
   it('"Tape: Restore Files…" from the Command Palette lists the chat session\'s checkpoints newest first and restores the one picked', async () => {
     const notes = path.join(ws, 'notes.txt');
-    assert.strictEqual(fs.readFileSync(notes, 'utf8'), 'alpha\n', 'as the undo left it');
+    assert.strictEqual(textOf(notes), 'alpha\n', 'as the undo left it');
     await runCommand(page, 'Tape: Restore Files…');
     const input = page.locator('.quick-input-widget input[placeholder$="newest first"]');
     await input.waitFor({ timeout: 30_000 });
@@ -115,6 +124,37 @@ describe("@tape's file checkpoints in the VS Code web workbench, as a user sees 
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 30_000 });
     await dialog.getByRole('button', { name: 'Restore Files' }).click();
-    await poll('notes.txt as the turn left it', () => (fs.readFileSync(notes, 'utf8') === 'beta\n' ? true : undefined));
+    await poll('notes.txt as the turn left it', () => (textOf(notes) === 'beta\n' ? true : undefined));
+  });
+
+  it('/fork of a session with checkpoints offers Restore Files to the Fork Point, which restores into the fork', async () => {
+    const notes = path.join(ws, 'notes.txt');
+    // Changed outside the agent after the fork point's checkpoint (as the last restore left it).
+    fs.writeFileSync(notes, 'gamma\n');
+    await send(page, '/fork');
+    // Enter may first accept the slash command from the suggestions: then the request is still in the input.
+    const input = page.locator('.interactive-input-part .interactive-input-editor .view-lines').first();
+    await page.waitForTimeout(1000);
+    if (((await input.textContent()) ?? '').includes('/fork')) await page.keyboard.press('Enter');
+    await answer(page, /Forked this session at entry #\d+ as fork/);
+    await responses(page).last().getByRole('button', { name: 'Restore Files to the Fork Point' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 30_000 });
+    assert.match((await dialog.textContent()) ?? '', /::fork::/);
+    await dialog.getByRole('button', { name: 'Restore Files' }).click();
+    await poll('notes.txt as at the fork point', () => (textOf(notes) === 'beta\n' ? true : undefined));
+    const file = workspaceTape(workbench.server!.dir)!;
+    const restores = await poll('the restore recorded in the fork', async () => {
+      const found = (await tapeEntries(file)).filter((e) => e.name === 'workspace/restored');
+      return found.some((e) => e.sessionId.includes('::fork::')) ? found : undefined;
+    });
+    assert.deepStrictEqual(
+      restores.map((e) => [e.sessionId.includes('::fork::'), (e.payload.data as { changed: string[] }).changed]),
+      [
+        [false, ['notes.txt']],
+        [false, ['notes.txt']],
+        [true, ['notes.txt']],
+      ],
+    );
   });
 });
