@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { checkpointStoreOf, WorkspaceCheckpoints } from '../agent/checkpoints/workspaceCheckpoints';
+import { checkpointStoreOf, tapeFileExclusions, WorkspaceCheckpoints } from '../agent/checkpoints/workspaceCheckpoints';
 import { OpenTape } from '../agent/session/openTape';
 import type { TapeStore } from '../store/tapeStore';
 import { WorkspaceStore, type WorkspaceStoreState } from '../store/workspaceStore';
@@ -62,8 +62,7 @@ export class WorkspaceTape implements vscode.Disposable {
     const key = `${ws.file}\0${root}`;
     let checkpoints = this.checkpoints.get(key);
     if (checkpoints === undefined) {
-      const storeDir = checkpointStoreOf(ws.file);
-      checkpoints = new WorkspaceCheckpoints(storeDir, root, { exclude: [ws.file, storeDir] });
+      checkpoints = new WorkspaceCheckpoints(checkpointStoreOf(ws.file), root, { exclude: tapeFileExclusions(ws.file) });
       this.checkpoints.set(key, checkpoints);
     }
     return checkpoints;

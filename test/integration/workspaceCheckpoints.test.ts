@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { CheckpointStore } from '../../src/agent/checkpoints/checkpointStore';
-import { checkpointStoreOf } from '../../src/agent/checkpoints/workspaceCheckpoints';
+import { checkpointStoreOf, tapeFileExclusions } from '../../src/agent/checkpoints/workspaceCheckpoints';
 import type { AgentTapeApi } from '../../src/extension/extension';
 import { checkpointUri } from '../../src/extension/checkpoints/checkpointDocuments';
 import type { RestoreSummary } from '../../src/extension/checkpoints/restoreFiles';
@@ -68,8 +68,7 @@ describe('Workspace checkpoints in a real VS Code: restore, undo, review and rew
     const api = await vscode.extensions.getExtension<AgentTapeApi>(EXTENSION_ID)!.activate();
     store = await api.workspaceStore();
     const tapeFile = await api.workspaceTapeFile();
-    const storeDir = checkpointStoreOf(tapeFile);
-    const checkpoints = await CheckpointStore.open(storeDir, root, { exclude: [tapeFile, storeDir] });
+    const checkpoints = await CheckpointStore.open(checkpointStoreOf(tapeFile), root, { exclude: tapeFileExclusions(tapeFile) });
     fs.mkdirSync(path.join(root, dir), { recursive: true });
     write(original);
     const turn = { sessionId: S, turnId: TURN };
