@@ -494,6 +494,31 @@ describe('CheckpointStore (a shadow git repository, on real directories and the 
       assert.deepStrictEqual(fs.readdirSync(outside), ['secret.txt']);
     });
 
+    it('a file that became a directory and a directory that became a file: checkpointed, and restored both ways', async () => {
+      write('was-file', 'a file\n');
+      write('was-dir/inner.txt', 'inside\n');
+      const store = await open();
+      const first = await store.snapshot();
+      fs.rmSync(at('was-file'));
+      write('was-file/now.txt', 'now a directory\n');
+      fs.rmSync(at('was-dir'), { recursive: true });
+      write('was-dir', 'now a file\n');
+      const second = await store.snapshot();
+      assert.deepStrictEqual(
+        second.files.map((f) => [f.path, f.change]),
+        [
+          ['was-dir', 'added'],
+          ['was-dir/inner.txt', 'deleted'],
+          ['was-file', 'deleted'],
+          ['was-file/now.txt', 'added'],
+        ],
+      );
+      await restore(store, first.checkpointId);
+      assert.deepStrictEqual([bytes('was-file').toString(), bytes('was-dir/inner.txt').toString()], ['a file\n', 'inside\n']);
+      await restore(store, second.checkpointId);
+      assert.deepStrictEqual([bytes('was-file/now.txt').toString(), bytes('was-dir').toString()], ['now a directory\n', 'now a file\n']);
+    });
+
     it('a hostile .git file in a subfolder: one naming no repository is never stored nor removed, one naming a repository outside makes a nested repository whose hooks never run', async () => {
       const evil = path.join(outside, 'evil');
       const marker = path.join(outside, 'hook-ran');
