@@ -8,6 +8,7 @@ import {
   CheckpointMissingError,
   CheckpointStore,
   isEmptyPlan,
+  PACKS_BEFORE_REPACK,
   WorkspaceTooLargeError,
   type CheckpointStoreOptions,
   type RestorePlan,
@@ -601,6 +602,37 @@ describe('CheckpointStore (a shadow git repository, on real directories and the 
       assert.deepStrictEqual(fs.readdirSync(outside).sort(), ['decoy', 'secret.txt']);
       assert.ok(fs.existsSync(path.join(storeDir, 'HEAD')));
       assert.notStrictEqual(git(storeDir, ['--git-dir', storeDir, 'for-each-ref']), '');
+    });
+  });
+
+  describe('the store on disk', () => {
+    it('past PACKS_BEFORE_REPACK packs a snapshot repacks the store into one pack, no loose object left; every checkpoint stays readable and restorable', async () => {
+      write('a.txt', 'a\n');
+      const store = await open();
+      const packs = () => fs.readdirSync(path.join(storeDir, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).length;
+      const loose = () =>
+        fs.readdirSync(path.join(storeDir, 'objects')).filter((d) => /^[0-9a-f]{2}$/.test(d) && fs.readdirSync(path.join(storeDir, 'objects', d)).length > 0)
+          .length;
+      const ids = [(await store.snapshot()).checkpointId];
+      const counts: [number, number][] = [];
+      for (let i = 1; i <= PACKS_BEFORE_REPACK + 1; i++) {
+        write(`f${i}.txt`, `file ${i}\n`);
+        write('a.txt', `a ${i}\n`);
+        ids.push((await store.snapshot()).checkpointId);
+        counts.push([packs(), loose()]);
+      }
+      // One pack per snapshot (the first one's too) until there are more than the limit; then one, with everything in it.
+      assert.deepStrictEqual(
+        counts.map(([p]) => p),
+        [...Array.from({ length: PACKS_BEFORE_REPACK - 1 }, (_, i) => i + 2), 1, 2],
+      );
+      assert.strictEqual(counts[PACKS_BEFORE_REPACK - 1][1], 0, 'the trees and commits went into the pack too');
+      assert.ok(counts[PACKS_BEFORE_REPACK - 2][1] > 0, 'they were loose before');
+      for (const [i, id] of ids.entries()) assert.strictEqual((await store.fileAt(id, 'a.txt', KiB))?.toString(), i === 0 ? 'a\n' : `a ${i}\n`);
+      await restore(store, ids[3]);
+      assert.strictEqual(bytes('a.txt').toString(), 'a 3\n');
+      assert.ok(!fs.existsSync(at('f4.txt')) && fs.existsSync(at('f3.txt')));
+      assert.strictEqual(git(storeDir, ['--git-dir', storeDir, 'fsck', '--no-progress', '--no-dangling']), '');
     });
   });
 
