@@ -169,7 +169,7 @@ export class CheckpointStore {
     const underLink = linkedDirectoryTest(this.place.workTree);
     const stats = await mapLimited(candidates, STAT_CONCURRENCY, async ({ tag, file }) => {
       if (file.endsWith('/') || this.isExcluded(file)) return undefined;
-      // A tracked file whose directory became a symlink is gone as git sees the work tree (`add`
+      // A tracked file whose directory became a symlink is gone as git sees the work tree (git
       // refuses a path "beyond a symbolic link"): it leaves the index; the link comes in as itself.
       if (tag !== '?' && (await underLink(file))) return BEYOND_LINK;
       return tag === 'R' ? undefined : fs.lstat(path.join(this.place.workTree, file)).catch(() => undefined);
