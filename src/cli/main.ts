@@ -20,6 +20,7 @@ import { searchCommand } from './commands/search';
 import { exportCommand, importCommand } from './commands/transfer';
 import { viewCommand } from './commands/view';
 import { verifyCommand } from './commands/verify';
+import { diffCommand } from './commands/diff';
 import { discardCommand, forkCommand, mergeCommand } from './commands/fork';
 import { repairCommand } from './commands/repair';
 import { rerunCommand } from './commands/rerun';
@@ -93,6 +94,13 @@ usage: agent-tape <command> [options]
                                                a receipt that closes the fork for good
                                                (fork, merge, discard print the receipt as JSON;
                                                a refused operation exits 2 with the reason)
+  diff <tape> A B [--json]                     sessions A and B side by side: how many leading
+                                               entries they share (a fork and its parent: the
+                                               fork point), then their turns after that aligned,
+                                               each with its messages, tool calls and results,
+                                               requests, tokens and checkpointed file changes,
+                                               and totals (--json: one object); exit 2 unknown
+                                               session
   verify <tape> [--session S] [--json]         verification replay: rebuilds every recorded
                                                model request from the tape with the policy and
                                                builder its manifest names and compares it (match,
@@ -178,6 +186,7 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['merge', mergeCommand],
   ['discard', discardCommand],
   ['restore', restoreCommand],
+  ['diff', diffCommand],
 ]);
 
 const BAD_INPUT = [
