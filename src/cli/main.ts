@@ -4,11 +4,13 @@ import { errorMessage } from '../tape/errorMessage';
 import { ForkRefusedError } from '../tape/fork';
 import { TapeFileError, TapeLockedError, TapeQueryError } from '../store/errors';
 import { ContextSelectionError } from '../tape/context';
+import { CompactionAuditError } from '../tape/compactionAudit';
 import { TapeValidationError } from '../tape/entry';
 import { RebuildError } from '../replay/rebuildError';
 import { UsageError } from './args';
 import { preferBaselineWasm } from './baselineWasm';
 import { appendCommand } from './commands/append';
+import { auditCommand } from './commands/audit';
 import { compactCommand } from './commands/compact';
 import { evalCommand } from './commands/eval';
 import { contextCommand } from './commands/context';
@@ -76,6 +78,14 @@ usage: agent-tape <command> [options]
   compact <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
       [--context-window N] [--json]            summarises the context in force into a
                                                compaction/manual anchor; prints its entry id
+  audit <tape> --session S [--anchor ENTRY] [--json]
+                                               what each compaction's summary keeps of the
+                                               range it replaced: paths, commands, errors,
+                                               requests and tools, each with its entry ids
+                                               and whether the summary names it, totals per
+                                               kind (--json: an array, or the one --anchor
+                                               names); exit 2 when S has no compaction or
+                                               ENTRY is not one
   ingest <file-or-dir>... <dst.tape.sqlite> [--from claude-code|codex] [--follow] [--json]
                                                Claude Code and Codex transcripts (a folder is
                                                searched) onto a tape, created if missing: one
@@ -179,6 +189,7 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['run', runCommand],
   ['rerun', rerunCommand],
   ['compact', compactCommand],
+  ['audit', auditCommand],
   ['eval', evalCommand],
   ['ingest', ingestCommand],
   ['verify', verifyCommand],
@@ -200,6 +211,7 @@ const BAD_INPUT = [
   TapeQueryError,
   TapeValidationError,
   ContextSelectionError,
+  CompactionAuditError,
 ];
 
 export async function run(argv: string[], sink: Sink = processSink): Promise<number> {

@@ -1,0 +1,260 @@
+import { contextItems, cursorOf, isAfterCursor, type Cursor } from './context';
+import { isReconstructionAnchor, textOf, type Entry } from './entry';
+import { foldAll, foldRowOf } from './fold';
+
+/**
+ * What a compaction's summary kept of the history it replaced (issue 20). The tape keeps every
+ * entry a compaction stands for, so the facts of that range can be checked against the summary.
+ *
+ * **The range** of a compaction anchor A is what the summary covers: the context items (SPEC 2.5,
+ * `contextItems` in context.ts) of the session as it was just before A was appended, starting
+ * after the cursor of the previous reconstruction anchor (compaction/*, handoff/*, auto_handoff/*;
+ * the session start when there is none) and ending at A's own cursor: the effective, non-pending
+ * messages with `orderSeq` up to A's `cursorOrderSeq`, each with its tool calls and their results.
+ * Entries appended after A are never in it. Error entries carry no `orderSeq`: one is in the range
+ * when it was appended after the previous reconstruction anchor, before A, and before the first
+ * message the summary does not cover.
+ *
+ * **Facts** (one per kind and normalised value, with every entry id it occurs at):
+ * - `path`: the string values of the tool call arguments `path`, `file_path`, `filePath`,
+ *   `notebook_path` and `paths` (a string or a list of them), the files of apply_patch headers
+ *   (`*** Add|Update|Delete File: P` lines in any string of a call's input), and path-looking tokens of tool
+ *   results' output (at least one `/`, a file name with an extension starting with a letter, not
+ *   part of a URL; in the first 200,000 characters). A result's output is read as its text: a
+ *   string as it is, otherwise its string leaves one per line (content blocks, not their JSON);
+ * - `command`: a tool call's `command` or `cmd` argument (a list of strings is joined by spaces,
+ *   `sh|bash|zsh -c|-lc SCRIPT` is taken as SCRIPT);
+ * - `error`: the first non-empty line of an error entry's message and of a tool result with
+ *   status error;
+ * - `request`: the first non-empty line of each user message;
+ * - `tool`: each tool call's name.
+ *
+ * **Matching** is on normalised text: lower case, every run of whitespace one space, trimmed.
+ * "Occurs as a word" means not directly preceded or followed by a letter, digit or underscore.
+ * - a path is in the summary when its full path or its file name (after the last `/` or `\`)
+ *   occurs as a word;
+ * - a command when its first line occurs, or its program and first argument (its first two
+ *   words; the program alone when it has none) occur as a word;
+ * - a tool name when it occurs as a word;
+ * - an error or a request when its line occurs.
+ */
+
+export type FactKind = 'path' | 'command' | 'error' | 'request' | 'tool';
+export const FACT_KINDS: readonly FactKind[] = ['path', 'command', 'error', 'request', 'tool'];
+
+export interface AuditFact {
+  kind: FactKind;
+  value: string;
+  /** Sorted, unique. */
+  entryIds: number[];
+  inSummary: boolean;
+}
+
+export interface CompactionAudit {
+  anchorEntryId: number;
+  /** The first and last entry id of the range; both null when it holds no entry. */
+  range: { from: number | null; to: number | null };
+  facts: AuditFact[];
+  totals: Record<FactKind, { facts: number; inSummary: number }>;
+}
+
+export class CompactionAuditError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CompactionAuditError';
+  }
+}
+
+export const isCompactionAnchor = (e: Entry): boolean => e.kind === 'anchor' && e.name.startsWith('compaction/');
+
+/** Every compaction anchor of a session, in view order. */
+export const compactionAnchors = (entries: readonly Entry[]): Entry[] => entries.filter(isCompactionAnchor);
+
+export const normalise = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+const WORD = /[\p{L}\p{N}_]/u;
+
+/** Whether `needle` (normalised) occurs in `hay` (normalised) as a word. */
+function occursAsWord(hay: string, needle: string): boolean {
+  if (needle === '') return false;
+  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + 1)) {
+    const before = i === 0 ? '' : hay[i - 1];
+    const after = hay[i + needle.length] ?? '';
+    if (!WORD.test(before) && !WORD.test(after)) return true;
+  }
+  return false;
+}
+
+const firstLine = (s: string): string =>
+  s
+    .split('\n')
+    .find((l) => l.trim() !== '')
+    ?.trim() ?? '';
+const fileName = (p: string): string =>
+  p
+    .split(/[/\\]/)
+    .filter((s) => s !== '')
+    .pop() ?? '';
+
+function inSummary(kind: FactKind, value: string, summary: string): boolean {
+  const v = normalise(value);
+  switch (kind) {
+    case 'path':
+      return occursAsWord(summary, v) || occursAsWord(summary, normalise(fileName(value)));
+    case 'command': {
+      const line = normalise(firstLine(value));
+      if (line !== '' && summary.includes(line)) return true;
+      return occursAsWord(summary, line.split(' ').slice(0, 2).join(' '));
+    }
+    case 'tool':
+      return occursAsWord(summary, v);
+    case 'error':
+    case 'request':
+      return v !== '' && summary.includes(v);
+  }
+}
+
+const PATH_KEYS = ['path', 'file_path', 'filePath', 'notebook_path', 'paths'];
+// At least one directory, a file name with an extension; the lookbehind keeps URLs and parts of
+// longer tokens out (a match cannot start after `/`, `:`, `.` or a word character).
+const PATH_TOKEN = /(?<![\w:/.~-])(?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/-])/g;
+// A result's first part is enough to find the paths it names; a huge output is not scanned whole.
+const SCAN_LIMIT = 200_000;
+const SHELLS = new Set(['sh', 'bash', 'zsh']);
+
+// Codex edits files with apply_patch, whose input (a custom tool's text, or a shell command's
+// argument) names each file on a header line.
+const PATCH_HEADER = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
+
+function pathArguments(input: unknown): string[] {
+  const out = [...outputText(input).matchAll(PATCH_HEADER)].map((m) => m[1].trim()).filter((p) => p !== '');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return out;
+  for (const key of PATH_KEYS) {
+    const v = (input as Record<string, unknown>)[key];
+    for (const p of Array.isArray(v) ? v : [v]) if (typeof p === 'string' && p.trim() !== '') out.push(p.trim());
+  }
+  return out;
+}
+
+function commandArgument(input: unknown): string | null {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return null;
+  const o = input as Record<string, unknown>;
+  const v = o.command ?? o.cmd;
+  if (typeof v === 'string') return v.trim() === '' ? null : v.trim();
+  if (Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string')) {
+    const words = v as string[];
+    if (words.length === 3 && SHELLS.has(fileName(words[0])) && (words[1] === '-c' || words[1] === '-lc')) return words[2].trim() || null;
+    return words.join(' ').trim() || null;
+  }
+  return null;
+}
+
+/** A tool output's words: its string leaves, so a transcript's content blocks read as their text, not as JSON. */
+function outputText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value))
+    return value
+      .map(outputText)
+      .filter((s) => s !== '')
+      .join('\n');
+  if (typeof value === 'object' && value !== null)
+    return Object.values(value)
+      .map(outputText)
+      .filter((s) => s !== '')
+      .join('\n');
+  return '';
+}
+
+class FactList {
+  private readonly byKey = new Map<string, { kind: FactKind; value: string; ids: Set<number> }>();
+  add(kind: FactKind, value: string, entryId: number): void {
+    if (value === '') return;
+    const key = `${kind}\u0000${normalise(value)}`;
+    const fact = this.byKey.get(key) ?? { kind, value, ids: new Set<number>() };
+    fact.ids.add(entryId);
+    this.byKey.set(key, fact);
+  }
+  facts(summary: string): AuditFact[] {
+    const s = normalise(summary);
+    return [...this.byKey.values()].map((f) => ({
+      kind: f.kind,
+      value: f.value,
+      entryIds: [...f.ids].sort((a, b) => a - b),
+      inSummary: inSummary(f.kind, f.value, s),
+    }));
+  }
+}
+
+/** The ids of the entries in the range of compaction `anchor` (see the rule above), ascending. */
+function rangeOf(entries: readonly Entry[], anchor: Entry): number[] {
+  const before = entries.filter((e) => e.entryId < anchor.entryId);
+  let previous: Cursor | null = null;
+  let previousEntryId = 0;
+  for (const e of before) {
+    if (e.kind === 'anchor' && isReconstructionAnchor(e.name)) {
+      previous = cursorOf(e);
+      previousEntryId = e.entryId;
+    }
+  }
+  const view = foldAll(before.map(foldRowOf), { includePending: false });
+  const own = cursorOf(anchor);
+  const ids: number[] = [];
+  let firstUncovered = anchor.entryId;
+  // contextItems yields each message followed by its calls and results: they share its coverage.
+  let covered = false;
+  for (const item of contextItems(view, previous)) {
+    if (item.kind === 'message') {
+      covered = !isAfterCursor(item.message, own);
+      if (covered) ids.push(item.message.entryId);
+      else firstUncovered = Math.min(firstUncovered, item.message.entryId);
+    } else if (covered) {
+      if (item.kind === 'call' || item.kind === 'interrupted') ids.push(item.call.entryId);
+      else ids.push(item.result.entryId);
+    }
+  }
+  for (const e of before) if (e.kind === 'error' && e.entryId > previousEntryId && e.entryId < firstUncovered) ids.push(e.entryId);
+  return ids.sort((a, b) => a - b);
+}
+
+/**
+ * The audit of the compaction anchor `anchorEntryId` of a session, from its entries in view order
+ * (full payloads). Throws CompactionAuditError when that entry is not a compaction anchor.
+ */
+export function auditCompaction(entries: readonly Entry[], anchorEntryId: number): CompactionAudit {
+  const anchor = entries.find((e) => e.entryId === anchorEntryId);
+  if (anchor === undefined || !isCompactionAnchor(anchor)) {
+    const known = compactionAnchors(entries).map((a) => `${a.name}#${a.entryId}`);
+    throw new CompactionAuditError(`entry ${anchorEntryId} is not a compaction anchor; compactions: ${known.join(', ') || 'none'}`);
+  }
+  const state = anchor.payload.state as { summary?: unknown };
+  const summary = typeof state.summary === 'string' ? state.summary : '';
+  const byId = new Map(entries.map((e) => [e.entryId, e]));
+  const ids = rangeOf(entries, anchor);
+  const list = new FactList();
+  for (const id of ids) {
+    const e = byId.get(id);
+    if (e === undefined) continue;
+    const p = e.payload;
+    if (e.kind === 'message' && p.role === 'user') list.add('request', firstLine(textOf(p.content)), id);
+    else if (e.kind === 'tool_call') {
+      list.add('tool', e.name, id);
+      for (const path of pathArguments(p.input)) list.add('path', path, id);
+      const command = commandArgument(p.input);
+      if (command !== null) list.add('command', command, id);
+    } else if (e.kind === 'tool_result') {
+      const output = outputText(p.output);
+      for (const m of output.slice(0, SCAN_LIMIT).matchAll(PATH_TOKEN)) list.add('path', m[0], id);
+      if (p.status === 'error') list.add('error', firstLine(output), id);
+    } else if (e.kind === 'error') list.add('error', firstLine(textOf(p.message)), id);
+  }
+  const facts = list.facts(summary);
+  const totals = Object.fromEntries(FACT_KINDS.map((k) => [k, { facts: 0, inSummary: 0 }])) as CompactionAudit['totals'];
+  for (const f of facts) {
+    totals[f.kind].facts++;
+    if (f.inSummary) totals[f.kind].inSummary++;
+  }
+  return { anchorEntryId, range: { from: ids[0] ?? null, to: ids.length === 0 ? null : ids[ids.length - 1] }, facts, totals };
+}
+
+/** The audit of every compaction of a session, in view order. */
+export const auditCompactions = (entries: readonly Entry[]): CompactionAudit[] => compactionAnchors(entries).map((a) => auditCompaction(entries, a.entryId));
