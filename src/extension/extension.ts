@@ -7,6 +7,7 @@ import { registerInspector } from './inspector/registerInspector';
 import type { SessionsTree } from './inspector/sessionsView';
 import { registerSessionCommands } from './sessionCommands';
 import { registerVerifyReplay } from './replay/verifyCommand';
+import { registerCompareSessions } from './compareCommand';
 import { registerReplay } from './replay/registerReplay';
 import { registerRerun } from './rerun/registerRerun';
 import type { TapeStore } from '../store/tapeStore';
@@ -60,6 +61,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     ...registerSessionCommands(deps),
     ...registerReplay(deps),
     ...registerVerifyReplay(deps),
+    ...registerCompareSessions(deps),
     ...registerRerun({ ...deps, panels: inspector.panels }),
     ...registerForkCommands({ ...deps, tree: inspector.tree }),
     ...registerCheckpoints(deps),

@@ -240,7 +240,7 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     assert.strictEqual(await page.locator('.transcript-item.at-cursor').getAttribute('aria-current'), 'step');
   });
 
-  it('shows the lineage: the chain with the fork point, the merged child and the receipts; another session opens by keyboard', async () => {
+  it('shows the lineage: the chain with the fork point, the merged child and the receipts; another session opens by keyboard; Compare asks for the comparison with a child', async () => {
     await page.locator('vscode-tab-header[data-view=lineage]').click();
     await page.waitForSelector('.lineage-chain li');
     assert.deepStrictEqual(await page.locator('.lineage-chain li').allTextContents(), [
@@ -261,6 +261,14 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     await page.waitForTimeout(100);
     await page.screenshot({ path: path.join(root, 'test-results', 'inspector-fork-transcript.png') });
     await page.locator('vscode-tab-header[data-view=lineage]').click();
+    await page.locator('.lineage-children button.compare').click();
+    const compare = (m: { type: string; command?: unknown }): boolean => m.type === 'command' && m.command === 'agentTape.compareSessions';
+    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.some((m) => m.type === 'command' && m.command === 'agentTape.compareSessions'));
+    assert.deepStrictEqual(
+      (await posted(page)).filter(compare),
+      [{ type: 'command', command: 'agentTape.compareSessions', args: [FORK, GRANDCHILD] }],
+      "Compare asks for the two sessions' comparison, the shown one first",
+    );
     await page.locator('.lineage-chain button.session-ref').focus();
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => (window as unknown as FakeWindow).posted.some((m) => m.type === 'selectSession'));

@@ -60,7 +60,10 @@ export class Inspector {
   /** The evaluation a `showEvaluation` asked for, opened when the list next arrives. */
   private preferEvaluation: string | undefined;
   private readonly projections = new ProjectionsView();
-  private readonly lineage = new LineageView((id) => this.pickSession(id));
+  private readonly lineage = new LineageView(
+    (id) => this.pickSession(id),
+    (shown, other) => this.channel.post({ type: 'command', command: 'agentTape.compareSessions', args: [shown, other] }),
+  );
   private readonly tabs: HTMLElement;
   private readonly failed = h('div', { class: 'failed', role: 'alert', hidden: true });
   private readonly placeholder = h('p', { class: 'muted' }, 'Loading…');

@@ -13,12 +13,16 @@ export function shortSessionName(sessionId: string): string {
 /**
  * A session among its relatives: the chain it descends from (root first, with the fork points),
  * its forks and subagents with their state and receipt, and its lineage entries in words. Another
- * session is a button that opens it in this inspector.
+ * session is a button that opens it in this inspector; each fork or subagent has a Compare button
+ * that opens the two sessions' comparison ("Compare With…") beside it.
  */
 export class LineageView {
   readonly element = h('div', { class: 'lineage' });
 
-  constructor(private readonly open: (sessionId: string) => void) {}
+  constructor(
+    private readonly open: (sessionId: string) => void,
+    private readonly compare: (shownSessionId: string, otherSessionId: string) => void,
+  ) {}
 
   set(sessionId: string, v: Lineage): void {
     const ref = (id: string, title: string | null): HTMLElement => {
@@ -26,6 +30,15 @@ export class LineageView {
       if (id === sessionId) return h('span', { class: 'session-ref current', title: id }, label);
       const button = h('button', { type: 'button', class: 'session-ref link', title: id, 'aria-label': `Open ${label} in the inspector` }, label);
       button.addEventListener('click', () => this.open(id));
+      return button;
+    };
+    const compareButton = (id: string): HTMLElement => {
+      const button = h(
+        'button',
+        { type: 'button', class: 'compare', title: `Compare ${sessionId} with ${id}`, 'aria-label': `Compare with ${shortSessionName(id)}` },
+        'Compare',
+      );
+      button.addEventListener('click', () => this.compare(sessionId, id));
       return button;
     };
     const chain = h(
@@ -61,6 +74,8 @@ export class LineageView {
                   ' ',
                   ref(c.sessionId, c.title),
                   c.receiptEntryId === null ? null : h('span', { class: 'muted entry-ref' }, `receipt #${c.receiptEntryId}`),
+                  ' ',
+                  compareButton(c.sessionId),
                 ),
                 c.receipt === '' ? null : h('p', { class: 'receipt-text' }, c.receipt),
               ),

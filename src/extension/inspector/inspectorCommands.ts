@@ -9,6 +9,8 @@ const replayArgs = z.tuple([z.string()]);
 /** "Re-run…" on a request of the session shown; "Evaluate with a model…" on the session shown. */
 const rerunArgs = z.tuple([z.string(), z.number()]);
 const evaluateArgs = z.tuple([z.string()]);
+/** "Compare" on a relative in the Lineage view: the session shown and the other one. */
+const compareArgs = z.tuple([z.string(), z.string()]);
 /** A file changed between two checkpoints: the session shown, the two checkpoint ids and the workspace path; "Restore Files to Here": the session and the entry. */
 const checkpointDiffArgs = z.tuple([z.string(), z.string(), z.string(), z.string()]);
 const restoreArgs = z.tuple([z.string(), z.number()]);
@@ -31,6 +33,11 @@ const WHITELIST: Record<string, (args: readonly (string | number)[], where: Comm
   'agentTape.forkSession': (args) => vscode.commands.executeCommand('agentTape.forkSession', ...forkArgs.parse(args)),
   'agentTape.rerunRequest': (args) => vscode.commands.executeCommand('agentTape.rerunRequest', ...rerunArgs.parse(args)),
   'agentTape.evaluateSession': (args) => vscode.commands.executeCommand('agentTape.evaluateSession', ...evaluateArgs.parse(args)),
+  // Compares sessions of the workspace tape: a tape file's editor shows another tape.
+  'agentTape.compareSessions': (args, where) => {
+    if (where.tapeFile !== undefined) throw new Error('sessions are compared on the workspace tape only, not a tape file opened in an editor');
+    return vscode.commands.executeCommand('agentTape.compareSessions', ...compareArgs.parse(args));
+  },
   'agentTape.openCheckpointDiff': (args, where) => {
     workspaceTapeOnly(where);
     return vscode.commands.executeCommand('agentTape.openCheckpointDiff', ...checkpointDiffArgs.parse(args));
