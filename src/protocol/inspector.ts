@@ -84,6 +84,27 @@ export const transcriptItem = z.object({
 });
 export type TranscriptItem = z.infer<typeof transcriptItem>;
 
+export const AUDIT_FACT_KINDS = ['path', 'command', 'error', 'request', 'tool'] as const;
+const factTotal = z.object({ facts: z.number(), inSummary: z.number() });
+
+/** A fact of a compaction's range its summary does not mention, with the entries it occurs at (sorted). */
+export const missingFact = z.object({ kind: z.enum(AUDIT_FACT_KINDS), value: z.string(), entryIds: z.array(entryId) });
+export type MissingFact = z.infer<typeof missingFact>;
+
+/**
+ * What a compaction's summary kept of the range it replaced (src/tape/compactionAudit.ts): the
+ * totals per kind, and the facts it left out in the audit's order, at most MAX_MISSING_FACTS of
+ * them (`missingOmitted` counts the rest).
+ */
+export const compactionAuditSummary = z.object({
+  range: z.object({ from: z.nullable(entryId), to: z.nullable(entryId) }),
+  totals: z.object({ path: factTotal, command: factTotal, error: factTotal, request: factTotal, tool: factTotal }),
+  missing: z.array(missingFact),
+  missingOmitted: z.number(),
+});
+export type CompactionAuditSummary = z.infer<typeof compactionAuditSummary>;
+export const MAX_MISSING_FACTS = 200;
+
 export const anchorItem = z.object({
   entryId,
   name: z.string(),
@@ -93,6 +114,8 @@ export const anchorItem = z.object({
   state: z.string(),
   /** What a request starting from this anchor reads first (the checkpoint message), or null. */
   checkpoint: z.nullable(z.string()),
+  /** Only compaction anchors have an audit. */
+  audit: z.nullable(compactionAuditSummary),
 });
 export type AnchorItem = z.infer<typeof anchorItem>;
 

@@ -53,7 +53,7 @@ export class Inspector {
   private readonly checkpoints = new CheckpointActions(this.channel);
   private readonly transcript = new TranscriptView(this.channel, this.forks, this.checkpoints);
   private readonly entries = new EntriesView(this.channel, this.store, this.forks);
-  private readonly anchors = new AnchorsView();
+  private readonly anchors = new AnchorsView((id) => this.revealEntry(id));
   private readonly reruns = new RerunActions(this.channel);
   private readonly requests = new RequestsView(this.channel, this.reruns);
   private readonly evaluations = new EvaluationsView(this.channel, this.reruns);
@@ -111,10 +111,7 @@ export class Inspector {
       case 'appended':
         return this.onAppended(msg);
       case 'reveal':
-        this.show('entries');
-        this.entries.reveal(msg.entryId);
-        this.entries.focus();
-        return;
+        return this.revealEntry(msg.entryId);
       case 'cursor':
         if (msg.sessionId !== this.sessionId) return;
         if (msg.entryId !== null) this.entries.follow(msg.entryId, this.loaded.has('entries'));
@@ -172,6 +169,13 @@ export class Inspector {
     if (sessionId === this.sessionId) return;
     this.store.update({ sessionId, selectedEntryId: null, scrollTop: 0 });
     this.channel.post({ type: 'selectSession', sessionId });
+  }
+
+  /** The host's reveal and an entry id in another view both land here: the entry selected in Entries, with the focus. */
+  private revealEntry(entryId: number): void {
+    this.show('entries');
+    this.entries.reveal(entryId);
+    this.entries.focus();
   }
 
   private show(view: InspectorView): void {

@@ -4,7 +4,7 @@ import { InspectorController, type InspectorHost } from '../../../src/inspector/
 import { hostToInspector, inspectorRequests, type HostToInspector, type InspectorRequests } from '../../../src/protocol/inspector';
 import type { Method, ParamsOf, ReplyOf, RequestMessage } from '../../../src/protocol/requestMap';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { fixtureLines, fixtureStore, message } from './helpers';
+import { anchor, fixtureLines, fixtureStore, message, toolCall } from './helpers';
 import { inspectorSource } from './inspectorSource';
 
 const S = 'inspector-sample';
@@ -117,6 +117,42 @@ describe('inspector controller', () => {
     assert.deepStrictEqual([d.added.map((i) => i.entryId), d.removed.map((i) => i.entryId)], [[null, 18], [4]]);
     assert.deepStrictEqual(host.copied, ['copied']);
     assert.deepStrictEqual(host.commands, [['forkFrom', [S, 14]]]);
+    c.dispose();
+  });
+
+  it("the anchors reply carries each compaction's audit: the totals of what its summary kept and what it left out", async () => {
+    const store = await TapeStore.inMemory();
+    await store.appendMany('s', [
+      message('u1', 'user', 1, 'Fix src/parser.ts'),
+      message('a1', 'assistant', 2, 'Reading.'),
+      toolCall('a1', 'c1', 'read_file', { path: 'src/parser.ts' }),
+      toolCall('a1', 'c2', 'run_command', { command: 'npm test' }),
+      anchor('compaction/auto', { summary: 'Fix src/parser.ts: done, after npm test.', cursorOrderSeq: 2 }),
+    ]);
+    const host = new FakeHost();
+    const c = new InspectorController(inspectorSource(store, 'x', false), host, { sessionId: 's' });
+    await c.handle(request(1, 'anchors', {}));
+    const a = replyTo(host.take()[0], 1, 'anchors');
+    assert.deepStrictEqual(
+      a.items.map((i) => [i.name, i.audit?.totals ?? null, i.audit?.missing ?? null]),
+      [
+        ['session/start', null, null],
+        [
+          'compaction/auto',
+          {
+            path: { facts: 1, inSummary: 1 },
+            command: { facts: 1, inSummary: 1 },
+            error: { facts: 0, inSummary: 0 },
+            request: { facts: 1, inSummary: 1 },
+            tool: { facts: 2, inSummary: 0 },
+          },
+          [
+            { kind: 'tool', value: 'read_file', entryIds: [4] },
+            { kind: 'tool', value: 'run_command', entryIds: [5] },
+          ],
+        ],
+      ],
+    );
     c.dispose();
   });
 
