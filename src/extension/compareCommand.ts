@@ -1,12 +1,11 @@
 import * as vscode from 'vscode';
-import * as z from 'zod/mini';
 import { comparedSessionOf } from '../agent/session/comparedSession';
 import type { OpenTape } from '../agent/session/openTape';
 import { childrenOf, parentOf } from '../store/forks';
 import { compareSessions } from '../tape/sessionComparison';
 import { sessionComparisonText } from '../tape/sessionComparisonText';
 import type { ActiveSession } from './activeSession';
-import { pickSession } from './replay/verifyCommand';
+import { pickSession, sessionArg } from './replay/verifyCommand';
 import { reportingCommands } from './sessionCommands';
 import type { WorkspaceTape } from './workspaceTape';
 
@@ -18,15 +17,6 @@ interface Deps {
 
 /** Comparisons are virtual documents: read-only, and gone with the window. */
 const SCHEME = 'agent-tape-compare';
-
-/** A session id (the palette, the inspector) or a row of the sessions view. */
-const sessionArg = z.union([
-  z.string().check(z.minLength(1)),
-  z.pipe(
-    z.looseObject({ sessionId: z.string().check(z.minLength(1)) }),
-    z.transform((row) => row.sessionId),
-  ),
-]);
 
 const requireSession = (tape: OpenTape, sessionId: string): string => {
   if (tape.store.headEntryId(sessionId) === 0) throw new Error(`the workspace tape has no session ${JSON.stringify(sessionId)}`);

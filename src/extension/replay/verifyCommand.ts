@@ -20,7 +20,7 @@ interface Deps {
 const SCHEME = 'agent-tape-verify';
 
 /** A session id (the palette, the inspector) or a row of the sessions view. */
-const sessionArg = z.union([
+export const sessionArg = z.union([
   z.string().check(z.minLength(1)),
   z.pipe(
     z.looseObject({ sessionId: z.string() }),
