@@ -2,13 +2,13 @@ import type { SessionReads } from './sessionReads';
 import { auditCompaction, isCompactionAnchor } from '../tape/compactionAudit';
 import { renderCheckpoint, resolveSelector } from '../tape/context';
 import { isReconstructionAnchor, type Entry } from '../tape/entry';
-import type { ViewAnchor } from '../tape/fold';
+import { applyAnchorRow, type ViewAnchor } from '../tape/anchorFold';
 import { MAX_MISSING_FACTS, type AnchorItem, type CompactionAuditSummary } from '../protocol/inspector';
 
-/** Every anchor row, as the fold lists its anchors: from the rows in memory, with no fold state to keep. */
+/** Every anchor row with its amendments, as the fold lists them: from the rows in memory, with no fold state to keep. */
 export function anchorsOf(store: SessionReads, sessionId: string): ViewAnchor[] {
   const anchors: ViewAnchor[] = [];
-  for (const r of store.foldRows(sessionId, 0)) if (r.kind === 'anchor') anchors.push({ entryId: r.entryId, name: r.name });
+  for (const r of store.foldRows(sessionId, 0)) applyAnchorRow(anchors, r);
   return anchors;
 }
 

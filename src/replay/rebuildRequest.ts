@@ -19,7 +19,7 @@ import { CHARS_PER_TOKEN } from '../tape/projections/contextPressure';
 import { samplingOf, type RequestParams, type SamplingOptions } from '../tape/requestParams';
 import { SYSTEM_TOOLS, toolsOfEntry } from '../tape/toolsEntry';
 import { PrefixReplay } from './prefixReplay';
-import { CURRENT_REBUILDER, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
+import { REBUILDERS, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
 import { RebuildError } from './rebuildError';
 import { variationSchema, type Variation } from './variation';
 import { editedEntries, omittedRows } from './variedPrefix';
@@ -90,7 +90,7 @@ export class RecordedRequests {
   ) {
     if (tape.reader.headEntryId(sessionId) === 0) throw new RebuildError('unknown_session', `the tape has no session ${JSON.stringify(sessionId)}`);
     this.replay = new PrefixReplay(tape.reader, sessionId);
-    this.rebuilders = options.rebuilders ?? [CURRENT_REBUILDER];
+    this.rebuilders = options.rebuilders ?? REBUILDERS;
     this.count = options.countTokens ?? estimate;
   }
 

@@ -1,6 +1,6 @@
 import type { ContextMessage, GetEntry, PromptMessage } from '../tape/context';
-import { assembleFromCache, type Assembly, type RequestFacts } from '../tape/contextAssembly';
-import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../tape/contextPolicy';
+import { assembleFromCache, BUILDER_BEFORE_AMENDMENTS, CURRENT_BUILDER, type Assembly, type Builder, type RequestFacts } from '../tape/contextAssembly';
+import { TAPE_CONTEXT_POLICY } from '../tape/contextPolicy';
 import type { FoldCache } from '../tape/foldCache';
 import { contentHashOf, type ViewManifest } from '../tape/manifest';
 
@@ -17,12 +17,22 @@ export interface Rebuilder {
   rebuild(folds: FoldCache, facts: RequestFacts): Assembly;
 }
 
-/** The builder of this version of Agent Tape; a tape made by another is `cannot_rebuild`, never guessed at. */
-export const CURRENT_REBUILDER: Rebuilder = {
+const rebuilderOf = (builder: Builder): Rebuilder => ({
   policy: TAPE_CONTEXT_POLICY,
-  builderVersion: BUILDER_VERSION,
-  rebuild: (folds, facts) => assembleFromCache(folds, facts),
-};
+  builderVersion: builder.version,
+  rebuild: (folds, facts) => assembleFromCache(folds, facts, builder),
+});
+
+/** The builder of this version of Agent Tape. */
+export const CURRENT_REBUILDER: Rebuilder = rebuilderOf(CURRENT_BUILDER);
+
+/**
+ * Every builder this version can rebuild with, the current one first (a re-run under another
+ * builder than the recorded one uses it): a request recorded before compaction amendments is
+ * rebuilt as it was, ignoring them. A tape made by another builder is `cannot_rebuild`, never
+ * guessed at.
+ */
+export const REBUILDERS: readonly Rebuilder[] = [CURRENT_REBUILDER, rebuilderOf(BUILDER_BEFORE_AMENDMENTS)];
 
 export type RebuilderChoice = { rebuilder: Rebuilder } | { unknown: 'policy' | 'builder'; reason: string };
 

@@ -5,7 +5,7 @@ import { samplingOf } from '../tape/requestParams';
 import { PrefixReplay } from './prefixReplay';
 import { RebuildError } from './rebuildError';
 import type { RebuiltRequest } from './rebuildRequest';
-import { CURRENT_REBUILDER, rebuilderFor, type Rebuilder } from './rebuilder';
+import { REBUILDERS, rebuilderFor, type Rebuilder } from './rebuilder';
 import { variedPrefix } from './variedPrefix';
 
 /**
@@ -29,7 +29,7 @@ export function assembleVaried(
   base: RebuiltRequest,
   slot: NextRequestSlot,
   countTokens: RequestFacts['countTokens'],
-  rebuilders: readonly Rebuilder[] = [CURRENT_REBUILDER],
+  rebuilders: readonly Rebuilder[] = REBUILDERS,
 ): Assembly {
   const replay = new PrefixReplay(tape.reader, sessionId);
   const head = replay.rows.at(-1)?.entryId ?? 0;

@@ -9,7 +9,7 @@ import { samplingOf } from '../tape/requestParams';
 import { rerunOfSession } from '../tape/rerunEntries';
 import { PrefixReplay } from './prefixReplay';
 import { RebuildError } from './rebuildError';
-import { CURRENT_REBUILDER, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
+import { REBUILDERS, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
 import { variationSchema, type Variation } from './variation';
 import { variedPrefix } from './variedPrefix';
 
@@ -103,7 +103,7 @@ export function verifyTape(tape: ReadableTape, options: VerifyOptions = {}): Ver
   const { store } = tape;
   const ids = options.sessionId !== undefined ? [options.sessionId] : store.sessions().map((s) => s.sessionId);
   for (const id of ids) if (store.headEntryId(id) === 0) throw new Error(`the tape has no session ${JSON.stringify(id)}`);
-  const rebuilders = options.rebuilders ?? [CURRENT_REBUILDER];
+  const rebuilders = options.rebuilders ?? REBUILDERS;
   const sessions = ids.map((id) => verifySession(tape, id, rebuilders));
   const all = sessions.flatMap((s) => s.requests);
   const count = (status: RequestStatus['status']): number => all.filter((r) => r.status === status).length;
@@ -119,7 +119,7 @@ export function verifyTape(tape: ReadableTape, options: VerifyOptions = {}): Ver
   return { ok: sessions.every((s) => s.ok), sessions, summary, note: all.length === 0 ? NOTHING_RECORDED : null };
 }
 
-export function verifySession({ store, reader }: ReadableTape, sessionId: string, rebuilders: readonly Rebuilder[] = [CURRENT_REBUILDER]): SessionReport {
+export function verifySession({ store, reader }: ReadableTape, sessionId: string, rebuilders: readonly Rebuilder[] = REBUILDERS): SessionReport {
   const integrity = storedIntegrity(store, sessionId);
   // A fork's view shows its parent's manifests up to the fork point; they are the parent's to verify.
   const own = reader.entries(sessionId, { kind: 'event', name: VIEW_ASSEMBLED }).filter((e) => reader.origin(sessionId, e.entryId).sessionId === sessionId);

@@ -1,3 +1,4 @@
+import { amendableAnchor, type ViewAnchor } from './anchorFold';
 import { isReconstructionAnchor, textOf, type Entry } from './entry';
 import {
   applyRows,
@@ -6,12 +7,12 @@ import {
   type EffectiveView,
   type FoldOptions,
   type FoldRow,
-  type ViewAnchor,
   type ViewMessage,
   type ViewToolCall,
   type ViewToolResult,
 } from './fold';
 import type { FoldCache } from './foldCache';
+import { editedSummaryOf, pinnedTexts } from './pinnedContext';
 import { INTERRUPTED_OUTPUT, pairKey, unpairedToolCalls } from './toolPairs';
 
 /**
@@ -39,6 +40,8 @@ export interface ContextMessage {
   toolCallId?: string;
   /** On tool calls and results: the tool's name, which providers need next to the id. */
   toolName?: string;
+  /** An entry or facts the user pinned to the checkpoint: sent after it, never dropped for the budget. */
+  pinned?: true;
 }
 
 /** What a provider receives of a context message: its role, content and tool ids, no tape bookkeeping. */
@@ -68,6 +71,17 @@ export class ContextSelectionError extends Error {
   }
 }
 
+/**
+ * What of the tape a context builder honours besides its entries. The builder before amendments
+ * (`agent-tape/assemble@1`) must rebuild its recorded requests as they were, so it ignores them.
+ */
+export interface ContextRules {
+  /** Pins, edited summaries and undos of compactions (anchorFold.ts). */
+  amendments: boolean;
+}
+
+export const WITH_AMENDMENTS: ContextRules = { amendments: true };
+
 export interface ResolvedSelector {
   anchorEntryId: number | null;
   /** The last entry the context may see; null means the whole tape. */
@@ -88,12 +102,16 @@ function lastAnchorNamed(anchors: readonly ViewAnchor[], name: string, atOrBefor
 /** A non-reconstruction anchor (session/start, fork/start, memory/*, unknown) never moves the cursor. */
 const cursorAnchor = (a: ViewAnchor): number | null => (isReconstructionAnchor(a.name) ? a.entryId : null);
 
-/** Resolves a selector against the anchors of the whole tape. */
-export function resolveSelector(anchors: readonly ViewAnchor[], selector: ContextSelector): ResolvedSelector {
+/**
+ * Resolves a selector against the anchors of the whole tape. `last` is the reconstruction anchor
+ * in force: with amendments, an undone compaction is not, and the one before it is again.
+ */
+export function resolveSelector(anchors: readonly ViewAnchor[], selector: ContextSelector, rules: ContextRules = WITH_AMENDMENTS): ResolvedSelector {
   switch (selector.kind) {
     case 'full':
       return { anchorEntryId: null, toEntryId: null };
     case 'last': {
+      if (rules.amendments) return { anchorEntryId: amendableAnchor(anchors)?.entryId ?? null, toEntryId: null };
       for (let i = anchors.length - 1; i >= 0; i--) {
         if (isReconstructionAnchor(anchors[i].name)) return { anchorEntryId: anchors[i].entryId, toEntryId: null };
       }
@@ -137,8 +155,13 @@ export function cursorOf(anchor: Entry): Cursor {
 export const isAfterCursor = (m: ViewMessage, cursor: Cursor): boolean =>
   'orderSeq' in cursor ? m.orderSeq > cursor.orderSeq : m.entryId > cursor.afterEntryId;
 
-// Bookkeeping fields of an anchor's state: they place the cursor and are no use to the model.
-const BOOKKEEPING = new Set(['summary', 'cursorOrderSeq', 'sourceEntryIds', 'model', 'usage']);
+/** The anchor state's list of facts its summary missed (compactor.ts writes it). */
+export const ALSO_IN_RANGE = 'alsoInRange';
+const ALSO_IN_RANGE_TITLE = 'Also in this range (not in the summary; read any of them back by entry id):';
+
+// Bookkeeping fields of an anchor's state: they place the cursor and are no use to the model (the
+// summary and the facts it missed are rendered on their own).
+const BOOKKEEPING = new Set(['summary', 'cursorOrderSeq', 'sourceEntryIds', 'model', 'usage', ALSO_IN_RANGE]);
 
 function renderValue(value: unknown, indent: string): string {
   if (value === null || typeof value !== 'object') {
@@ -153,16 +176,56 @@ function renderValue(value: unknown, indent: string): string {
     .join('');
 }
 
-/** The synthetic message that stands for everything before a reconstruction anchor. */
-export function renderCheckpoint(anchor: Entry): string {
+/** The header of every checkpoint message. */
+const checkpointHeader = (anchor: Entry): string =>
+  `[Checkpoint ${anchor.name} at entry ${anchor.entryId}: the conversation before this point is summarised here.]`;
+
+/** The facts of the range the summary does not mention, as the anchor lists them for the model. */
+function renderAlsoInRange(value: unknown): string | null {
+  if (!Array.isArray(value)) return null;
+  const lines: string[] = [];
+  for (const f of value) {
+    if (typeof f !== 'object' || f === null) continue;
+    const { kind, value: v, entryIds } = f as Record<string, unknown>;
+    if (typeof kind !== 'string' || typeof v !== 'string') continue;
+    const ids = Array.isArray(entryIds) ? entryIds.filter((i): i is number => typeof i === 'number') : [];
+    lines.push(`- ${kind}: ${v.replace(/\s+/g, ' ').trim()}${ids.length === 0 ? '' : ` (entr${ids.length === 1 ? 'y' : 'ies'} ${ids.join(', ')})`}`);
+  }
+  return lines.length === 0 ? null : `${ALSO_IN_RANGE_TITLE}\n${lines.join('\n')}`;
+}
+
+/**
+ * The text the summary stands in for, as a person would edit it: the model's summary and its "also
+ * in this range" list. An edited summary replaces all of it.
+ */
+export function checkpointSummaryText(anchor: Entry): string {
   const state = anchor.payload.state;
-  const parts = [`[Checkpoint ${anchor.name} at entry ${anchor.entryId}: the conversation before this point is summarised here.]`];
-  if (typeof state === 'string') parts.push(state);
-  else if (typeof state === 'object' && state !== null && !Array.isArray(state)) {
-    const s = state as Record<string, unknown>;
-    if (typeof s.summary === 'string' && s.summary.trim() !== '') parts.push(s.summary.trim());
+  if (typeof state === 'string') return state;
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) return '';
+  const s = state as Record<string, unknown>;
+  const parts: string[] = [];
+  if (typeof s.summary === 'string' && s.summary.trim() !== '') parts.push(s.summary.trim());
+  const also = renderAlsoInRange(s[ALSO_IN_RANGE]);
+  if (also !== null) parts.push(also);
+  return parts.join('\n\n');
+}
+
+/**
+ * The synthetic message that stands for everything before a reconstruction anchor; `editedSummary`
+ * (the last `compaction/summary-edit`) replaces the anchor's summary and its list of missed facts.
+ */
+export function renderCheckpoint(anchor: Entry, editedSummary?: string): string {
+  const state = anchor.payload.state;
+  const parts = [checkpointHeader(anchor)];
+  if (editedSummary !== undefined) parts.push(editedSummary.trim());
+  else if (typeof state === 'string') parts.push(state);
+  else {
+    const text = checkpointSummaryText(anchor);
+    if (text !== '') parts.push(text);
+  }
+  if (typeof state === 'object' && state !== null && !Array.isArray(state)) {
     // Compaction state is pure bookkeeping besides the summary; a handoff may carry structured state.
-    const rest = Object.entries(s).filter(([k]) => !BOOKKEEPING.has(k));
+    const rest = Object.entries(state).filter(([k]) => !BOOKKEEPING.has(k));
     if (rest.length > 0) parts.push(`State:${renderValue(Object.fromEntries(rest), '')}`);
   }
   return parts.join('\n\n');
@@ -215,6 +278,24 @@ export function contextItems(view: EffectiveView, cursor: Cursor | null): Contex
   return items;
 }
 
+function tryEntry(getEntry: GetEntry, id: number): Entry | undefined {
+  try {
+    return getEntry(id);
+  } catch {
+    return undefined;
+  }
+}
+
+function shownEntryIds(items: readonly ContextItem[]): Set<number> {
+  const ids = new Set<number>();
+  for (const i of items) {
+    if (i.kind === 'message') ids.add(i.message.entryId);
+    else if (i.kind === 'result') ids.add(i.result.entryId);
+    else ids.add(i.call.entryId);
+  }
+  return ids;
+}
+
 export interface ContextInput {
   /** A view folded without pending messages: the model never sees a message still streaming. */
   view: EffectiveView;
@@ -226,19 +307,25 @@ export interface ContextInput {
  * then the context items after the anchor's cursor. An interrupted call is answered in the context
  * only: building a context never writes to the tape (the store's crash repair does that).
  */
-export function buildContext(input: ContextInput, getEntry: GetEntry): ContextResult {
+export function buildContext(input: ContextInput, getEntry: GetEntry, rules: ContextRules = WITH_AMENDMENTS): ContextResult {
   const { view, anchorEntryId } = input;
   const messages: ContextMessage[] = [];
   if (view.systemPromptEntryId !== null) {
     messages.push({ role: 'system', source: 'tape', entryId: view.systemPromptEntryId, content: textOf(getEntry(view.systemPromptEntryId).payload.content) });
   }
-  let cursor: Cursor | null = null;
-  if (anchorEntryId !== null) {
-    const anchor = getEntry(anchorEntryId);
-    messages.push({ role: 'user', source: 'synthetic', entryId: null, content: renderCheckpoint(anchor) });
-    cursor = cursorOf(anchor);
+  const anchor = anchorEntryId === null ? null : getEntry(anchorEntryId);
+  const cursor: Cursor | null = anchor === null ? null : cursorOf(anchor);
+  const items = contextItems(view, cursor);
+  if (anchor !== null) {
+    const amendments = rules.amendments ? view.anchors.find((a) => a.entryId === anchor.entryId)?.amendments : undefined;
+    // A pin naming an entry the view lacks is skipped, not an error: the tape may come from anywhere.
+    const load = (id: number): Entry | undefined => (id > 0 && id <= view.headEntryId ? tryEntry(getEntry, id) : undefined);
+    messages.push({ role: 'user', source: 'synthetic', entryId: null, content: renderCheckpoint(anchor, editedSummaryOf(amendments, load)) });
+    for (const p of pinnedTexts(amendments, shownEntryIds(items), load)) {
+      messages.push({ role: 'user', source: p.entryId === null ? 'synthetic' : 'tape', entryId: p.entryId, content: p.content, pinned: true });
+    }
   }
-  for (const item of contextItems(view, cursor)) {
+  for (const item of items) {
     switch (item.kind) {
       case 'message': {
         const m = item.message;
@@ -308,9 +395,9 @@ function viewUntil(rows: readonly FoldRow[], to: number): EffectiveView {
  * FoldCache pays for the entries appended since its last request, not for the whole session. A
  * `between` range ends before the head, so it folds its prefix.
  */
-export function contextInputFrom(cache: FoldCache, sessionId: string, selector: ContextSelector): ContextInput {
+export function contextInputFrom(cache: FoldCache, sessionId: string, selector: ContextSelector, rules: ContextRules = WITH_AMENDMENTS): ContextInput {
   const view = cache.view(sessionId, FINAL);
-  const { anchorEntryId, toEntryId } = resolveSelector(view.anchors, selector);
+  const { anchorEntryId, toEntryId } = resolveSelector(view.anchors, selector, rules);
   return { view: toEntryId === null ? view : viewUntil(cache.source.foldRows(sessionId, 0), toEntryId), anchorEntryId };
 }
 

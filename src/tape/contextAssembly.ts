@@ -6,10 +6,19 @@ import {
   resolveSelector,
   type ContextInput,
   type ContextMessage,
+  type ContextRules,
   type ContextSelector,
   type GetEntry,
+  WITH_AMENDMENTS,
 } from './context';
-import { BUILDER_VERSION, CONTEXT_TOOL_RESULT_MAX_BYTES, INCLUDED_REASONS, reserveFor, TAPE_CONTEXT_POLICY } from './contextPolicy';
+import {
+  BUILDER_VERSION,
+  BUILDER_VERSION_BEFORE_AMENDMENTS,
+  CONTEXT_TOOL_RESULT_MAX_BYTES,
+  INCLUDED_REASONS,
+  reserveFor,
+  TAPE_CONTEXT_POLICY,
+} from './contextPolicy';
 import type { EffectiveView } from './fold';
 import type { FoldCache } from './foldCache';
 import { hashPrompt, includedOf, MANIFEST_SCHEMA_VERSION, sealManifest, toolsHashOf, type ExcludedItem, type ViewManifest } from './manifest';
@@ -53,27 +62,36 @@ export interface Assembly {
 
 const LAST: ContextSelector = { kind: 'last' };
 
+/** A version of the code applying the policy: what it records as `builderVersion`, and what of the tape it honours. */
+export interface Builder {
+  version: string;
+  rules: ContextRules;
+}
+
+export const CURRENT_BUILDER: Builder = { version: BUILDER_VERSION, rules: WITH_AMENDMENTS };
+export const BUILDER_BEFORE_AMENDMENTS: Builder = { version: BUILDER_VERSION_BEFORE_AMENDMENTS, rules: { amendments: false } };
+
 /**
  * Assembles a model request and its ViewManifest from the tape prefix the view folds: a pure
  * function of (tape prefix, policy version, model facts), so a replay rebuilds the same request and
  * the same hashes. A `between` selector that ends before the head needs rows the view has folded
  * past: use `assembleFromCache`, which folds that prefix.
  */
-export function assembleRequest(input: AssemblyInput): Assembly {
-  const { anchorEntryId, toEntryId } = resolveSelector(input.view.anchors, input.selector ?? LAST);
+export function assembleRequest(input: AssemblyInput, builder: Builder = CURRENT_BUILDER): Assembly {
+  const { anchorEntryId, toEntryId } = resolveSelector(input.view.anchors, input.selector ?? LAST, builder.rules);
   if (toEntryId !== null && toEntryId < input.view.headEntryId) {
     throw new ContextSelectionError(`a range ending at entry ${toEntryId} needs the fold up to it; assemble it with assembleFromCache`);
   }
-  return assemble({ view: input.view, anchorEntryId }, input.latestEntryId, input);
+  return assemble({ view: input.view, anchorEntryId }, input.latestEntryId, input, builder);
 }
 
 /**
  * The next request of a session from its cached fold: the cache folds only the entries appended
  * since the previous request, so a long session costs what is new plus what is sent.
  */
-export function assembleFromCache(cache: FoldCache, facts: RequestFacts): Assembly {
-  const context = contextInputFrom(cache, facts.sessionId, facts.selector ?? LAST);
-  return assemble(context, cache.source.headEntryId(facts.sessionId), facts);
+export function assembleFromCache(cache: FoldCache, facts: RequestFacts, builder: Builder = CURRENT_BUILDER): Assembly {
+  const context = contextInputFrom(cache, facts.sessionId, facts.selector ?? LAST, builder.rules);
+  return assemble(context, cache.source.headEntryId(facts.sessionId), facts, builder);
 }
 
 /** One message as sent, with what the manifest says of it. */
@@ -98,7 +116,12 @@ function itemOf(m: ContextMessage, countTokens: RequestFacts['countTokens']): It
   let message = m;
   let reason: string = INCLUDED_REASONS.history;
   if (m.role === 'system') reason = INCLUDED_REASONS.systemPrompt;
-  else if (m.source === 'synthetic') reason = m.toolCallId === undefined ? INCLUDED_REASONS.checkpoint : INCLUDED_REASONS.interrupted;
+  else if (m.pinned === true) {
+    // Pinned verbatim, under the same cap as a tool result: one pinned file read must not fill the window.
+    const capped = m.entryId === null ? null : capToolOutput(m.content, m.entryId);
+    if (capped !== null) message = { ...m, content: capped };
+    reason = INCLUDED_REASONS.pinned;
+  } else if (m.source === 'synthetic') reason = m.toolCallId === undefined ? INCLUDED_REASONS.checkpoint : INCLUDED_REASONS.interrupted;
   else if (m.role === 'tool' && m.entryId !== null) {
     const capped = capToolOutput(m.content, m.entryId);
     if (capped !== null) {
@@ -140,14 +163,16 @@ function fit(items: Item[], historyStart: number, protectedStart: number, total:
  * tape itself implies: the entries before the anchor's cursor (`anchorEntryId` stands for them,
  * however many there are), nor retracted or superseded versions, which the fold leaves out.
  */
-function assemble(context: ContextInput, latestEntryId: number, facts: RequestFacts): Assembly {
-  const { messages } = buildContext(context, facts.getEntry);
+function assemble(context: ContextInput, latestEntryId: number, facts: RequestFacts, builder: Builder): Assembly {
+  const { messages } = buildContext(context, facts.getEntry, builder.rules);
   const items = messages.map((m) => itemOf(m, facts.countTokens));
 
   let historyStart = 0;
   while (
     historyStart < items.length &&
-    (items[historyStart].reason === INCLUDED_REASONS.systemPrompt || items[historyStart].reason === INCLUDED_REASONS.checkpoint)
+    (items[historyStart].reason === INCLUDED_REASONS.systemPrompt ||
+      items[historyStart].reason === INCLUDED_REASONS.checkpoint ||
+      items[historyStart].reason === INCLUDED_REASONS.pinned)
   )
     historyStart++;
   let inputAt = -1;
@@ -183,7 +208,7 @@ function assemble(context: ContextInput, latestEntryId: number, facts: RequestFa
     turnId: facts.turnId,
     requestSeq: facts.requestSeq,
     policy: { ...TAPE_CONTEXT_POLICY },
-    builderVersion: BUILDER_VERSION,
+    builderVersion: builder.version,
     latestEntryId,
     anchorEntryId: context.anchorEntryId,
     included,

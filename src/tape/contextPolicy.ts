@@ -5,8 +5,13 @@
  */
 export const TAPE_CONTEXT_POLICY = { name: 'tape-context', version: 1 } as const;
 
-/** The code that applied the policy; bumped for a fix that changes no rule but may change a request. */
-export const BUILDER_VERSION = 'agent-tape/assemble@1';
+/**
+ * The code that applied the policy; bumped for a change that may change a request without changing
+ * a rule of the policy. `@2` honours the amendments of compactions (pins, edited summaries, undos).
+ */
+export const BUILDER_VERSION = 'agent-tape/assemble@2';
+/** The builder before amendments: verify and re-runs rebuild the requests it recorded with it. */
+export const BUILDER_VERSION_BEFORE_AMENDMENTS = 'agent-tape/assemble@1';
 
 /**
  * Tokens kept free beside the output: the prompt is an estimate (characters per token unless the
@@ -36,4 +41,6 @@ export const INCLUDED_REASONS = {
   interrupted: 'interrupted',
   /** The last user message: what this request answers. */
   input: 'input',
+  /** Facts or an entry the user pinned to the compaction in force, after its checkpoint. */
+  pinned: 'pinned',
 } as const;

@@ -96,8 +96,39 @@ export const isSessionStart = (e: { kind: Kind; name: string }): boolean => e.ki
 /** The event that takes a message out of the effective view (until a later revision of it). */
 export const RETRACTED_EVENT = 'message/retracted';
 
+/**
+ * Amendments of the compaction in force (src/tape/anchorFold.ts): each names the anchor it amends
+ * and applies to the reconstruction anchor in force when it is appended.
+ */
+export const PIN_EVENT = 'compaction/pin';
+export const SUMMARY_EDIT_EVENT = 'compaction/summary-edit';
+export const UNDO_EVENT = 'compaction/undo';
+export const AMENDMENT_EVENTS: readonly string[] = [PIN_EVENT, SUMMARY_EDIT_EVENT, UNDO_EVENT];
+
+/** Bounds of an amendment: a pin is a few facts or entries, an edited summary a page or so. */
+export const PIN_MAX_ITEMS = 200;
+export const PIN_FACT_MAX_CHARS = 4000;
+export const SUMMARY_MAX_CHARS = 64 * 1024;
+
+const entryRef = z.number().int().positive();
+const pinnedFact = z.strictObject({ kind: z.string().min(1).max(32), value: z.string().min(1).max(PIN_FACT_MAX_CHARS) });
+export const pinData = loose({
+  anchorEntryId: entryRef,
+  entryIds: z.array(entryRef).max(PIN_MAX_ITEMS).optional(),
+  facts: z.array(pinnedFact).max(PIN_MAX_ITEMS).optional(),
+}).refine((d) => (d.entryIds?.length ?? 0) + (d.facts?.length ?? 0) > 0, 'a pin names at least one entry or fact');
+export type PinData = z.infer<typeof pinData>;
+export const summaryEditData = loose({
+  anchorEntryId: entryRef,
+  summary: z.string().refine((s) => s.trim() !== '', 'the summary is empty').refine((s) => s.length <= SUMMARY_MAX_CHARS, `the summary is over ${SUMMARY_MAX_CHARS} characters`),
+});
+export const undoData = loose({ anchorEntryId: entryRef, reason: z.string().optional() });
+
 const knownEventData: Record<string, z.ZodType> = {
   [RETRACTED_EVENT]: loose({ messageId: id, reason: z.string().optional() }),
+  [PIN_EVENT]: pinData,
+  [SUMMARY_EDIT_EVENT]: summaryEditData,
+  [UNDO_EVENT]: undoData,
 };
 
 /** A payload value as text for a model or a person: strings as they are, anything else as JSON. */

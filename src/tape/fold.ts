@@ -1,4 +1,5 @@
 import { RETRACTED_EVENT, SYSTEM_PROMPT, type Entry, type Kind } from './entry';
+import { applyAnchorRow, type ViewAnchor } from './anchorFold';
 import { isInterruptedResultKey } from './interruptedKey';
 
 /**
@@ -98,10 +99,7 @@ export interface MessageToolFacts {
   readonly results: ReadonlyMap<string, ViewToolResult>;
 }
 
-export interface ViewAnchor {
-  readonly entryId: number;
-  readonly name: string;
-}
+export type { ViewAnchor } from './anchorFold';
 
 /**
  * The folded view at `headEntryId`, in the JSON shape `agent-tape view --json` prints.
@@ -376,13 +374,14 @@ export function applyRows(state: FoldState, rows: readonly FoldRow[]): Effective
         applyToolResult(state, row);
         break;
       case 'anchor':
-        state.anchors.push({ entryId: row.entryId, name: row.name });
+        applyAnchorRow(state.anchors, row);
         break;
       case 'system':
         if (row.name === SYSTEM_PROMPT) state.systemPromptEntryId = row.entryId;
         break;
       case 'event':
         if (row.name === RETRACTED_EVENT && row.messageId !== null) applyRetraction(state, row.messageId);
+        else applyAnchorRow(state.anchors, row);
         break;
       default:
         break;

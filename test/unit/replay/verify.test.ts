@@ -129,11 +129,11 @@ describe('verification replay (SPEC 2.7)', function () {
 
   it('SPEC 3.13: a manifest naming another builder version cannot be rebuilt, and says which', async () => {
     const target = manifests[1];
-    const report = await verified(withManifest(raws, target.entryId, (m) => (m.builderVersion = 'agent-tape/assemble@2')));
+    const report = await verified(withManifest(raws, target.entryId, (m) => (m.builderVersion = 'agent-tape/assemble@9')));
     const r = requestsOf(report).find((x) => x.entryId === target.entryId);
     assert.ok(r && r.status === 'cannot_rebuild');
     assert.strictEqual(r.unknown, 'builder');
-    assert.match(r.reason, /builder agent-tape\/assemble@2 is unknown.*agent-tape\/assemble@1/);
+    assert.match(r.reason, /builder agent-tape\/assemble@9 is unknown.*agent-tape\/assemble@2, agent-tape\/assemble@1/);
     assert.strictEqual(report.ok, false);
     assert.strictEqual(report.summary.cannotRebuild, 1);
     assert.strictEqual(report.summary.match, 4);
