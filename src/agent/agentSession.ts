@@ -8,7 +8,7 @@ import { needsSystemPrompt, systemPromptEntry } from '../tape/systemPromptEntry'
 import { shouldAutoCompact } from './compaction';
 import { compact } from './compactor';
 import { buildSystemPrompt, type EnvironmentFacts } from './context/systemPrompt';
-import { runTurn, type AssembledRequest, type CompactionNotice, type RequestSlot } from './loop';
+import { runTurn, type AssembledRequest, type RequestSlot } from './loop';
 import type { TurnCheckpoints } from './checkpoints/turnCheckpoints';
 import type { ModelPort, ToolDefinition } from './model/modelPort';
 import type { RetryPolicy } from './model/retry';
@@ -19,7 +19,7 @@ import { TAPE_TOOLS } from './tools/tapeTools';
 import { runSubagentTool } from './tools/runSubagent';
 import { ToolRegistry, type Toolbox } from './tools/tool';
 import { WORKSPACE_TOOLS } from './tools/workspaceTools';
-import type { SessionEvent, TurnOutcome } from './turnEvent';
+import type { CompactionNotice, SessionEvent, TurnOutcome } from './turnEvent';
 import { NodeWorkspace } from './workspace/nodeWorkspace';
 import type { Permissions } from './workspace/permissions';
 import type { WorkspacePort } from './workspace/workspacePort';
@@ -101,7 +101,7 @@ export class AgentSession {
       const { turnId, requestSeq } = slot;
       if (compactionFailed || !this.overThreshold(slot)) return undefined;
       const outcome = await compact(tape, sessionId, model, { trigger: 'auto', signal, keepFromOrderSeq: this.inputOrderSeq() });
-      if ('anchor' in outcome) return { anchorName: outcome.anchor.name };
+      if ('anchor' in outcome) return { anchorName: outcome.anchor.name, anchorEntryId: outcome.anchor.entryId, totals: outcome.audit.totals };
       // A cancel is the turn's to report.
       if (!signal.aborted) {
         compactionFailed = true;

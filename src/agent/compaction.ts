@@ -12,6 +12,8 @@ export interface StructuredSummary {
   goal: string;
   decisions: string[];
   filesTouched: string[];
+  commands: string[];
+  errors: string[];
   openWork: string[];
 }
 
@@ -23,13 +25,16 @@ const SUMMARY_MAX_OUTPUT = 2048;
 // One huge tool output must not crowd the rest of the conversation out of the summary request.
 const ITEM_MAX_CHARS = 4000;
 
+// Summaries keep decisions far better than paths and commands (issue 20): they are asked for by name.
 const COMPACTION_INSTRUCTIONS = `You compact a coding agent's conversation so that the work can go on from your summary alone; the conversation itself will no longer be shown.
 Answer with one JSON object and nothing else:
 {"goal": "what the user wants, in one or two sentences",
  "decisions": ["decisions taken and facts learned that later work depends on"],
- "filesTouched": ["paths read, created or edited, each with a few words on why"],
+ "filesTouched": ["every path read, created or edited, written out in full, each with a few words on why"],
+ "commands": ["every command run, written exactly as it was run, with its outcome"],
+ "errors": ["every error met, its message quoted, and whether it is fixed"],
  "openWork": ["what is still to do, next step first"]}
-Be specific: keep names, paths, commands, error messages and numbers. Leave out greetings and dead ends that no longer matter. An earlier checkpoint summary in the conversation is part of what you summarise.`;
+Be specific: keep names, full paths, exact commands, error messages and numbers. Leave out greetings and dead ends that no longer matter. An earlier checkpoint summary in the conversation is part of what you summarise.`;
 
 function clip(text: string): string {
   if (text.length <= ITEM_MAX_CHARS) return text;
@@ -70,6 +75,8 @@ const summaryShape = z.looseObject({
   decisions: list.optional(),
   filesTouched: list.optional(),
   files_touched: list.optional(),
+  commands: list.optional(),
+  errors: list.optional(),
   openWork: list.optional(),
   open_work: list.optional(),
 });
@@ -103,9 +110,12 @@ export function parseCompactionAnswer(answer: string): ParsedSummary | null {
       goal: (r.data.goal ?? '').trim(),
       decisions: r.data.decisions ?? [],
       filesTouched: r.data.filesTouched ?? r.data.files_touched ?? [],
+      commands: r.data.commands ?? [],
+      errors: r.data.errors ?? [],
       openWork: r.data.openWork ?? r.data.open_work ?? [],
     };
-    if (s.goal !== '' || s.decisions.length + s.filesTouched.length + s.openWork.length > 0) return { kind: 'structured', summary: s };
+    if (s.goal !== '' || s.decisions.length + s.filesTouched.length + s.commands.length + s.errors.length + s.openWork.length > 0)
+      return { kind: 'structured', summary: s };
   }
   return { kind: 'text', text: trimmed };
 }
@@ -113,11 +123,16 @@ export function parseCompactionAnswer(answer: string): ParsedSummary | null {
 /** The summary as the checkpoint text the next requests carry. */
 export function renderSummary(parsed: ParsedSummary): string {
   if (parsed.kind === 'text') return parsed.text;
-  const { goal, decisions, filesTouched, openWork } = parsed.summary;
+  const { goal, decisions, filesTouched, commands, errors, openWork } = parsed.summary;
   const section = (title: string, items: string[]): string => `${title}:${items.length === 0 ? ' (none)' : items.map((i) => `\n- ${i}`).join('')}`;
-  return [`Goal: ${goal || '(not stated)'}`, section('Decisions', decisions), section('Files touched', filesTouched), section('Open work', openWork)].join(
-    '\n',
-  );
+  return [
+    `Goal: ${goal || '(not stated)'}`,
+    section('Decisions', decisions),
+    section('Files touched', filesTouched),
+    section('Commands run', commands),
+    section('Errors', errors),
+    section('Open work', openWork),
+  ].join('\n');
 }
 
 /** Whether a prompt this large should be compacted first (the default share is 80% of the input budget). */

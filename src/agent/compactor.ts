@@ -1,5 +1,7 @@
 import type { TapeStore } from '../store/tapeStore';
-import { compactionAnchorEntry, coverageOf, type CompactionTrigger } from '../tape/compactionAnchor';
+import { alsoInRangeOf } from '../tape/alsoInRange';
+import { compactionAnchorEntry, coverageOf, type CompactionAnchorInit, type CompactionTrigger } from '../tape/compactionAnchor';
+import { auditCompaction, type CompactionAudit } from '../tape/compactionAudit';
 import { buildContext, contextItems, cursorOf, resolveSelector } from '../tape/context';
 import type { Entry, JsonObject } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
@@ -18,7 +20,8 @@ export interface CompactOptions {
   keepFromOrderSeq?: number;
 }
 
-export type CompactOutcome = { anchor: Entry } | { error: string };
+/** The anchor written, and the audit of its summary (what it kept of the range, before the list of what it missed). */
+export type CompactOutcome = { anchor: Entry; audit: CompactionAudit } | { error: string };
 
 /**
  * Summarises the context in force and appends a `compaction/<trigger>` anchor after it; the next
@@ -63,9 +66,23 @@ export async function compact(tape: TapeParts, sessionId: string, model: ModelPo
   const parsed = parseCompactionAnswer(answer);
   if (parsed === null) return providerFailure(store, sessionId, options.trigger, new ProviderError('bad_response', { detail: 'the summary was empty' }));
 
-  const entry = compactionAnchorEntry({ trigger: options.trigger, summary: renderSummary(parsed), ...coverage, model: model.info, usage });
-  const { entry: stored } = await store.append(sessionId, entry);
-  return { anchor: reader.requireEntry(sessionId, reader.positionOf(sessionId, stored.entryId)) };
+  const init: CompactionAnchorInit = { trigger: options.trigger, summary: renderSummary(parsed), ...coverage, model: model.info, usage };
+  const audit = auditOfSummary(tape, sessionId, init);
+  const { entry: stored } = await store.append(sessionId, compactionAnchorEntry({ ...init, alsoInRange: alsoInRangeOf(audit) }));
+  const anchor = reader.requireEntry(sessionId, reader.positionOf(sessionId, stored.entryId));
+  return { anchor, audit: { ...audit, anchorEntryId: anchor.entryId } };
+}
+
+/**
+ * The audit of a summary before its anchor is written: the anchor, as it would be appended next,
+ * over the session's entries. Its range is the history the summary replaces whatever comes after.
+ */
+function auditOfSummary(tape: TapeParts, sessionId: string, init: CompactionAnchorInit): CompactionAudit {
+  const entries = tape.reader.entries(sessionId);
+  const entryId = tape.reader.headEntryId(sessionId) + 1;
+  const { kind, name, payload } = compactionAnchorEntry(init);
+  const anchor: Entry = { sessionId, entryId, kind, name, payload, provenanceKey: null, meta: {}, createdAt: 0 };
+  return auditCompaction([...entries, anchor], entryId);
 }
 
 async function providerFailure(store: TapeStore, sessionId: string, trigger: CompactionTrigger, e: unknown): Promise<CompactOutcome> {

@@ -20,7 +20,7 @@ import { streamWithRetry, type AttemptRecord, type RetryPolicy } from './model/r
 import { DEFAULT_REVISION_THROTTLE, RevisionThrottle, type RevisionThrottleSettings } from './revisionThrottle';
 import { TapeWriter, type AppendTarget } from './tapeWriter';
 import type { ToolContext, Toolbox, ToolResult } from './tools/tool';
-import type { TurnEvent, TurnOutcome } from './turnEvent';
+import type { CompactionNotice, TurnEvent, TurnOutcome } from './turnEvent';
 
 /** Which request of which turn: what the assembler and the pre-request hook are asked about. */
 export interface RequestSlot {
@@ -34,10 +34,6 @@ export interface AssembledRequest {
   manifest: ViewManifest;
 }
 
-/** What the pre-request hook reports when it wrote a reconstruction anchor. */
-export interface CompactionNotice {
-  anchorName: string;
-}
 
 export interface TurnDeps {
   tape: AppendTarget;
@@ -148,7 +144,7 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
     await writer.flush();
     if (deps.signal.aborted) return end('cancelled', requestSeq - 1, text);
     const compaction = await deps.beforeRequest?.(slot);
-    if (compaction) emit({ type: 'compaction', turnId: turn.turnId, requestSeq, anchorName: compaction.anchorName });
+    if (compaction) emit({ type: 'compaction', turnId: turn.turnId, requestSeq, ...compaction });
     if (deps.signal.aborted) return end('cancelled', requestSeq - 1, text);
     const { request, manifest } = await deps.assemble(slot);
     if (manifest.hashes.toolsHash !== toolsRecorded) {

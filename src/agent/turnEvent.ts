@@ -1,3 +1,4 @@
+import type { CompactionAudit } from '../tape/compactionAudit';
 import type { SubagentOutcome } from '../tape/fork';
 import type { TurnOutcomeKind } from '../tape/turnEntries';
 import type { CheckpointReason, CheckpointsOffData } from '../tape/workspaceCheckpoint';
@@ -7,6 +8,13 @@ import type { FailureClass } from './model/providerError';
  * What the host UI hears of a turn while it runs. Each event is a plain JSON object whose `type`
  * is the JSON Lines type of `agent-tape run --json`, so the CLI prints it as it comes.
  */
+/** What the pre-request hook reports when it wrote a reconstruction anchor. */
+export interface CompactionNotice {
+  anchorName: string;
+  anchorEntryId: number;
+  totals: CompactionAudit['totals'];
+}
+
 export type TurnEvent =
   | { type: 'text'; turnId: string; requestSeq: number; messageId: string; delta: string }
   /** `valid: false` when the model's arguments were not a JSON object; `input` is then their raw text. */
@@ -22,7 +30,8 @@ export type TurnEvent =
       output: string;
       truncated: boolean;
     }
-  | { type: 'compaction'; turnId: string; requestSeq: number; anchorName: string }
+  /** An automatic compaction: its anchor, and what its summary kept of each kind of fact (compactionAudit.ts). */
+  | ({ type: 'compaction'; turnId: string; requestSeq: number } & CompactionNotice)
   | { type: 'error'; turnId: string; requestSeq: number; kind: 'provider'; failureClass: FailureClass; message: string }
   /** A line of progress of the subagent that call `toolCallId` runs; the last one, once the child is linked, has its `outcome`. */
   | { type: 'subagent'; turnId: string; requestSeq: number; toolCallId: string; childSessionId: string; line: string; outcome?: SubagentOutcome }

@@ -1,4 +1,5 @@
-import type { ContextItem } from './context';
+import type { AlsoInRangeFact } from './alsoInRange';
+import { ALSO_IN_RANGE, type ContextItem } from './context';
 import type { JsonObject, NewEntry } from './entry';
 import type { ModelInfo, Usage } from './modelRequest';
 
@@ -40,6 +41,8 @@ export interface CompactionAnchorInit extends Coverage {
   summary: string;
   model: Pick<ModelInfo, 'id' | 'vendor'>;
   usage?: Usage;
+  /** The facts of the range the summary missed, listed for the context after it (alsoInRange.ts). */
+  alsoInRange?: readonly AlsoInRangeFact[];
 }
 
 /** Only the fields that are set: the tape refuses `undefined` inside a payload. */
@@ -58,5 +61,6 @@ export function compactionAnchorEntry(init: CompactionAnchorInit): NewEntry {
     model: { id: init.model.id, vendor: init.model.vendor },
   };
   if (init.usage !== undefined) state.usage = usageJson(init.usage);
+  if (init.alsoInRange !== undefined && init.alsoInRange.length > 0) state[ALSO_IN_RANGE] = init.alsoInRange.map((f) => ({ ...f, entryIds: [...f.entryIds] }));
   return { kind: 'anchor', name, payload: { name, state } };
 }

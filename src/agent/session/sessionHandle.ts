@@ -15,6 +15,7 @@ import { compact, type CompactOutcome } from '../compactor';
 import type { ModelPort } from '../model/modelPort';
 import { SessionTapePort } from '../tapeToolPort/sessionTapePort';
 import type { TurnOutcome } from '../turnEvent';
+import { amendCompaction, type AmendReceipt } from './amendCompaction';
 import { appendHandoff } from './handoff';
 import type { TapeParts } from './tapeParts';
 
@@ -79,6 +80,15 @@ export class SessionHandle {
 
   handoff(name: string, summary: string, state?: JsonObject): Promise<Entry> {
     return appendHandoff(this.tape, this.sessionId, name, summary, state);
+  }
+
+  /**
+   * Pins facts or entries to the compaction in force, replaces its summary, or undoes it
+   * (`Amendment`, checked here: hosts pass what the user or a webview sent). `expectedAnchor` is
+   * the compaction the caller showed; another in force is refused as stale.
+   */
+  amendCompaction(amendment: unknown, expectedAnchor?: number): Promise<AmendReceipt> {
+    return amendCompaction(this.tape, this.sessionId, amendment, expectedAnchor);
   }
 
   /** A fork of this session at a position of its view (its head by default). */

@@ -439,15 +439,16 @@ describe('runTurn (the agent loop)', () => {
 
   it('runs the pre-request hook before assembling, so what it appends is in the request', async () => {
     const seen: number[] = [];
+    const totals = { path: { facts: 3, inSummary: 1 }, command: { facts: 1, inSummary: 0 }, error: { facts: 0, inSummary: 0 }, request: { facts: 1, inSummary: 1 }, tool: { facts: 2, inSummary: 0 } };
     const { events, model } = await run([[{ text: 'answer' }]], 'question', {
       beforeRequest: async ({ requestSeq }) => {
         seen.push(requestSeq);
         await store.append(SESSION, { kind: 'system', name: 'system/prompt', payload: { content: 'be brief' } });
-        return { anchorName: 'compaction/auto' };
+        return { anchorName: 'compaction/auto', anchorEntryId: 7, totals };
       },
     });
     assert.deepStrictEqual(seen, [1]);
     assert.strictEqual(model.requests[0].messages[0].content, 'be brief');
-    assert.deepStrictEqual(events[0], { type: 'compaction', turnId: 'turn-1', requestSeq: 1, anchorName: 'compaction/auto' });
+    assert.deepStrictEqual(events[0], { type: 'compaction', turnId: 'turn-1', requestSeq: 1, anchorName: 'compaction/auto', anchorEntryId: 7, totals });
   });
 });
