@@ -125,12 +125,13 @@ export function renderSummary(parsed: ParsedSummary): string {
   if (parsed.kind === 'text') return parsed.text;
   const { goal, decisions, filesTouched, commands, errors, openWork } = parsed.summary;
   const section = (title: string, items: string[]): string => `${title}:${items.length === 0 ? ' (none)' : items.map((i) => `\n- ${i}`).join('')}`;
+  // Commands and errors are left out when there are none: a model that omits them may have run some.
   return [
     `Goal: ${goal || '(not stated)'}`,
     section('Decisions', decisions),
     section('Files touched', filesTouched),
-    section('Commands run', commands),
-    section('Errors', errors),
+    ...(commands.length === 0 ? [] : [section('Commands run', commands)]),
+    ...(errors.length === 0 ? [] : [section('Errors', errors)]),
     section('Open work', openWork),
   ].join('\n');
 }

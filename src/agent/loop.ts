@@ -34,7 +34,6 @@ export interface AssembledRequest {
   manifest: ViewManifest;
 }
 
-
 export interface TurnDeps {
   tape: AppendTarget;
   sessionId: string;

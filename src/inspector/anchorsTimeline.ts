@@ -1,9 +1,10 @@
 import type { SessionReads } from './sessionReads';
 import { auditCompaction, isCompactionAnchor } from '../tape/compactionAudit';
-import { renderCheckpoint, resolveSelector } from '../tape/context';
-import { isReconstructionAnchor, type Entry } from '../tape/entry';
-import { applyAnchorRow, type ViewAnchor } from '../tape/anchorFold';
-import { MAX_MISSING_FACTS, type AnchorItem, type CompactionAuditSummary } from '../protocol/inspector';
+import { checkpointSummaryText, renderCheckpoint, resolveSelector } from '../tape/context';
+import { isReconstructionAnchor, pinData, type Entry } from '../tape/entry';
+import { amendableAnchor, applyAnchorRow, type AnchorAmendments, type ViewAnchor } from '../tape/anchorFold';
+import { editedSummaryOf } from '../tape/pinnedContext';
+import { MAX_MISSING_FACTS, type AnchorAmendmentsInfo, type AnchorItem, type CompactionAuditSummary } from '../protocol/inspector';
 
 /** Every anchor row with its amendments, as the fold lists them: from the rows in memory, with no fold state to keep. */
 export function anchorsOf(store: SessionReads, sessionId: string): ViewAnchor[] {
@@ -24,24 +25,52 @@ function auditSummaryOf(entries: readonly Entry[], anchorEntryId: number): Compa
   };
 }
 
+/** The amendments as the page shows them: the pins' facts and entries read out (an unreadable pin names none). */
+function amendmentsInfoOf(amendments: AnchorAmendments, load: (id: number) => Entry | undefined): AnchorAmendmentsInfo {
+  const facts = new Map<string, { kind: string; value: string }>();
+  const entryIds = new Set<number>();
+  for (const pinId of amendments.pins) {
+    const pin = pinData.safeParse(load(pinId)?.payload.data);
+    if (!pin.success) continue;
+    for (const f of pin.data.facts ?? []) facts.set(`${f.kind}\u0000${f.value}`, { kind: f.kind, value: f.value });
+    for (const id of pin.data.entryIds ?? []) entryIds.add(id);
+  }
+  return {
+    pins: [...amendments.pins],
+    pinnedFacts: [...facts.values()],
+    pinnedEntryIds: [...entryIds].sort((a, b) => a - b),
+    summaryEntryId: amendments.summaryEntryId,
+    undoneBy: amendments.undoneBy,
+  };
+}
+
 /**
  * The session's anchors in tape order. The one in force is the one the default selector picks, as
  * for the next request; the checkpoint is the very message a request starting at the anchor reads
- * (only reconstruction anchors have one: the others never move the cursor). Each compaction anchor
- * carries its audit; the view's entries are read once, and only when there is a compaction.
+ * (only reconstruction anchors have one: the others never move the cursor), with its edited
+ * summary if it has one. Each compaction anchor carries its audit; the view's entries are read
+ * once, and only when there is a compaction. The compaction amendments apply to is marked
+ * `amendable`, with the summary in force for an editor to start from.
  */
 export function anchorItems(store: SessionReads, sessionId: string): AnchorItem[] {
   const anchors = anchorsOf(store, sessionId);
   const { anchorEntryId } = resolveSelector(anchors, { kind: 'last' });
+  const load = (id: number): Entry | undefined => store.getEntry(sessionId, id);
+  const amendableId = amendableAnchor(anchors)?.entryId;
   const withEntries = anchors.map((a) => ({ a, entry: store.requireEntry(sessionId, a.entryId) }));
   const entries = withEntries.some(({ entry }) => isCompactionAnchor(entry)) ? store.entries(sessionId) : null;
-  return withEntries.map(({ a, entry }) => ({
-    entryId: a.entryId,
-    name: a.name,
-    createdAt: entry.createdAt,
-    inForce: a.entryId === anchorEntryId,
-    state: JSON.stringify(entry.payload.state ?? null, null, 2),
-    checkpoint: isReconstructionAnchor(a.name) ? renderCheckpoint(entry) : null,
-    audit: entries !== null && isCompactionAnchor(entry) ? auditSummaryOf(entries, a.entryId) : null,
-  }));
+  return withEntries.map(({ a, entry }) => {
+    const edited = editedSummaryOf(a.amendments, load);
+    return {
+      entryId: a.entryId,
+      name: a.name,
+      createdAt: entry.createdAt,
+      inForce: a.entryId === anchorEntryId,
+      state: JSON.stringify(entry.payload.state ?? null, null, 2),
+      checkpoint: isReconstructionAnchor(a.name) ? renderCheckpoint(entry, edited) : null,
+      audit: entries !== null && isCompactionAnchor(entry) ? auditSummaryOf(entries, a.entryId) : null,
+      amendments: a.amendments === undefined ? null : amendmentsInfoOf(a.amendments, load),
+      amendable: a.entryId === amendableId && isCompactionAnchor(entry) ? { summary: edited ?? checkpointSummaryText(entry) } : null,
+    };
+  });
 }

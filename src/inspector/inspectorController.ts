@@ -2,7 +2,14 @@ import * as z from 'zod';
 import type { ReadableTape, TapeReader } from '../store/lineage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
 import { errorMessage } from '../tape/errorMessage';
-import { inspectorRequests, inspectorToHost, type HostToInspector, type InspectorNotice, type InspectorRequests } from '../protocol/inspector';
+import {
+  inspectorRequests,
+  inspectorToHost,
+  type CompactionAmendment,
+  type HostToInspector,
+  type InspectorNotice,
+  type InspectorRequests,
+} from '../protocol/inspector';
 import { RequestDispatcher, type RequestHandlers } from '../protocol/requestDispatcher';
 import { anchorItems } from './anchorsTimeline';
 import { EntryQuery } from './entryQuery';
@@ -24,6 +31,13 @@ export interface InspectorHost {
   post(m: HostToInspector): void;
   copy(text: string): void;
   command(name: string, args: (string | number)[]): void;
+  /**
+   * Appends an amendment of the compaction `anchorEntryId` of the session through its session
+   * handle (asking the user first where it should), resolving to what was appended and said, or
+   * null when the user declined; it rejects, having written nothing, when the handle refuses.
+   * Absent where the page's tape cannot be written (a tape file's editor).
+   */
+  amend?(sessionId: string, anchorEntryId: number, amendment: CompactionAmendment): Promise<{ entryId: number; message: string } | null>;
 }
 
 const DEFAULT_BATCH_MS = 100;
@@ -74,6 +88,8 @@ export class InspectorController {
   private sessionsGrew = false;
   /** An evaluation report asked for before the page was ready: opened once it is. */
   private pendingEvaluation: string | undefined;
+  /** Likewise an anchor to show. */
+  private pendingAnchor: number | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private readonly batchMs: number;
@@ -135,6 +151,12 @@ export class InspectorController {
     else if (this.selected !== null) this.post({ type: 'showEvaluation', sessionId: this.selected, evalSessionId });
   }
 
+  /** The page opens the Anchors view on the anchor `entryId` of the shown session (once it is ready). */
+  showAnchor(entryId: number): void {
+    if (!this.started) this.pendingAnchor = entryId;
+    else if (this.selected !== null) this.post({ type: 'showAnchor', sessionId: this.selected, entryId });
+  }
+
   /** A replay's cursor on this tape moved: followed when it is on the session shown. */
   cursor(sessionId: string, entryId: number | null): void {
     if (this.started && sessionId === this.selected) this.post({ type: 'cursor', sessionId, entryId });
@@ -152,7 +174,9 @@ export class InspectorController {
         this.started = true;
         this.announce();
         if (this.pendingEvaluation !== undefined) this.showEvaluation(this.pendingEvaluation);
+        if (this.pendingAnchor !== undefined) this.showAnchor(this.pendingAnchor);
         this.pendingEvaluation = undefined;
+        this.pendingAnchor = undefined;
         return;
       case 'selectSession':
         if (!this.readers.store.sessions().some((s) => s.sessionId === m.sessionId)) throw new Error(`the tape has no session ${JSON.stringify(m.sessionId)}`);
@@ -192,6 +216,12 @@ export class InspectorController {
       anchors: () => {
         const sessionId = this.session();
         return { sessionId, items: anchorItems(this.readers.reader, sessionId) };
+      },
+      amendCompaction: async ({ anchorEntryId, amendment }) => {
+        const sessionId = this.session();
+        if (this.source.readOnly || this.host.amend === undefined) throw new Error('this tape is read-only here: nothing was amended');
+        const done = await this.host.amend(sessionId, anchorEntryId, amendment);
+        return done === null ? { sessionId, entryId: null, message: 'Nothing was appended.' } : { sessionId, ...done };
       },
       requests: () => {
         const sessionId = this.session();

@@ -105,6 +105,20 @@ export const compactionAuditSummary = z.object({
 export type CompactionAuditSummary = z.infer<typeof compactionAuditSummary>;
 export const MAX_MISSING_FACTS = 200;
 
+/**
+ * What was appended to amend a compaction (src/tape/anchorFold.ts): its pins, the summary edit in
+ * force, the undo that took it out of force. The facts and entries the pins name are listed so
+ * the page marks them pinned instead of offering to pin them again.
+ */
+export const anchorAmendments = z.object({
+  pins: z.array(entryId),
+  pinnedFacts: z.array(z.object({ kind: z.string(), value: z.string() })),
+  pinnedEntryIds: z.array(entryId),
+  summaryEntryId: z.nullable(entryId),
+  undoneBy: z.nullable(entryId),
+});
+export type AnchorAmendmentsInfo = z.infer<typeof anchorAmendments>;
+
 export const anchorItem = z.object({
   entryId,
   name: z.string(),
@@ -112,10 +126,18 @@ export const anchorItem = z.object({
   inForce: z.boolean(),
   /** The anchor's state as JSON text. */
   state: z.string(),
-  /** What a request starting from this anchor reads first (the checkpoint message), or null. */
+  /** What a request starting from this anchor reads first (the checkpoint message, with an edited summary), or null. */
   checkpoint: z.nullable(z.string()),
   /** Only compaction anchors have an audit. */
   audit: z.nullable(compactionAuditSummary),
+  /** Null until something amended the anchor. */
+  amendments: z.nullable(anchorAmendments),
+  /**
+   * Set on the one compaction amendments apply to now (the last reconstruction anchor not undone,
+   * when it is a compaction): `summary` is the summary in force, what "Edit Summary…" starts from.
+   * Whether this window may write is the page's `readOnly`.
+   */
+  amendable: z.nullable(z.object({ summary: z.string() })),
 });
 export type AnchorItem = z.infer<typeof anchorItem>;
 
@@ -281,6 +303,21 @@ export type TranscriptPage = z.infer<typeof transcriptPage>;
 const noParams = z.object({});
 
 /**
+ * An amendment the page asks for, as the session handle takes it (src/tape/compactionAmendment.ts
+ * checks it in full: bounds, entries before the compaction, not already in the context).
+ */
+export const compactionAmendment = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('pin'),
+    entryIds: z.optional(z.array(entryId)),
+    facts: z.optional(z.array(z.object({ kind: z.enum(AUDIT_FACT_KINDS), value: z.string() }))),
+  }),
+  z.object({ kind: z.literal('edit'), summary: z.string() }),
+  z.object({ kind: z.literal('undo') }),
+]);
+export type CompactionAmendment = z.infer<typeof compactionAmendment>;
+
+/**
  * What the webview asks, and what each question is answered with. The views sent whole (anchors,
  * requests, projections, lineage) name the session they are of, so a page that switched sessions
  * meanwhile drops them.
@@ -302,6 +339,16 @@ export const inspectorRequests = {
   lineage: { params: noParams, reply: z.object({ sessionId: z.string(), view: lineageView }) },
   /** The evaluations of the session, newest first (an evaluation session lists itself). */
   evaluations: { params: noParams, reply: z.object({ sessionId: z.string(), items: z.array(evaluationListItem) }) },
+  /**
+   * Appends one amendment (pin, edited summary, undo) of the compaction `anchorEntryId`, which must
+   * still be the one in force. `entryId` is the appended entry, null when the user declined (an
+   * undo asks first); `message` says what was done and, for an undo, what the next context holds.
+   * A refusal is an error reply, and then nothing was appended.
+   */
+  amendCompaction: {
+    params: z.object({ anchorEntryId: entryId, amendment: compactionAmendment }),
+    reply: z.object({ sessionId: z.string(), entryId: z.nullable(entryId), message: z.string() }),
+  },
   /** One evaluation's report. */
   evaluation: { params: z.object({ evalSessionId: z.string() }), reply: z.object({ sessionId: z.string(), report: evaluationReport }) },
 } satisfies RequestMap;
@@ -343,6 +390,8 @@ export const hostToInspector = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cursor'), sessionId: z.string(), entryId: z.nullable(entryId) }),
   /** An evaluation of the shown session finished: the Evaluations view opens on its report. */
   z.object({ type: z.literal('showEvaluation'), sessionId: z.string(), evalSessionId: z.string() }),
+  /** "Review" on a compaction (the chat's notice): the Anchors view opens with that anchor scrolled to and focused. */
+  z.object({ type: z.literal('showAnchor'), sessionId: z.string(), entryId }),
   /** Something failed outside any request (a command, a session that is not on the tape). */
   z.object({ type: z.literal('error'), message: z.string() }),
   /** The answer to one of the page's requests. */

@@ -28,7 +28,10 @@ export const amendmentSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('pin'),
     entryIds: z.array(z.number().int().positive()).max(PIN_MAX_ITEMS).optional(),
-    facts: z.array(z.strictObject({ kind: z.enum(FACT_KINDS), value: z.string().trim().min(1).max(PIN_FACT_MAX_CHARS) })).max(PIN_MAX_ITEMS).optional(),
+    facts: z
+      .array(z.strictObject({ kind: z.enum(FACT_KINDS), value: z.string().trim().min(1).max(PIN_FACT_MAX_CHARS) }))
+      .max(PIN_MAX_ITEMS)
+      .optional(),
   }),
   z.strictObject({ kind: z.literal('edit'), summary: z.string().max(SUMMARY_MAX_CHARS) }),
   z.strictObject({ kind: z.literal('undo'), reason: z.string().max(1000).optional() }),
@@ -52,17 +55,22 @@ export function compactionInForce(view: EffectiveView, getEntry: GetEntry, expec
     throw new CompactionAmendError('no_compaction', `nothing to amend in this session: ${why}`);
   }
   if (expected !== undefined && expected !== anchor.entryId) {
-    throw new CompactionAmendError('stale', `entry ${expected} is not the compaction in force (that is ${anchor.name} at entry ${anchor.entryId}); reload and try again`);
+    throw new CompactionAmendError(
+      'stale',
+      `entry ${expected} is not the compaction in force (that is ${anchor.name} at entry ${anchor.entryId}); reload and try again`,
+    );
   }
   return anchor;
 }
 
 function checkPinnedEntries(view: EffectiveView, anchor: ViewAnchor, entryIds: readonly number[], getEntry: GetEntry): void {
   const shown = new Set<number>();
-  for (const i of contextItems(view, cursorOf(getEntry(anchor.entryId)))) shown.add(i.kind === 'message' ? i.message.entryId : i.kind === 'result' ? i.result.entryId : i.call.entryId);
+  for (const i of contextItems(view, cursorOf(getEntry(anchor.entryId))))
+    shown.add(i.kind === 'message' ? i.message.entryId : i.kind === 'result' ? i.result.entryId : i.call.entryId);
   for (const id of entryIds) {
     if (id > view.headEntryId) throw new CompactionAmendError('invalid', `entry ${id} is not in the session (its last entry is ${view.headEntryId})`);
-    if (id >= anchor.entryId) throw new CompactionAmendError('invalid', `entry ${id} is not before the compaction at entry ${anchor.entryId}: only what it replaced can be pinned`);
+    if (id >= anchor.entryId)
+      throw new CompactionAmendError('invalid', `entry ${id} is not before the compaction at entry ${anchor.entryId}: only what it replaced can be pinned`);
     if (shown.has(id)) throw new CompactionAmendError('invalid', `entry ${id} is already in the context after the compaction; pinning it would send it twice`);
   }
 }

@@ -120,7 +120,10 @@ export const pinData = loose({
 export type PinData = z.infer<typeof pinData>;
 export const summaryEditData = loose({
   anchorEntryId: entryRef,
-  summary: z.string().refine((s) => s.trim() !== '', 'the summary is empty').refine((s) => s.length <= SUMMARY_MAX_CHARS, `the summary is over ${SUMMARY_MAX_CHARS} characters`),
+  summary: z
+    .string()
+    .refine((s) => s.trim() !== '', 'the summary is empty')
+    .refine((s) => s.length <= SUMMARY_MAX_CHARS, `the summary is over ${SUMMARY_MAX_CHARS} characters`),
 });
 export const undoData = loose({ anchorEntryId: entryRef, reason: z.string().optional() });
 

@@ -60,6 +60,7 @@ export function pinnedTexts(amendments: AnchorAmendments | undefined, shown: Rea
   }
   const out: PinnedText[] = [];
   if (facts.size > 0) out.push({ entryId: null, content: `[Pinned by the user: facts from before the checkpoint]\n${[...facts.values()].join('\n')}` });
-  for (const [id, e] of entries) out.push({ entryId: id, content: `[Pinned by the user: entry ${id} (${e.kind} ${e.name}), from before the checkpoint]\n${entryText(e)}` });
+  for (const [id, e] of entries)
+    out.push({ entryId: id, content: `[Pinned by the user: entry ${id} (${e.kind} ${e.name}), from before the checkpoint]\n${entryText(e)}` });
   return out;
 }

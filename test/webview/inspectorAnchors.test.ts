@@ -39,7 +39,7 @@ function fakeHost(evil: string): void {
         return ok({
           sessionId: 's1',
           items: [
-            { entryId: 1, name: 'session/start', createdAt: 0, inForce: false, state: '{}', checkpoint: null, audit: null },
+            { entryId: 1, name: 'session/start', createdAt: 0, inForce: false, state: '{}', checkpoint: null, audit: null, amendments: null, amendable: null },
             {
               entryId: 20,
               name: 'compaction/auto',

@@ -104,7 +104,17 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
         return ok({
           sessionId: 's1',
           items: [
-            { entryId: 1, name: 'session/start', createdAt: 0, inForce: false, state: '{"sessionId":"s1"}', checkpoint: null, audit: null },
+            {
+              entryId: 1,
+              name: 'session/start',
+              createdAt: 0,
+              inForce: false,
+              state: '{"sessionId":"s1"}',
+              checkpoint: null,
+              audit: null,
+              amendments: null,
+              amendable: null,
+            },
             {
               entryId: 40,
               name: 'handoff/next',
@@ -113,6 +123,8 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
               state: '{"summary":"did things","files":["a.ts"]}',
               checkpoint: 'Summary so far: did things',
               audit: null,
+              amendments: null,
+              amendable: null,
             },
           ],
         });

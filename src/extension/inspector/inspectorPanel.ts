@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import type { InspectorSource } from '../../inspector/inspectorController';
+import { InspectorController, type InspectorHost, type InspectorSource } from '../../inspector/inspectorController';
+import type { HostToInspector } from '../../protocol/inspector';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { errorMessage } from '../../tape/errorMessage';
 import type { ActiveSession } from '../activeSession';
 import type { WorkspaceTape } from '../workspaceTape';
+import { amendFromInspector } from './amendFromInspector';
 import { hostInspector, loadInspectorPage, type HostedInspector } from './inspectorWebview';
 import { followReplayCursor } from './replayFollow';
 
@@ -78,6 +80,35 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     for (const p of this.open) if (p.hosted.controller.sessionId === sessionId) p.hosted.controller.showEvaluation(evalSessionId);
   }
 
+  /** Shows the inspector on `sessionId` with the Anchors view open on the anchor `anchorEntryId` ("Review" on a compaction). */
+  async showAnchor(sessionId: string, anchorEntryId: number): Promise<void> {
+    const ws = await this.deps.tape.open();
+    if (!ws.store.sessions().some((s) => s.sessionId === sessionId)) throw new Error(`the workspace tape has no session ${JSON.stringify(sessionId)}`);
+    await this.show(sessionId);
+    for (const p of this.open) if (p.hosted.controller.sessionId === sessionId) p.hosted.controller.showAnchor(anchorEntryId);
+  }
+
+  /**
+   * For integration tests: the reply a page of the workspace tape's inspector on `sessionId` gets
+   * to one request, through a controller with the very host a panel has (amendments included), so
+   * a test presses what the page presses without reaching into the webview.
+   */
+  async request(sessionId: string, method: string, params: unknown): Promise<unknown> {
+    const ws = await this.deps.tape.open();
+    const replies: HostToInspector[] = [];
+    const host: InspectorHost = { post: (m) => replies.push(m), copy: () => undefined, command: () => undefined, amend: this.amend };
+    const controller = new InspectorController(sourceOf(this.deps.tape, ws), host, { sessionId });
+    try {
+      await controller.handle({ type: 'request', id: 1, method, params });
+    } finally {
+      controller.dispose();
+    }
+    const reply = replies.find((m) => m.type === 'reply');
+    if (reply === undefined) throw new Error(`no reply to ${method}`);
+    if (!reply.ok) throw new Error(reply.error);
+    return reply.result;
+  }
+
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
     const saved = savedPageState.safeParse(state);
     // No saved state (the page never got to save one) is not worth a warning; a wrong shape is.
@@ -105,11 +136,15 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     for (const p of [...this.open]) p.panel.dispose();
   }
 
+  private readonly amend: NonNullable<InspectorHost['amend']> = (sessionId, anchorEntryId, amendment) =>
+    amendFromInspector(this.deps, sessionId, anchorEntryId, amendment);
+
   private attach(panel: vscode.WebviewPanel, ws: WorkspaceStore, sessionId: string | undefined): void {
     loadInspectorPage(panel.webview, this.deps.context, 'Tape Inspector');
     panel.iconPath = vscode.Uri.joinPath(this.deps.context.extensionUri, 'media', 'icon.png');
     const hosted = hostInspector(panel.webview, sourceOf(this.deps.tape, ws), this.deps, {
       ...(sessionId === undefined ? {} : { sessionId }),
+      amend: this.amend,
       // The page can switch sessions; the tab follows with the session's title.
       onSource: (m) => {
         const shown = m.sessions.find((s) => s.sessionId === m.sessionId);

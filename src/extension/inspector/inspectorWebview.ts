@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { InspectorController, type InspectorSource } from '../../inspector/inspectorController';
+import { InspectorController, type InspectorHost, type InspectorSource } from '../../inspector/inspectorController';
 import { inspectorToHost, type HostToInspector } from '../../protocol/inspector';
 import { errorMessage } from '../../tape/errorMessage';
 import { makeNonce, renderWebviewHtml } from '../webviewHtml';
@@ -51,12 +51,19 @@ export interface HostedInspector extends vscode.Disposable {
  * An InspectorController behind a webview: the controller's messages go to the page, the page's
  * to the controller (which parses them), copies to the clipboard, and commands through the
  * whitelist. `onSource` sees each `source` message, so a panel can title itself after the session.
+ * `amend` (a panel on the workspace tape) lets the page amend compactions; without it the page's
+ * amendments are refused.
  */
 export function hostInspector(
   webview: vscode.Webview,
   source: InspectorSource,
   deps: InspectorWebviewDeps,
-  options: { sessionId?: string; tapeFile?: string; onSource?: (m: Extract<HostToInspector, { type: 'source' }>) => void } = {},
+  options: {
+    sessionId?: string;
+    tapeFile?: string;
+    onSource?: (m: Extract<HostToInspector, { type: 'source' }>) => void;
+    amend?: InspectorHost['amend'];
+  } = {},
 ): HostedInspector {
   const { log } = deps;
   const controller = new InspectorController(
@@ -73,6 +80,7 @@ export function hostInspector(
           void vscode.window.showErrorMessage(`Agent Tape: ${errorMessage(e)}`);
         });
       },
+      ...(options.amend === undefined ? {} : { amend: options.amend }),
     },
     options.sessionId === undefined ? {} : { sessionId: options.sessionId },
   );

@@ -17,6 +17,8 @@ interface Deps {
 /** A row of the sessions view, as VS Code hands it to a context action. */
 const sessionNodeArg = z.looseObject({ sessionId: z.string(), title: z.nullable(z.string()) });
 const sessionIdArg = z.optional(z.string());
+/** "Review" on a compaction (the chat's notice): the session and its compaction anchor's entry. */
+const showAnchorArgs = z.tuple([z.string(), z.number().check(z.int(), z.positive())]);
 
 const DELETE = 'Delete Session';
 
@@ -33,6 +35,12 @@ export function registerSessionActions(deps: Deps): vscode.Disposable[] {
   return [
     run('agentTape.openInspector', async (sessionId?: unknown) => {
       await panels.show(sessionIdArg.parse(sessionId));
+      return true;
+    }),
+    run('agentTape.inspector.showAnchor', async (...args: unknown[]) => {
+      const parsed = showAnchorArgs.safeParse(args);
+      if (!parsed.success) throw new Error(`agentTape.inspector.showAnchor takes a session id and an anchor's entry id: ${z.prettifyError(parsed.error)}`);
+      await panels.showAnchor(...parsed.data);
       return true;
     }),
     run('agentTape.sessions.openInspector', async (row: unknown) => {

@@ -34,7 +34,7 @@ describe('compaction (domain)', () => {
       req.messages.map((m) => m.role),
       ['system', 'user'],
     );
-    assert.match(req.messages[0].content, /"goal".*\n.*"decisions".*\n.*"filesTouched".*\n.*"openWork"/);
+    assert.match(req.messages[0].content, /"goal".*\n.*"decisions".*\n.*"filesTouched".*\n.*"commands".*\n.*"errors".*\n.*"openWork"/);
     const body = req.messages[1].content;
     assert.doesNotMatch(body, /AGENT PROMPT/);
     assert.match(
@@ -47,7 +47,14 @@ describe('compaction (domain)', () => {
   it('parses JSON, fenced JSON and JSON inside prose; plain text is the summary itself; blank is null', () => {
     const structured = {
       kind: 'structured',
-      summary: { goal: 'Fix the DB timeout', decisions: ['raise timeoutMs to 5000'], filesTouched: ['src/db.ts'], openWork: ['run the tests'] },
+      summary: {
+        goal: 'Fix the DB timeout',
+        decisions: ['raise timeoutMs to 5000'],
+        filesTouched: ['src/db.ts'],
+        commands: [],
+        errors: [],
+        openWork: ['run the tests'],
+      },
     };
     assert.deepStrictEqual(parseCompactionAnswer(JSON_ANSWER), structured);
     assert.deepStrictEqual(parseCompactionAnswer(`Here you go:\n\`\`\`json\n${JSON_ANSWER}\n\`\`\`\n`), structured);
@@ -60,9 +67,9 @@ describe('compaction (domain)', () => {
   });
 
   it('tolerates sloppy JSON: snake_case keys, a string for a list, missing parts; JSON of another shape is text', () => {
-    assert.deepStrictEqual(parseCompactionAnswer('{"goal":["a","b"],"files_touched":"x.ts","open_work":[1]}'), {
+    assert.deepStrictEqual(parseCompactionAnswer('{"goal":["a","b"],"files_touched":"x.ts","errors":"E1","open_work":[1]}'), {
       kind: 'structured',
-      summary: { goal: 'a; b', decisions: [], filesTouched: ['x.ts'], openWork: ['1'] },
+      summary: { goal: 'a; b', decisions: [], filesTouched: ['x.ts'], commands: [], errors: ['E1'], openWork: ['1'] },
     });
     assert.deepStrictEqual(parseCompactionAnswer('{"answer":42}'), { kind: 'text', text: '{"answer":42}' });
     assert.deepStrictEqual(parseCompactionAnswer('[1,2]'), { kind: 'text', text: '[1,2]' });
@@ -72,6 +79,12 @@ describe('compaction (domain)', () => {
     const parsed = parseCompactionAnswer('{"goal":"G","decisions":["d1","d2"],"openWork":[]}');
     assert.ok(parsed);
     assert.strictEqual(renderSummary(parsed), 'Goal: G\nDecisions:\n- d1\n- d2\nFiles touched: (none)\nOpen work: (none)');
+    const full = parseCompactionAnswer('{"goal":"G","commands":["npm test: 2 failed"],"errors":["TS2322 in a.ts, fixed"]}');
+    assert.ok(full);
+    assert.strictEqual(
+      renderSummary(full),
+      'Goal: G\nDecisions: (none)\nFiles touched: (none)\nCommands run:\n- npm test: 2 failed\nErrors:\n- TS2322 in a.ts, fixed\nOpen work: (none)',
+    );
     assert.strictEqual(renderSummary({ kind: 'text', text: 'plain' }), 'plain');
   });
 
@@ -182,7 +195,12 @@ describe('compact (compactor)', () => {
       sourceEntryIds: [3, 4, 5, 6, 7],
       model: { id: 'm1', vendor: 'test' },
       usage: { inputTokens: 120, outputTokens: 30, estimated: false },
+      // The one fact of the range the summary does not mention (a tool name alone is not listed).
+      alsoInRange: [{ kind: 'request', value: 'Fix the database connection timeout', entryIds: [3] }],
     });
+    assert.strictEqual(out.audit.anchorEntryId, 8);
+    assert.deepStrictEqual(out.audit.totals.request, { facts: 1, inSummary: 0 });
+    assert.deepStrictEqual(out.audit.totals.path, { facts: 1, inSummary: 1 });
     assert.strictEqual(model.requests.length, 1);
     assert.match(model.requests[0].messages[1].content, /Fix the database connection timeout[\s\S]*export const timeoutMs = 10;/);
     // Nothing is deleted: every entry is still on the tape.
@@ -200,6 +218,7 @@ describe('compact (compactor)', () => {
       ],
     );
     assert.match(ctx.messages[1].content, /^\[Checkpoint compaction\/manual at entry 8: .*\]\n\nGoal: Fix the DB timeout\n/);
+    assert.match(ctx.messages[1].content, /\n\nAlso in this range \(not in the summary[^\n]*\n- request: Fix the database connection timeout \(entry 3\)$/);
   });
 
   it('a second compaction summarises the first checkpoint and what came after it', async () => {
@@ -210,11 +229,20 @@ describe('compact (compactor)', () => {
     assert.ok('anchor' in out);
     assert.deepStrictEqual(
       [out.anchor.name, out.anchor.payload.state],
-      ['compaction/auto', { summary: 'second summary', cursorOrderSeq: 5, sourceEntryIds: [9, 10], model: { id: 'm1', vendor: 'test' } }],
+      [
+        'compaction/auto',
+        {
+          summary: 'second summary',
+          cursorOrderSeq: 5,
+          sourceEntryIds: [9, 10],
+          model: { id: 'm1', vendor: 'test' },
+          alsoInRange: [{ kind: 'request', value: 'next', entryIds: [9] }],
+        },
+      ],
     );
     assert.match(
       model.requests[0].messages[1].content,
-      /\[Checkpoint compaction\/auto at entry 8[^\n]*\n\nfirst summary\n\n\[user\]\nnext\n\n\[assistant\]\ndone/,
+      /\[Checkpoint compaction\/auto at entry 8[^\n]*\n\nfirst summary\n\nAlso in this range[^\n]*\n- path: src\/db\.ts \(entry 5\)\n- request: Fix the database connection timeout \(entry 3\)\n\n\[user\]\nnext\n\n\[assistant\]\ndone/,
     );
   });
 

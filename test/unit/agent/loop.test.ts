@@ -439,7 +439,13 @@ describe('runTurn (the agent loop)', () => {
 
   it('runs the pre-request hook before assembling, so what it appends is in the request', async () => {
     const seen: number[] = [];
-    const totals = { path: { facts: 3, inSummary: 1 }, command: { facts: 1, inSummary: 0 }, error: { facts: 0, inSummary: 0 }, request: { facts: 1, inSummary: 1 }, tool: { facts: 2, inSummary: 0 } };
+    const totals = {
+      path: { facts: 3, inSummary: 1 },
+      command: { facts: 1, inSummary: 0 },
+      error: { facts: 0, inSummary: 0 },
+      request: { facts: 1, inSummary: 1 },
+      tool: { facts: 2, inSummary: 0 },
+    };
     const { events, model } = await run([[{ text: 'answer' }]], 'question', {
       beforeRequest: async ({ requestSeq }) => {
         seen.push(requestSeq);
