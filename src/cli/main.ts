@@ -78,6 +78,14 @@ usage: agent-tape <command> [options]
   compact <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
       [--context-window N] [--json]            summarises the context in force into a
                                                compaction/manual anchor; prints its entry id
+  compact <tape.sqlite> --session S --pin ENTRY[,ENTRY...] | --undo |
+      --summary-file F [--json]                amends the compaction in force by appending:
+                                               pins entries into every later context after
+                                               its summary, undoes it (contexts start from
+                                               the anchor before it; says what does not fit),
+                                               or replaces its summary with F's text; prints
+                                               the entry appended; exit 2 with the reason when
+                                               S has no compaction to amend
   audit <tape> --session S [--anchor ENTRY] [--json]
                                                what each compaction's summary keeps of the
                                                range it replaced: paths, commands, errors,

@@ -1,6 +1,8 @@
+import { amendableAnchor, applyAnchorRow, type ViewAnchor } from './anchorFold';
 import { contextItems, cursorOf, isAfterCursor, type Cursor } from './context';
-import { isReconstructionAnchor, textOf, type Entry } from './entry';
+import { textOf, type Entry } from './entry';
 import { foldAll, foldRowOf } from './fold';
+import { editedSummaryOf } from './pinnedContext';
 
 /**
  * What a compaction's summary kept of the history it replaced (issue 20). The tape keeps every
@@ -8,12 +10,17 @@ import { foldAll, foldRowOf } from './fold';
  *
  * **The range** of a compaction anchor A is what the summary covers: the context items (SPEC 2.5,
  * `contextItems` in context.ts) of the session as it was just before A was appended, starting
- * after the cursor of the previous reconstruction anchor (compaction/*, handoff/*, auto_handoff/*;
- * the session start when there is none) and ending at A's own cursor: the effective, non-pending
+ * after the cursor of the reconstruction anchor then in force (compaction/*, handoff/*,
+ * auto_handoff/*, the last one not undone; the session start when there is none) and ending at
+ * A's own cursor: the effective, non-pending
  * messages with `orderSeq` up to A's `cursorOrderSeq`, each with its tool calls and their results.
  * Entries appended after A are never in it. Error entries carry no `orderSeq`: one is in the range
- * when it was appended after the previous reconstruction anchor, before A, and before the first
- * message the summary does not cover.
+ * when it was appended after that anchor, before A, and before the first message the summary does
+ * not cover.
+ *
+ * **The summary** is the anchor's, or the last edit of it (`compaction/summary-edit`) when the
+ * user replaced it: the text later contexts carry. Its "also in this range" list and pins are not
+ * part of it: they put back what the summary left out, and the audit is what shows that.
  *
  * **Facts** (one per kind and normalised value, with every entry id it occurs at):
  * - `path`: the string values of the tool call arguments `path`, `file_path`, `filePath`,
@@ -188,14 +195,12 @@ class FactList {
 /** The ids of the entries in the range of compaction `anchor` (see the rule above), ascending. */
 function rangeOf(entries: readonly Entry[], anchor: Entry): number[] {
   const before = entries.filter((e) => e.entryId < anchor.entryId);
-  let previous: Cursor | null = null;
-  let previousEntryId = 0;
-  for (const e of before) {
-    if (e.kind === 'anchor' && isReconstructionAnchor(e.name)) {
-      previous = cursorOf(e);
-      previousEntryId = e.entryId;
-    }
-  }
+  const anchors: ViewAnchor[] = [];
+  for (const e of before) applyAnchorRow(anchors, e);
+  const inForce = amendableAnchor(anchors);
+  const previousEntry = inForce === null ? undefined : before.find((e) => e.entryId === inForce.entryId);
+  const previous: Cursor | null = previousEntry === undefined ? null : cursorOf(previousEntry);
+  const previousEntryId = previousEntry?.entryId ?? 0;
   const view = foldAll(before.map(foldRowOf), { includePending: false });
   const own = cursorOf(anchor);
   const ids: number[] = [];
@@ -226,9 +231,13 @@ export function auditCompaction(entries: readonly Entry[], anchorEntryId: number
     const known = compactionAnchors(entries).map((a) => `${a.name}#${a.entryId}`);
     throw new CompactionAuditError(`entry ${anchorEntryId} is not a compaction anchor; compactions: ${known.join(', ') || 'none'}`);
   }
-  const state = anchor.payload.state as { summary?: unknown };
-  const summary = typeof state.summary === 'string' ? state.summary : '';
   const byId = new Map(entries.map((e) => [e.entryId, e]));
+  const anchors: ViewAnchor[] = [];
+  for (const e of entries) applyAnchorRow(anchors, e);
+  const state = anchor.payload.state as { summary?: unknown };
+  const summary =
+    editedSummaryOf(anchors.find((a) => a.entryId === anchorEntryId)?.amendments, (id) => byId.get(id)) ??
+    (typeof state.summary === 'string' ? state.summary : '');
   const ids = rangeOf(entries, anchor);
   const list = new FactList();
   for (const id of ids) {

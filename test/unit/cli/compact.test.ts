@@ -131,6 +131,91 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
     );
   });
 
+  it('--pin, --summary-file and --undo append one entry each, print its id, and the context and verify follow; exit 2 without a compaction', async () => {
+    await seed();
+    const none = await runCli(['compact', tape, '--session', SESSION, '--undo']);
+    assert.deepStrictEqual([none.code, none.out], [2, '']);
+    assert.match(none.err, /nothing to amend in this session: it has no compaction/);
+    const baseURL = await serve([{ stream: [{ text: SUMMARY }] }]);
+    assert.strictEqual((await runCli(['compact', tape, '--session', SESSION, '--base-url', baseURL, '--model', 'fake'])).code, 0);
+    const context = async (): Promise<{ anchorEntryId: number | null; messages: { entryId: number | null; content: string }[] }> =>
+      JSON.parse((await runCli(['context', tape, '--session', SESSION, '--json'])).out) as {
+        anchorEntryId: number | null;
+        messages: { entryId: number | null; content: string }[];
+      };
+    const before = await entries();
+
+    const pin = await runCli(['compact', tape, '--session', SESSION, '--pin', '3']);
+    assert.deepStrictEqual([pin.code, pin.out], [0, '5\n']);
+    assert.match(
+      pin.err,
+      /^compaction\/pin of the compaction at entry 4; the next context starts from the anchor at entry 4: about \d+ tokens \(no recorded request/,
+    );
+    let ctx = await context();
+    assert.deepStrictEqual(
+      ctx.messages.map((m) => m.entryId),
+      [null, 3],
+    );
+    assert.match(
+      ctx.messages[1].content,
+      /^\[Pinned by the user: entry 3 \(message message\/assistant\), from before the checkpoint\]\nSwitched to esbuild\.$/,
+    );
+
+    const file = path.join(dir, 'summary.md');
+    fs.writeFileSync(file, 'The build moved to esbuild; run the tests next.\n');
+    const edit = await runCli(['compact', tape, '--session', SESSION, '--summary-file', file, '--json']);
+    assert.strictEqual(edit.code, 0);
+    assert.deepStrictEqual(JSON.parse(edit.out), {
+      type: 'amendment',
+      sessionId: SESSION,
+      entryId: 6,
+      name: 'compaction/summary-edit',
+      anchorEntryId: 4,
+      fit: JSON.parse(edit.out).fit,
+    });
+    ctx = await context();
+    assert.match(ctx.messages[0].content, /\n\nThe build moved to esbuild; run the tests next\.$/);
+
+    const undo = await runCli(['compact', tape, '--session', SESSION, '--undo']);
+    assert.deepStrictEqual([undo.code, undo.out], [0, '7\n']);
+    assert.match(undo.err, /the next context starts from the session start/);
+    ctx = await context();
+    assert.strictEqual(ctx.anchorEntryId, null);
+    assert.deepStrictEqual(
+      ctx.messages.map((m) => m.entryId),
+      [2, 3],
+    );
+    // Only appended: every entry before the amendments is as it was.
+    assert.deepStrictEqual((await entries()).slice(0, before.length), before);
+    const verify = await runCli(['verify', tape, '--session', SESSION]);
+    assert.strictEqual(verify.code, 0, verify.out + verify.err);
+
+    const again = await runCli(['compact', tape, '--session', SESSION, '--undo']);
+    assert.strictEqual(again.code, 2);
+    assert.match(again.err, /every compaction of it is undone/);
+  });
+
+  it('refuses bad amendment flags before touching the tape', async () => {
+    await seed();
+    const before = JSON.stringify(await entries());
+    const cases: [string[], RegExp][] = [
+      [['--pin', '3,x'], /--pin takes entry ids separated by commas/],
+      [['--pin', '3', '--undo'], /give one amendment at a time/],
+      [['--summary-file', path.join(dir, 'missing.md')], /--summary-file .*missing\.md/],
+      [['--summary-file', '/dev/zero'], /--summary-file \/dev\/zero: \/dev\/zero: is a character device, not a regular file/],
+    ];
+    for (const [flags, message] of cases) {
+      const r = await runCli(['compact', tape, '--session', SESSION, ...flags]);
+      assert.strictEqual(r.code, 2, flags.join(' '));
+      assert.match(r.err, message);
+    }
+    fs.writeFileSync(path.join(dir, 'bin.md'), Buffer.from([0xff, 0xfe, 0x00]));
+    const binary = await runCli(['compact', tape, '--session', SESSION, '--summary-file', path.join(dir, 'bin.md')]);
+    assert.strictEqual(binary.code, 2);
+    assert.match(binary.err, /not UTF-8 text/);
+    assert.strictEqual(JSON.stringify(await entries()), before);
+  });
+
   it("a session handle's compact compacts the session for a host", async () => {
     await seed();
     const store = await TapeStore.open(tape);
