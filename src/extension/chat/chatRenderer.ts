@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import { describeInput } from '../../agent/tools/describeInput';
-import type { SessionEvent } from '../../agent/turnEvent';
+import type { CompactionNotice, SessionEvent } from '../../agent/turnEvent';
 import type { SubagentOutcome } from '../../tape/fork';
 import { oneLine } from '../../tape/oneLine';
 import { codeSpan } from '../tools/markdownCode';
+import { compactionSentence } from './compactionSentence';
 
 const PROGRESS_MAX = 120;
 
@@ -55,7 +56,7 @@ export class ChatRenderer {
         this.subagent(event.childSessionId, event.line, event.outcome);
         break;
       case 'compaction':
-        notice(this.stream, 'fold', `Compacted: the context now starts from the summary anchor ${codeSpan(event.anchorName)}.`);
+        compactionNotice(this.stream, this.options.sessionId, event);
         break;
       case 'error':
         if (event.kind === 'compaction')
@@ -105,6 +106,12 @@ export class ChatRenderer {
     this.referenced.add(uri.toString());
     this.stream.reference(uri, new vscode.ThemeIcon(name === 'apply_edit' ? 'edit' : 'file'));
   }
+}
+
+/** A compaction, automatic or `/compact`: what its summary kept and left out, and Review (the inspector's Anchors view on it). */
+export function compactionNotice(stream: vscode.ChatResponseStream, sessionId: string, compaction: CompactionNotice): void {
+  notice(stream, 'fold', compactionSentence(compaction));
+  stream.button({ command: 'agentTape.inspector.showAnchor', arguments: [sessionId, compaction.anchorEntryId], title: 'Review' });
 }
 
 /** A line set apart from the answer, with a codicon. */

@@ -14,7 +14,7 @@ import { ChatToolbox } from '../tools/chatToolbox';
 import { codeSpan } from '../tools/markdownCode';
 import { VsCodeWorkspace } from '../tools/vscodeWorkspace';
 import type { WorkspaceTape } from '../workspaceTape';
-import { ChatRenderer, notice } from './chatRenderer';
+import { ChatRenderer, compactionNotice, notice } from './chatRenderer';
 import { inspectSummary } from './inspectSummary';
 import { userMessageOf } from './userMessage';
 import { historyTurnsOf, newChatSessionId, sessionOfHistory, tapeChatMetadata, type TapeChatMetadata } from './threadSession';
@@ -108,11 +108,7 @@ async function handle(
       stream.progress('Summarising the session…');
       const outcome = await session.compact(model, abort.signal);
       if ('error' in outcome) return { metadata, errorDetails: { message: `Compaction failed: ${codeSpan(outcome.error)}` } };
-      notice(
-        stream,
-        'fold',
-        `Compacted: the next request starts from the summary anchor ${codeSpan(outcome.anchor.name)} (entry #${outcome.anchor.entryId}); nothing was deleted.`,
-      );
+      compactionNotice(stream, sessionId, { anchorName: outcome.anchor.name, anchorEntryId: outcome.anchor.entryId, totals: outcome.audit.totals });
       return { metadata };
     }
     return await runTurn(deps, { request, ws, session, root, model, stream, signal: abort.signal });
