@@ -68,5 +68,33 @@ describe('@tape in the Chat view, as a user sees it', () => {
       for (let i = 0; i < 50 && fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') !== 'alpha\n'; i++) await new Promise((r) => setTimeout(r, 100));
       assert.strictEqual(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'alpha\n');
     });
+
+    it('/compact says what the summary kept and left out, and Review opens the inspector on that anchor in Anchors', async () => {
+      await send(page, '/compact');
+      // Enter may first accept the slash command from the suggestions: then the request is still in the input.
+      const input = page.locator('.interactive-input-part .interactive-input-editor .view-lines').first();
+      await page.waitForTimeout(1000);
+      if (((await input.textContent()) ?? '').includes('/compact')) await page.keyboard.press('Enter');
+      const text = await answer(page, /Compacted: the next request starts from the summary anchor compaction\/manual/);
+      const [, entryId, kept] = /the summary anchor compaction\/manual \(entry #(\d+)\); nothing was deleted\. The summary keeps (.*?);/.exec(text) ?? [];
+      assert.ok(entryId !== undefined, text);
+      // The test model's summary echoes the whole transcript it was sent, so it keeps every fact; notes.txt was read and edited.
+      assert.match(kept, /^\d+ of \d+ files?(, \d+ of \d+ (commands?|errors?|requests?))*$/, text);
+      for (const [, inSummary, facts] of kept.matchAll(/(\d+) of (\d+)/g)) assert.strictEqual(inSummary, facts, text);
+      assert.match(text, /it left nothing out\./);
+      await page.screenshot({ path: path.join(shots, 'chat-compaction-notice.png') });
+
+      await responses(page).last().getByRole('button', { name: 'Review', exact: true }).click();
+      const inspector = page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+      await inspector.locator('vscode-tab-panel[data-view="anchors"]:visible').waitFor({ timeout: 30_000 });
+      const anchor = inspector.locator(`.anchor[data-entry-id="${entryId}"]`);
+      await anchor.filter({ hasText: 'compaction/manual' }).waitFor({ timeout: 30_000 });
+      // Focused once the anchors have arrived and it is scrolled to.
+      let focused = false;
+      for (let i = 0; i < 50 && !focused; i++, await page.waitForTimeout(200))
+        focused = await anchor.evaluate((el) => el.contains(el.ownerDocument.activeElement));
+      assert.ok(focused, 'the anchor has the focus');
+      await page.screenshot({ path: path.join(shots, 'chat-compaction-review.png') });
+    });
   });
 });
