@@ -1,6 +1,6 @@
 import type { SessionReads } from './sessionReads';
 import { cursorOf, isAfterCursor, resolveSelector, type Cursor } from '../tape/context';
-import { isReconstructionAnchor, RETRACTED_EVENT, textOf, type Entry } from '../tape/entry';
+import { isReconstructionAnchor, RETRACTED_EVENT, textOf, UNDO_EVENT, type Entry } from '../tape/entry';
 import { summaryOf } from '../tape/entrySummary';
 import { mergedFromOf } from '../tape/fork';
 import { foldAll, type FoldOptions, type FoldRow, type ViewMessage } from '../tape/fold';
@@ -97,14 +97,15 @@ export class Transcript {
 
   /**
    * The items the rows appended after `afterEntryId` made new or changed. A new reconstruction
-   * anchor moves the cursor, which changes the `compacted` marker of every message: then every item
-   * from `loadedFrom` (the first the page holds) to the end. A turn's `turn_end` checkpoint changes
+   * anchor (or an undo of one) moves the cursor, which changes the `compacted` marker of every
+   * message: then every item from `loadedFrom` (the first the page holds) to the end. A turn's `turn_end` checkpoint changes
    * the item of the message that ended the turn, which gains the turn's file changes.
    */
   changedSince(sessionId: string, afterEntryId: number, loadedFrom = 0): TranscriptItem[] {
     const touched = new Set<string>();
     for (const r of this.store.foldRows(sessionId, afterEntryId)) {
-      if (r.kind === 'anchor' && isReconstructionAnchor(r.name)) return this.page(sessionId, loadedFrom, Number.MAX_SAFE_INTEGER).items;
+      if ((r.kind === 'anchor' && isReconstructionAnchor(r.name)) || (r.kind === 'event' && r.name === UNDO_EVENT))
+        return this.page(sessionId, loadedFrom, Number.MAX_SAFE_INTEGER).items;
       if (r.messageId !== null) touched.add(r.messageId);
     }
     for (const messageId of this.fileChanges.endedAfter(sessionId, afterEntryId)) touched.add(messageId);

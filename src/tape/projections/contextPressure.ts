@@ -1,5 +1,5 @@
 import { contextItems, cursorOf, renderCheckpoint, type Cursor } from '../context';
-import { isReconstructionAnchor, SYSTEM_PROMPT, textOf, type Entry } from '../entry';
+import { isReconstructionAnchor, pinData, PIN_EVENT, SUMMARY_EDIT_EVENT, summaryEditData, SYSTEM_PROMPT, textOf, UNDO_EVENT, type Entry } from '../entry';
 import { viewOf } from '../fold';
 import { INTERRUPTED_OUTPUT } from '../toolPairs';
 import { decidesEffectiveness, factOf, foldReduction, type FactLog } from './foldedLog';
@@ -7,9 +7,9 @@ import type { Projection } from './projection';
 import { appendLog, emptyLog } from './sharedLog';
 
 /**
- * How full the next request's context would be under the default selector (last reconstruction
- * anchor): estimated tokens of the system prompt, the checkpoint and the context items after the
- * cursor. An estimate (about four characters a token) is enough for a gauge, and it needs no
+ * How full the next request's context would be under the default selector (the reconstruction
+ * anchor in force, with its amendments): estimated tokens of the system prompt, the checkpoint,
+ * what is pinned to it and the context items after the cursor. An estimate (about four characters a token) is enough for a gauge, and it needs no
  * tokenizer in the domain layer. The window is the caller's: one state serves every model.
  */
 export const CHARS_PER_TOKEN = 4;
@@ -17,12 +17,23 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 const estimate = (v: unknown): number => Math.ceil(textOf(v).length / CHARS_PER_TOKEN);
 
+/** A reconstruction anchor as the gauge counts it, amended as the fold amends it (anchorFold.ts). */
+interface AnchorGauge {
+  readonly anchor: Entry;
+  readonly checkpointTokens: number;
+  readonly cursor: Cursor;
+  /** Pinned facts' tokens; pinned entries are counted from the facts when the view is read. */
+  readonly pinnedTokens: number;
+  readonly pinnedEntryIds: readonly number[];
+  readonly undone: boolean;
+}
+
 export interface ContextPressureState {
   /** Message and tool rows with their estimated tokens, and retractions: the fold decides which count. */
   readonly facts: FactLog<number>;
   readonly systemTokens: number;
-  readonly checkpointTokens: number;
-  readonly cursor: Cursor | null;
+  /** Every reconstruction anchor, in tape order: an undo can bring back the one before. */
+  readonly anchors: readonly AnchorGauge[];
 }
 
 export interface ContextEstimate {
@@ -56,29 +67,73 @@ function tokensOf(entry: Entry): number | undefined {
 }
 
 const INTERRUPTED_TOKENS = estimate(INTERRUPTED_OUTPUT);
+
+function inForceIndex(anchors: readonly AnchorGauge[]): number {
+  let i = anchors.length - 1;
+  while (i >= 0 && anchors[i].undone) i--;
+  return i;
+}
+
+/** The state with the anchor in force amended by `entry`, or null when it is no amendment. */
+function amended(state: ContextPressureState, entry: Entry): ContextPressureState | null {
+  if (entry.kind !== 'event' || (entry.name !== PIN_EVENT && entry.name !== SUMMARY_EDIT_EVENT && entry.name !== UNDO_EVENT)) return null;
+  const i = inForceIndex(state.anchors);
+  if (i < 0) return state;
+  const a = state.anchors[i];
+  let next: AnchorGauge = a;
+  if (entry.name === UNDO_EVENT) next = { ...a, undone: true };
+  else if (entry.name === SUMMARY_EDIT_EVENT) {
+    const edit = summaryEditData.safeParse(entry.payload.data);
+    if (edit.success) next = { ...a, checkpointTokens: estimate(renderCheckpoint(a.anchor, edit.data.summary)) };
+  } else {
+    const pin = pinData.safeParse(entry.payload.data);
+    if (pin.success) {
+      const facts = (pin.data.facts ?? []).reduce((n, f) => n + estimate(`- ${f.kind}: ${f.value}`), 0);
+      next = { ...a, pinnedTokens: a.pinnedTokens + facts, pinnedEntryIds: [...a.pinnedEntryIds, ...(pin.data.entryIds ?? [])] };
+    }
+  }
+  const anchors = [...state.anchors];
+  anchors[i] = next;
+  return { ...state, anchors };
+}
 const folded = foldReduction<number>();
 
 /** Applying is O(1) per entry; the view walks the effective view, which is fine for a gauge read on demand. */
 export const contextPressureProjection: Projection<ContextPressureState, ContextEstimate> = {
   key: 'contextPressure',
-  version: 2,
-  init: () => ({ facts: emptyLog(), systemTokens: 0, checkpointTokens: 0, cursor: null }),
+  version: 3,
+  init: () => ({ facts: emptyLog(), systemTokens: 0, anchors: [] }),
   apply(state: ContextPressureState, entry: Entry): ContextPressureState {
     const tokens = tokensOf(entry);
     if (tokens !== undefined || decidesEffectiveness(entry)) return { ...state, facts: appendLog(state.facts, factOf(entry, tokens)) };
     if (entry.kind === 'system' && entry.name === SYSTEM_PROMPT) return { ...state, systemTokens: estimate(entry.payload.content) };
     if (entry.kind === 'anchor' && isReconstructionAnchor(entry.name)) {
-      return { ...state, checkpointTokens: estimate(renderCheckpoint(entry)), cursor: cursorOf(entry) };
+      const gauge: AnchorGauge = {
+        anchor: entry,
+        checkpointTokens: estimate(renderCheckpoint(entry)),
+        cursor: cursorOf(entry),
+        pinnedTokens: 0,
+        pinnedEntryIds: [],
+        undone: false,
+      };
+      return { ...state, anchors: [...state.anchors, gauge] };
     }
-    return state;
+    return amended(state, entry) ?? state;
   },
   view(state: ContextPressureState): ContextEstimate {
     const { fold, values } = folded.of(state.facts);
-    let total = state.systemTokens + state.checkpointTokens;
-    for (const item of contextItems(viewOf(fold), state.cursor)) {
+    const anchor = state.anchors[inForceIndex(state.anchors)] as AnchorGauge | undefined;
+    let total = state.systemTokens + (anchor === undefined ? 0 : anchor.checkpointTokens + anchor.pinnedTokens);
+    const shown = new Set<number>();
+    for (const item of contextItems(viewOf(fold), anchor?.cursor ?? null)) {
       if (item.kind === 'interrupted') total += INTERRUPTED_TOKENS;
-      else total += values.get(item.kind === 'message' ? item.message.entryId : item.kind === 'call' ? item.call.entryId : item.result.entryId) ?? 0;
+      else {
+        const id = item.kind === 'message' ? item.message.entryId : item.kind === 'call' ? item.call.entryId : item.result.entryId;
+        shown.add(id);
+        total += values.get(id) ?? 0;
+      }
     }
+    for (const id of new Set(anchor?.pinnedEntryIds ?? [])) if (!shown.has(id)) total += values.get(id) ?? 0;
     return { estimatedTokens: total };
   },
 };

@@ -52,11 +52,12 @@ describe('inspector transcript', () => {
     assert.deepStrictEqual([long.text.length, long.cut, short.cut], [TEXT_MAX, true, false]);
   });
 
-  it('after an append, only the touched items; a new compaction changes every item', async () => {
+  it('after an append, only the touched items; a new compaction, or its undo, changes every item', async () => {
     const store = await markerStore();
     const t = new Transcript(store);
     all(t, 's');
     await store.appendMany('s', [message('m5', 'assistant', 5, 'streamed in full')]);
+    const before = all(t, 's');
     assert.deepStrictEqual(brief(t.changedSince('s', 12)), [{ messageId: 'm5', entryId: 13, status: 'sent', markers: ['revised'], entryIds: [11, 13] }]);
     await store.append('s', { kind: 'event', name: 'turn/end', payload: { name: 'turn/end', data: {} } });
     assert.deepStrictEqual(t.changedSince('s', 13), []);
@@ -67,6 +68,14 @@ describe('inspector transcript', () => {
       every.map((i) => i.markers.includes('compacted')),
       [true, true, true, true, true, true],
     );
+    // An undo of it puts the marks back as the anchor before it (the store's own) gave them.
+    await store.append('s', { kind: 'event', name: 'compaction/undo', payload: { name: 'compaction/undo', data: { anchorEntryId: 15 } } });
+    const back = t.changedSince('s', 15);
+    assert.deepStrictEqual(
+      back.map((i) => i.markers.includes('compacted')),
+      before.map((i) => i.markers.includes('compacted')),
+    );
+    assert.ok(back.some((i) => !i.markers.includes('compacted')));
   });
 
   it('the sample tape: pending revisions then sent, messages before the handoff compacted', async () => {

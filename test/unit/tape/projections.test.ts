@@ -256,6 +256,16 @@ describe('tape projections', () => {
     const checkpoint = Math.ceil(renderCheckpoint(anchor).length / 4);
     assert.ok(checkpoint > 7);
     assert.strictEqual(viewAfter(p, t.entries).estimatedTokens, 10 + checkpoint + 5);
+
+    // Amendments of the compaction in force: a pinned entry and fact, an edited summary, an undo.
+    const fact = Math.ceil('- command: npm test'.length / 4);
+    t.event('compaction/pin', { anchorEntryId: anchor.entryId, entryIds: [2, 2], facts: [{ kind: 'command', value: 'npm test' }] });
+    assert.strictEqual(viewAfter(p, t.entries).estimatedTokens, 10 + checkpoint + 5 + 100 + fact);
+    t.event('compaction/summary-edit', { anchorEntryId: anchor.entryId, summary: 'e'.repeat(400) });
+    const edited = Math.ceil(renderCheckpoint(anchor, 'e'.repeat(400)).length / 4);
+    assert.strictEqual(viewAfter(p, t.entries).estimatedTokens, 10 + edited + 5 + 100 + fact);
+    t.event('compaction/undo', { anchorEntryId: anchor.entryId });
+    assert.strictEqual(viewAfter(p, t.entries).estimatedTokens, 10 + 100 + 5);
   });
 
   it('contextPressure counts what the context sends: an interrupted call its placeholder, an orphan result nothing', () => {
