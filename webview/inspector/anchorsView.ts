@@ -1,6 +1,8 @@
-import type { AnchorItem, CompactionAuditSummary, MissingFact } from '../../src/protocol/inspector';
+import type { AnchorAmendmentsInfo, AnchorItem, CompactionAmendment, CompactionAuditSummary, MissingFact } from '../../src/protocol/inspector';
 import { AUDIT_FACT_KINDS } from '../../src/protocol/inspector';
-import { badge, h, num, prettyJson, time } from './dom';
+import { errorMessage } from '../../src/tape/errorMessage';
+import type { CompactionActions } from './compactionActions';
+import { badge, h, num, prettyJson, time, type Child } from './dom';
 
 type FactKind = MissingFact['kind'];
 const NOUNS: Record<FactKind, [string, string]> = {
@@ -22,43 +24,205 @@ export function auditLine(audit: CompactionAuditSummary): string {
   return `keeps ${parts.join(', ')}`;
 }
 
-/** The anchors as a timeline, oldest first; the one the next request starts from is marked "in force". */
+const isMac = /Mac|iPhone|iPad/.test(navigator.platform);
+
+/** The summary editor of the compaction in force: kept across re-renders, so the tape growing meanwhile loses no typing. */
+interface SummaryEditor {
+  anchorEntryId: number;
+  element: HTMLElement;
+  textarea: HTMLTextAreaElement;
+  /** The text it opened with: saving it unchanged appends nothing. */
+  initial: string;
+}
+
+/**
+ * The anchors as a timeline, oldest first; the one the next request starts from is marked "in
+ * force". The compaction amendments apply to offers Pin on each fact its summary left out, Edit
+ * Summary… and Undo Compaction, where this window may write the tape; each appends one entry, and
+ * the view refreshes when the host reports the append.
+ */
 export class AnchorsView {
   readonly element = h('ol', { class: 'timeline', 'aria-label': 'Anchors' });
+  private sessionId: string | null = null;
+  private items: AnchorItem[] = [];
+  private editor: SummaryEditor | null = null;
+  /** What the last amendment said (or why it was refused), shown on its anchor until the next. */
+  private status: { anchorEntryId: number; text: string; failed: boolean } | null = null;
+  /** An amendment on its way: the buttons wait for its answer. */
+  private busy = false;
 
   /** `reveal` shows an entry in the Entries view, as the host's reveal does. */
-  constructor(private readonly reveal: (entryId: number) => void) {}
+  constructor(
+    private readonly reveal: (entryId: number) => void,
+    private readonly actions: CompactionActions,
+  ) {
+    actions.onChange(() => this.render());
+  }
 
-  set(items: AnchorItem[]): void {
-    if (items.length === 0) {
+  set(sessionId: string, items: AnchorItem[]): void {
+    if (sessionId !== this.sessionId) {
+      this.editor = null;
+      this.status = null;
+    }
+    this.sessionId = sessionId;
+    this.items = items;
+    this.render();
+  }
+
+  /** Scrolls the anchor into view and focuses it; false when the session has no such anchor. */
+  focusAnchor(entryId: number): boolean {
+    const li = this.element.querySelector<HTMLElement>(`.anchor[data-entry-id="${entryId}"]`);
+    if (li === null) return false;
+    for (const other of this.element.querySelectorAll('.anchor.selected')) other.classList.remove('selected');
+    li.classList.add('selected');
+    li.scrollIntoView({ block: 'start' });
+    li.focus();
+    return true;
+  }
+
+  private render(): void {
+    const focusedAnchor = this.element.contains(document.activeElement) ? document.activeElement?.closest<HTMLElement>('.anchor')?.dataset.entryId : undefined;
+    const amendable = this.actions.enabled ? this.items.find((a) => a.amendable !== null) : undefined;
+    if (this.editor !== null && this.editor.anchorEntryId !== amendable?.entryId) this.editor = null;
+    if (this.items.length === 0) {
       this.element.replaceChildren(h('li', { class: 'muted' }, 'No anchors in this session.'));
       return;
     }
-    this.element.replaceChildren(
-      ...items.map((a) =>
-        h(
-          'li',
-          { class: a.inForce ? 'anchor in-force' : 'anchor', 'aria-current': a.inForce ? 'true' : undefined, 'data-entry-id': a.entryId },
-          h(
-            'header',
-            {},
-            h('span', { class: 'anchor-name' }, a.name),
-            ' ',
-            a.inForce ? badge('in force', 'marker-in-force') : null,
-            h('span', { class: 'muted' }, ` #${a.entryId} · ${time(a.createdAt)}`),
-          ),
-          a.audit === null ? null : this.audit(a.audit),
-          h('h4', {}, 'State'),
-          h('pre', { class: 'json' }, prettyJson(a.state)),
-          h('h4', {}, 'Checkpoint'),
-          a.checkpoint === null ? h('p', { class: 'muted' }, 'None') : h('pre', { class: 'checkpoint' }, a.checkpoint),
-        ),
+    this.element.replaceChildren(...this.items.map((a) => this.anchor(a, a === amendable)));
+    // A press re-renders the view: the focus stays on the anchor it was in, not lost to the page.
+    if (focusedAnchor !== undefined && !this.element.contains(document.activeElement))
+      this.element.querySelector<HTMLElement>(`.anchor[data-entry-id="${focusedAnchor}"]`)?.focus();
+  }
+
+  private anchor(a: AnchorItem, amendable: boolean): HTMLElement {
+    const undone = a.amendments?.undoneBy != null;
+    return h(
+      'li',
+      {
+        class: ['anchor', a.inForce ? 'in-force' : '', undone ? 'undone' : ''].filter(Boolean).join(' '),
+        'aria-current': a.inForce ? 'true' : undefined,
+        'data-entry-id': a.entryId,
+        tabindex: -1,
+        'aria-label': `${a.name} at entry #${a.entryId}`,
+      },
+      h(
+        'header',
+        {},
+        h('span', { class: 'anchor-name' }, a.name),
+        ' ',
+        a.inForce ? badge('in force', 'marker-in-force') : null,
+        undone ? badge('undone', 'marker-undone') : null,
+        h('span', { class: 'muted' }, ` #${a.entryId} · ${time(a.createdAt)}`),
       ),
+      a.amendments === null ? null : this.amendments(a.amendments),
+      amendable ? this.actionBar(a) : null,
+      this.status?.anchorEntryId === a.entryId
+        ? h('p', { class: this.status.failed ? 'amend-status failed' : 'amend-status', role: this.status.failed ? 'alert' : 'status' }, this.status.text)
+        : null,
+      amendable && this.editor !== null ? this.editor.element : null,
+      a.audit === null ? null : this.audit(a.audit, a.entryId, amendable ? a : null),
+      h('h4', {}, 'State'),
+      h('pre', { class: 'json' }, prettyJson(a.state)),
+      h('h4', {}, 'Checkpoint'),
+      a.checkpoint === null ? h('p', { class: 'muted' }, 'None') : h('pre', { class: 'checkpoint' }, a.checkpoint),
     );
   }
 
+  private entryRef(id: number): HTMLElement {
+    const button = h('button', { type: 'button', class: 'link entry-ref', 'aria-label': `Show entry #${id} in Entries` }, `#${id}`);
+    button.addEventListener('click', () => this.reveal(id));
+    return button;
+  }
+
+  /** "2 pins #31 #40 · summary edited #41 · undone by #52", each entry id a way to it. */
+  private amendments(m: AnchorAmendmentsInfo): HTMLElement {
+    const parts: Child[][] = [];
+    if (m.pins.length > 0)
+      parts.push([
+        `${num(m.pins.length)} ${m.pins.length === 1 ? 'pin' : 'pins'} `,
+        ...m.pins.flatMap((id, i) => (i === 0 ? [this.entryRef(id)] : [' ', this.entryRef(id)])),
+      ]);
+    if (m.summaryEntryId !== null) parts.push(['summary edited ', this.entryRef(m.summaryEntryId)]);
+    if (m.undoneBy !== null) parts.push(['undone by ', this.entryRef(m.undoneBy)]);
+    return h('p', { class: 'amendments' }, ...parts.flatMap((p, i) => (i === 0 ? p : [' · ', ...p])));
+  }
+
+  private actionBar(a: AnchorItem): HTMLElement {
+    const edit = h('vscode-button', { class: 'edit-summary', secondary: true, icon: 'edit', disabled: this.busy || this.editor !== null }, 'Edit Summary…');
+    edit.addEventListener('click', () => this.openEditor(a));
+    const undo = h('vscode-button', { class: 'undo-compaction', secondary: true, icon: 'discard', disabled: this.busy }, 'Undo Compaction');
+    undo.addEventListener('click', () => void this.amend(a.entryId, { kind: 'undo' }));
+    return h('div', { class: 'amend-actions', role: 'group', 'aria-label': `Amend ${a.name} #${a.entryId}` }, edit, ' ', undo);
+  }
+
+  private openEditor(a: AnchorItem): void {
+    if (a.amendable === null || this.editor !== null) return;
+    const initial = a.amendable.summary;
+    const textarea = h('textarea', { class: 'summary-editor', rows: 10, 'aria-label': `Summary of ${a.name} #${a.entryId}`, spellcheck: 'false' });
+    textarea.value = initial;
+    const save = h('vscode-button', { class: 'summary-save' }, 'Save');
+    const cancel = h('vscode-button', { class: 'summary-cancel', secondary: true }, 'Cancel');
+    save.addEventListener('click', () => void this.saveEditor());
+    cancel.addEventListener('click', () => this.closeEditor());
+    const element = h(
+      'section',
+      { class: 'summary-edit', role: 'group', 'aria-label': 'Edit the summary' },
+      textarea,
+      h('div', { class: 'summary-edit-buttons' }, save, ' ', cancel, h('span', { class: 'muted' }, ` ${isMac ? '⌘' : 'Ctrl'}+Enter saves, Escape cancels`)),
+    );
+    element.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        void this.saveEditor();
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        this.closeEditor();
+      }
+    });
+    this.editor = { anchorEntryId: a.entryId, element, textarea, initial };
+    this.render();
+    textarea.focus();
+  }
+
+  /** Back to the anchor, with the focus on Edit Summary… where the editor was opened from. */
+  private closeEditor(): void {
+    const id = this.editor?.anchorEntryId;
+    this.editor = null;
+    this.render();
+    if (id !== undefined) this.element.querySelector<HTMLElement>(`.anchor[data-entry-id="${id}"] .edit-summary`)?.focus();
+  }
+
+  private async saveEditor(): Promise<void> {
+    const editor = this.editor;
+    if (editor === null || this.busy) return;
+    const summary = editor.textarea.value;
+    if (summary.trim() === editor.initial.trim()) {
+      this.status = { anchorEntryId: editor.anchorEntryId, text: 'The summary is unchanged: nothing was appended.', failed: false };
+      return this.closeEditor();
+    }
+    if (await this.amend(editor.anchorEntryId, { kind: 'edit', summary })) this.closeEditor();
+  }
+
+  /** Resolves to whether it was appended; a refusal stays on the anchor in words, and the editor stays open with the text. */
+  private async amend(anchorEntryId: number, amendment: CompactionAmendment): Promise<boolean> {
+    if (this.busy) return false;
+    this.busy = true;
+    this.render();
+    try {
+      const done = await this.actions.amend(anchorEntryId, amendment);
+      this.status = { anchorEntryId, text: done.message, failed: false };
+      return done.entryId !== null;
+    } catch (e) {
+      this.status = { anchorEntryId, text: `Not amended: ${errorMessage(e)}`, failed: true };
+      return false;
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
   /** What the summary kept, then what it left out by kind, each fact with the entries it occurs at. */
-  private audit(audit: CompactionAuditSummary): HTMLElement {
+  private audit(audit: CompactionAuditSummary, anchorEntryId: number, amendable: AnchorItem | null): HTMLElement {
     const { from, to } = audit.range;
     const range = from === null || to === null ? 'an empty range' : `#${from}–#${to}`;
     const line = h('p', { class: 'audit-line' }, h('span', { class: 'muted' }, `Summary of ${range}: `), auditLine(audit));
@@ -71,16 +235,18 @@ export class AnchorsView {
           'div',
           { class: 'audit-group', 'data-kind': k },
           h('h5', {}, `${TITLES[k]} (${num(facts.length)})`),
-          h('ul', { class: 'audit-facts' }, ...facts.map((f) => this.fact(f))),
+          h('ul', { class: 'audit-facts' }, ...facts.map((f) => this.fact(f, amendable))),
         ),
       );
+    // Opened once, it stays open across the refresh an amendment brings.
+    const wasOpen = this.element.querySelector(`.anchor[data-entry-id="${anchorEntryId}"] .audit-missing`)?.hasAttribute('open') ?? false;
     return h(
       'section',
       { class: 'audit', 'aria-label': 'Compaction audit' },
       line,
       h(
         'details',
-        { class: 'audit-missing' },
+        { class: 'audit-missing', open: wasOpen },
         h('summary', {}, `${num(missingTotal)} ${missingTotal === 1 ? 'fact' : 'facts'} not in the summary`),
         ...groups,
         audit.missingOmitted > 0 ? h('p', { class: 'muted audit-more' }, `and ${num(audit.missingOmitted)} more`) : null,
@@ -88,18 +254,39 @@ export class AnchorsView {
     );
   }
 
-  private fact(f: MissingFact): HTMLElement {
-    const ids = f.entryIds.slice(0, MAX_IDS_PER_FACT).map((id) => {
-      const button = h('button', { type: 'button', class: 'link entry-ref', 'aria-label': `Show entry #${id} in Entries` }, `#${id}`);
-      button.addEventListener('click', () => this.reveal(id));
-      return button;
-    });
+  /** A fact with where it occurs; on the compaction in force, Pin (the fact) and Pin Entries (where it occurs, verbatim). */
+  private fact(f: MissingFact, amendable: AnchorItem | null): HTMLElement {
+    const ids = f.entryIds.slice(0, MAX_IDS_PER_FACT).map((id) => this.entryRef(id));
     const rest = f.entryIds.length - ids.length;
     return h(
       'li',
-      {},
+      { 'data-kind': f.kind },
       h('span', { class: 'fact-value' }, f.value),
       h('span', { class: 'fact-ids' }, ' at ', ...ids.flatMap((b, i) => (i === 0 ? [b] : [' ', b])), rest > 0 ? ` and ${num(rest)} more` : null),
+      amendable === null ? null : this.pinButtons(f, amendable),
+    );
+  }
+
+  private pinButtons(f: MissingFact, a: AnchorItem): HTMLElement {
+    const m = a.amendments;
+    const factPinned = m?.pinnedFacts.some((p) => p.kind === f.kind && p.value === f.value) ?? false;
+    const unpinned = f.entryIds.filter((id) => !(m?.pinnedEntryIds.includes(id) ?? false));
+    const button = (cls: string, label: string, text: string, amendment: CompactionAmendment): HTMLElement => {
+      const b = h('button', { type: 'button', class: `pin ${cls}`, 'aria-label': label, disabled: this.busy }, text);
+      b.addEventListener('click', () => void this.amend(a.entryId, amendment));
+      return b;
+    };
+    const what = `${NOUNS[f.kind][0]} ${f.value.length > 60 ? `${f.value.slice(0, 59)}…` : f.value}`;
+    return h(
+      'span',
+      { class: 'pin-actions' },
+      factPinned ? badge('pinned', 'marker-pinned') : button('pin-fact', `Pin the ${what}`, 'Pin', { kind: 'pin', facts: [{ kind: f.kind, value: f.value }] }),
+      unpinned.length === 0
+        ? badge('entries pinned', 'marker-pinned')
+        : button('pin-entries', `Pin the ${unpinned.length === 1 ? 'entry' : `${num(unpinned.length)} entries`} of the ${what}`, 'Pin Entries', {
+            kind: 'pin',
+            entryIds: unpinned,
+          }),
     );
   }
 }

@@ -11,6 +11,7 @@ import { AnchorsView } from './anchorsView';
 import { ErrorBanner } from './banner';
 import { HostChannel } from './channel';
 import { CheckpointActions } from './checkpointActions';
+import { CompactionActions } from './compactionActions';
 import { h } from './dom';
 import { EntriesView } from './entriesView';
 import { EvaluationsView } from './evaluationsView';
@@ -53,7 +54,10 @@ export class Inspector {
   private readonly checkpoints = new CheckpointActions(this.channel);
   private readonly transcript = new TranscriptView(this.channel, this.forks, this.checkpoints);
   private readonly entries = new EntriesView(this.channel, this.store, this.forks);
-  private readonly anchors = new AnchorsView((id) => this.revealEntry(id));
+  private readonly compactions = new CompactionActions(this.channel);
+  private readonly anchors = new AnchorsView((id) => this.revealEntry(id), this.compactions);
+  /** The anchor a `showAnchor` asked for, scrolled to when the anchors next arrive. */
+  private preferAnchor: number | undefined;
   private readonly reruns = new RerunActions(this.channel);
   private readonly requests = new RequestsView(this.channel, this.reruns);
   private readonly evaluations = new EvaluationsView(this.channel, this.reruns);
@@ -122,6 +126,11 @@ export class Inspector {
         this.preferEvaluation = msg.evalSessionId;
         this.loaded.delete('evaluations');
         return this.show('evaluations');
+      case 'showAnchor':
+        if (msg.sessionId !== this.sessionId) return;
+        this.preferAnchor = msg.entryId;
+        this.loaded.delete('anchors');
+        return this.show('anchors');
       case 'error':
         return this.banner.show(msg.message);
     }
@@ -145,6 +154,7 @@ export class Inspector {
     this.forks.update(msg.sessionId, msg.readOnly);
     this.checkpoints.update(msg.sessionId, msg.readOnly);
     this.reruns.update(msg.sessionId, msg.readOnly);
+    this.compactions.update(msg.sessionId, msg.readOnly);
     if (msg.sessionId === this.sessionId) return;
     // A saved offset and selection belong to the saved session only.
     if (saved !== msg.sessionId) this.store.update({ sessionId: msg.sessionId, selectedEntryId: null, scrollTop: 0 });
@@ -205,7 +215,12 @@ export class Inspector {
     };
     switch (view) {
       case 'anchors':
-        return ask(this.channel.request('anchors', {}), (r) => this.anchors.set(r.items));
+        return ask(this.channel.request('anchors', {}), (r) => {
+          this.anchors.set(r.sessionId, r.items);
+          const prefer = this.preferAnchor;
+          this.preferAnchor = undefined;
+          if (prefer !== undefined && !this.anchors.focusAnchor(prefer)) this.banner.show(`Entry #${prefer} is not an anchor of this session.`);
+        });
       case 'requests':
         return ask(this.channel.request('requests', {}), (r) => this.requests.set(r.items));
       case 'projections':

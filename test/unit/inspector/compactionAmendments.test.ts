@@ -105,7 +105,8 @@ describe('inspector: amending a compaction from the Anchors view', () => {
   it("Pin through the page's request appends exactly one compaction/pin naming the anchor, and the reply says so", async () => {
     const store = await compactedStore();
     const host = new Host(new OpenTape(store));
-    const c = new InspectorController(inspectorSource(store, 'Workspace tape', false), host, { sessionId: S });
+    const c = new InspectorController(inspectorSource(store, 'Workspace tape', false), host, { sessionId: S, batchMs: 0 });
+    await c.handle({ type: 'ready' });
     const before = store.headEntryId(S);
     const reply = await ask(c, host, 1, 8, { kind: 'pin', facts: [{ kind: 'command', value: 'npm test' }] });
     assert.ok(reply.type === 'reply' && reply.ok, JSON.stringify(reply));
@@ -121,6 +122,10 @@ describe('inspector: amending a compaction from the Anchors view', () => {
       entryId: before + 1,
       message: `Pinned command "npm test" to the compaction #8 (entry #${before + 1}): later requests include it after the summary.`,
     });
+    // The page refreshes its Anchors view on the append the host then reports, as on any other.
+    await new Promise((r) => setTimeout(r, 20));
+    const appendedMessage = host.posted.find((m) => m.type === 'appended');
+    assert.deepStrictEqual(appendedMessage?.type === 'appended' && appendedMessage.rows.map((r) => [r.entryId, r.name]), [[before + 1, 'compaction/pin']]);
     c.dispose();
   });
 
