@@ -11,6 +11,18 @@ async function confirmation(page: Page, label: RegExp): Promise<void> {
   await button.click();
 }
 
+/**
+ * About 33 KB of lines with one path among them: the tape keeps the whole read, the context sends
+ * its first 16 KiB, and the summary request clips that to its first and last 2,000 characters, so
+ * the test model's summary (an echo of that request) has the file's name but not the path.
+ */
+const NEEDLE = 'src/hidden/needle.ts';
+const bigFile = (name: string): string =>
+  Array.from({ length: 600 }, (_, i) =>
+    i === 150 ? `see ${NEEDLE} for the rest` : `${name} line ${String(i).padStart(3, '0')}: the quick brown fox jumps over the lazy dog`,
+  ).join('\n') + '\n';
+const BIG_FILES = ['big1', 'big2', 'big3', 'big4'];
+
 describe('@tape in the Chat view, as a user sees it', () => {
   describe('with the scripted test model', () => {
     let workbench: Partial<Workbench> = {};
@@ -22,7 +34,14 @@ describe('@tape in the Chat view, as a user sees it', () => {
         await page.screenshot({ path: path.join(shots, `failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}.png`) });
     });
     before(async () => {
-      workbench = await openWorkbench();
+      workbench = await openWorkbench({
+        prepare: (dir) => {
+          // Automatic compaction at the lowest share of the test model's budget, so a few reads of the big files pass it.
+          fs.mkdirSync(path.join(dir, '.vscode'));
+          fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'agentTape.autoCompactShare': 0.3 }));
+          for (const name of BIG_FILES) fs.writeFileSync(path.join(dir, `${name}.txt`), bigFile(name));
+        },
+      });
       ({ page, ws } = workbench as Workbench);
       await openChat(page);
       await warmUp(page);
@@ -95,6 +114,30 @@ describe('@tape in the Chat view, as a user sees it', () => {
         focused = await anchor.evaluate((el) => el.contains(el.ownerDocument.activeElement));
       assert.ok(focused, 'the anchor has the focus');
       await page.screenshot({ path: path.join(shots, 'chat-compaction-review.png') });
+    });
+
+    it('an automatic compaction says what its summary left out and that the model is given it, with Review', async () => {
+      // Each read adds a file twice to the history (the result and the echoing answer): within a few turns the share is passed.
+      let text = '';
+      for (const name of BIG_FILES) {
+        await send(page, `tool:read_file {"path":"${name}.txt"}`);
+        text = await answer(page, `done: ${name} line 000`, 60_000);
+        if (text.includes('compaction/auto')) break;
+      }
+      const [, entryId, keptFiles, files, keptRequests, requests] =
+        /Compacted: the next request starts from the summary anchor compaction\/auto \(entry #(\d+)\); nothing was deleted\. The summary keeps (\d+) of (\d+) files, (\d+) of (\d+) requests?; the one it left out is listed for the model after it\./.exec(
+          text,
+        ) ?? [];
+      assert.ok(entryId !== undefined, `no automatic compaction after reading ${BIG_FILES.length} files: ${text}`);
+      // Every file read is named in the summary, the path inside them is not; every request is.
+      assert.deepStrictEqual([Number(keptFiles), Number(keptRequests)], [Number(files) - 1, Number(requests)], text);
+      await page.screenshot({ path: path.join(shots, 'chat-auto-compaction-notice.png') });
+      // After the answer, not folded away with the steps before it.
+      assert.ok(text.indexOf('Compacted:') > text.indexOf(`done: `), text);
+      await responses(page).last().getByRole('button', { name: 'Review', exact: true }).click();
+      const inspector = page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+      // The inspector was open on the manual one: it now shows the automatic one, with the path its summary missed.
+      await inspector.locator(`.anchor[data-entry-id="${entryId}"]`, { hasText: NEEDLE }).waitFor({ timeout: 30_000 });
     });
   });
 });

@@ -23,13 +23,15 @@ export interface RendererOptions {
 /**
  * Turns the agent's events into a chat response as they come: answer text streamed as markdown,
  * a progress line per tool call, the files read and edited as references, and compactions and
- * handoffs as short notices. Only the answer itself is the model's Markdown; any other text of the
+ * handoffs as short notices (a turn's compactions after its answer). Only the answer itself is the model's Markdown; any other text of the
  * model, a tool or the tape is put in code spans (markdownCode.ts), and the chat renders no HTML.
  */
 export class ChatRenderer {
   private messageId: string | undefined;
   private readonly inputs = new Map<string, unknown>();
   private readonly referenced = new Set<string>();
+  /** The turn's automatic compactions, shown once its answer is in. */
+  private readonly compactions: CompactionNotice[] = [];
 
   constructor(
     private readonly stream: vscode.ChatResponseStream,
@@ -56,7 +58,10 @@ export class ChatRenderer {
         this.subagent(event.childSessionId, event.line, event.outcome);
         break;
       case 'compaction':
-        compactionNotice(this.stream, this.options.sessionId, event);
+        // VS Code folds what comes before the answer into the reply's collapsed "Completed N steps":
+        // a step line now, and the notice with its button after the answer, where it stays in sight.
+        this.stream.progress(`Compacted the history into ${codeSpan(event.anchorName)}`);
+        this.compactions.push(event);
         break;
       case 'error':
         if (event.kind === 'compaction')
@@ -64,7 +69,9 @@ export class ChatRenderer {
         break;
       case 'checkpoint':
         // The turn_end checkpoint comes after the answer, just before turn/end: the reply ends with it.
-        if (event.reason === 'turn_end' && event.files > 0) this.turnChanges(event.turnId, event.files, event.added, event.removed);
+        if (event.reason !== 'turn_end') break;
+        this.showCompactions();
+        if (event.files > 0) this.turnChanges(event.turnId, event.files, event.added, event.removed);
         break;
       case 'checkpoints_off':
         notice(
@@ -74,9 +81,14 @@ export class ChatRenderer {
         );
         break;
       case 'turn_end':
+        this.showCompactions();
         break;
     }
   };
+
+  private showCompactions(): void {
+    for (const c of this.compactions.splice(0)) compactionNotice(this.stream, this.options.sessionId, c);
+  }
 
   private turnChanges(turnId: string, files: number, added: number, removed: number): void {
     notice(this.stream, 'diff', `${files} file${files === 1 ? '' : 's'} changed (+${added} −${removed})`);
