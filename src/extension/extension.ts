@@ -31,6 +31,11 @@ export interface AgentTapeApi {
   workspaceStore(): Promise<TapeStore>;
   /** The "Tape Sessions" view's rows, as VS Code asks for them. */
   sessionsTree: SessionsTree;
+  /**
+   * One request as an inspector page on the workspace tape sends it (the Anchors view's Pin, say),
+   * through a panel's own controller and host; resolves to its reply, rejects with a refusal.
+   */
+  inspectorRequest(sessionId: string, method: string, params: unknown): Promise<unknown>;
 }
 
 let workspaceTape: WorkspaceTape | undefined;
@@ -81,6 +86,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     closeWorkspaceTape: () => tape.close(),
     workspaceStore: async () => (await tape.open()).store,
     sessionsTree: inspector.tree,
+    inspectorRequest: (sessionId, method, params) => inspector.panels.request(sessionId, method, params),
   };
 }
 

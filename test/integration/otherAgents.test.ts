@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentTapeApi } from '../../src/extension/extension';
+import { inspectorRequests } from '../../src/protocol/inspector';
 import { claudeCodeProjectDir } from '../../src/ingest/sessionDiscovery';
 import { TapeStore } from '../../src/store/tapeStore';
 import { CC_SESSION, jsonl, writeClaudeCode } from '../unit/ingest/fixtures';
@@ -48,6 +49,40 @@ describe("other agents' sessions in a real VS Code", () => {
     await until('the inspector on the imported session', () => inspectorTabs()[0]);
     const again = await vscode.commands.executeCommand<{ appended: number }>('agentTape.importAgentSessions', [file]);
     assert.strictEqual(again?.appended, 0);
+  });
+
+  it('the Anchors view audits the ingested Claude Code compaction; Pin appends exactly one compaction/pin naming it, a stale anchor nothing; agentTape.inspector.showAnchor opens the inspector', async () => {
+    const sessionId = `claude-code:${CC_SESSION}`;
+    const anchors = async () => inspectorRequests.anchors.reply.parse(await api.inspectorRequest(sessionId, 'anchors', {})).items;
+    const compaction = (await anchors()).find((a) => a.audit !== null);
+    assert.ok(compaction, 'the ingested compaction has its audit');
+    assert.ok(compaction.name.startsWith('compaction/'), compaction.name);
+    assert.ok(compaction.amendable !== null, 'it is the compaction amendments apply to');
+    const fact = compaction.audit?.missing[0];
+    assert.ok(fact, 'its summary left something out');
+
+    await vscode.window.tabGroups.close(inspectorTabs());
+    assert.strictEqual(await vscode.commands.executeCommand('agentTape.inspector.showAnchor', sessionId, compaction.entryId), true);
+    await until('the inspector on the session', () => inspectorTabs()[0]);
+
+    const store = await api.workspaceStore();
+    const before = store.headEntryId(sessionId);
+    const pin = { kind: 'pin', facts: [{ kind: fact.kind, value: fact.value }] };
+    const reply = inspectorRequests.amendCompaction.reply.parse(
+      await api.inspectorRequest(sessionId, 'amendCompaction', { anchorEntryId: compaction.entryId, amendment: pin }),
+    );
+    const appended = store.entries(sessionId).filter((e) => e.entryId > before);
+    assert.deepStrictEqual(
+      appended.map((e) => [e.entryId, e.kind, e.name, e.payload.data]),
+      [[before + 1, 'event', 'compaction/pin', { anchorEntryId: compaction.entryId, facts: [{ kind: fact.kind, value: fact.value }] }]],
+    );
+    assert.strictEqual(reply.entryId, before + 1);
+    const amended = (await anchors()).find((a) => a.entryId === compaction.entryId);
+    assert.deepStrictEqual(amended?.amendments?.pins, [before + 1]);
+    assert.deepStrictEqual(amended?.amendments?.pinnedFacts, [{ kind: fact.kind, value: fact.value }]);
+
+    await assert.rejects(api.inspectorRequest(sessionId, 'amendCompaction', { anchorEntryId: 1, amendment: pin }), /entry 1 is not the compaction in force/);
+    assert.strictEqual(store.headEntryId(sessionId), before + 1, 'the refused pin wrote nothing');
   });
 
   it('with agentTape.followAgentSessions on, a Claude Code session of this workspace lands on the tape as it is written', async () => {

@@ -181,7 +181,8 @@ export class AnchorsView {
     });
     this.editor = { anchorEntryId: a.entryId, element, textarea, initial };
     this.render();
-    textarea.focus();
+    // After the key that opened it is done: an Enter on Edit Summary… would otherwise land in the text.
+    setTimeout(() => textarea.focus(), 0);
   }
 
   /** Back to the anchor, with the focus on Edit Summary… where the editor was opened from. */
@@ -189,7 +190,9 @@ export class AnchorsView {
     const id = this.editor?.anchorEntryId;
     this.editor = null;
     this.render();
-    if (id !== undefined) this.element.querySelector<HTMLElement>(`.anchor[data-entry-id="${id}"] .edit-summary`)?.focus();
+    // A new vscode-button takes the focus once it has rendered (it sets its tabindex then).
+    const edit = id === undefined ? null : this.element.querySelector<HTMLElement>(`.anchor[data-entry-id="${id}"] .edit-summary`);
+    if (edit !== null) setTimeout(() => edit.focus(), 0);
   }
 
   private async saveEditor(): Promise<void> {
