@@ -102,8 +102,8 @@ export class AnchorsView {
         class: ['anchor', a.inForce ? 'in-force' : '', undone ? 'undone' : ''].filter(Boolean).join(' '),
         'aria-current': a.inForce ? 'true' : undefined,
         'data-entry-id': a.entryId,
+        // Focusable by script only: "Review" and a press that re-renders the view put the focus here.
         tabindex: -1,
-        'aria-label': `${a.name} at entry #${a.entryId}`,
       },
       h(
         'header',
