@@ -8,7 +8,7 @@ interface Pending {
   method: string;
   resolve(reply: unknown): void;
   reject(error: Error): void;
-  timer: ReturnType<typeof setTimeout>;
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /**
@@ -27,13 +27,17 @@ export class Messenger<M extends RequestMap> {
     private readonly timeoutMs = DEFAULT_TIMEOUT_MS,
   ) {}
 
-  request<K extends Method<M>>(method: K, params: ParamsOf<M, K>): Promise<ReplyOf<M, K>> {
+  /**
+   * `waitsForUser`: the host asks the user first (a modal confirmation), who may take any time, so
+   * no timeout applies; the reply still settles it.
+   */
+  request<K extends Method<M>>(method: K, params: ParamsOf<M, K>, options: { waitsForUser?: boolean } = {}): Promise<ReplyOf<M, K>> {
     const id = this.nextId++;
     return new Promise<ReplyOf<M, K>>((resolve, reject) => {
-      const timer = setTimeout(
-        () => this.take(id)?.reject(new Error(`the extension did not answer ${method} within ${this.timeoutMs / 1000} s`)),
-        this.timeoutMs,
-      );
+      const timer =
+        options.waitsForUser === true
+          ? undefined
+          : setTimeout(() => this.take(id)?.reject(new Error(`the extension did not answer ${method} within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
       this.pending.set(id, { method, resolve: resolve as (reply: unknown) => void, reject, timer });
       try {
         this.post({ type: 'request', id, method, params });

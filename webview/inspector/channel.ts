@@ -47,8 +47,12 @@ export class HostChannel {
     this.api.postMessage(msg);
   }
 
-  request<K extends Method<InspectorRequests>>(method: K, params: ParamsOf<InspectorRequests, K>): Promise<ReplyOf<InspectorRequests, K>> {
-    return this.messenger.request(method, params);
+  request<K extends Method<InspectorRequests>>(
+    method: K,
+    params: ParamsOf<InspectorRequests, K>,
+    options: { waitsForUser?: boolean } = {},
+  ): Promise<ReplyOf<InspectorRequests, K>> {
+    return this.messenger.request(method, params, options);
   }
 
   /** A request that failed (the host's error, a malformed reply, no answer): shown as the host's errors are. */

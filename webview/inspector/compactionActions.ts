@@ -36,7 +36,8 @@ export class CompactionActions {
    */
   async amend(anchorEntryId: number, amendment: CompactionAmendment): Promise<{ entryId: number | null; message: string }> {
     if (!this.enabled) throw new Error('this tape is read-only here');
-    const reply = await this.channel.request('amendCompaction', { anchorEntryId, amendment });
+    // An undo asks the user first, who may take longer than any reply timeout.
+    const reply = await this.channel.request('amendCompaction', { anchorEntryId, amendment }, { waitsForUser: amendment.kind === 'undo' });
     return { entryId: reply.entryId, message: reply.message };
   }
 }

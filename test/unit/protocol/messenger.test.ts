@@ -68,6 +68,14 @@ describe('webview messenger', () => {
     assert.deepStrictEqual(await p, { error: 'the extension did not answer echo within 0.02 s' });
   });
 
+  it('a request that waits for the user has no timeout: its reply settles it however late', async () => {
+    const { m, ok } = messenger(20);
+    const p = settled(m.request('echo', { text: 'confirm?' }, { waitsForUser: true }));
+    await wait(40);
+    m.receive(ok(1, 'confirmed'));
+    assert.deepStrictEqual(await p, { value: 'confirmed' });
+  });
+
   it('a post that throws (the page is going away) rejects the request', async () => {
     const m = new Messenger(testRequests, () => {
       throw new Error('disposed');
