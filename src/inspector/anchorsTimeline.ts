@@ -1,9 +1,9 @@
 import type { SessionReads } from './sessionReads';
 import { auditCompaction, isCompactionAnchor } from '../tape/compactionAudit';
 import { checkpointSummaryText, renderCheckpoint, resolveSelector } from '../tape/context';
-import { isReconstructionAnchor, pinData, type Entry } from '../tape/entry';
+import { isReconstructionAnchor, type Entry } from '../tape/entry';
 import { amendableAnchor, applyAnchorRow, type AnchorAmendments, type ViewAnchor } from '../tape/anchorFold';
-import { editedSummaryOf } from '../tape/pinnedContext';
+import { editedSummaryOf, pinnedOf } from '../tape/pinnedContext';
 import { MAX_MISSING_FACTS, type AnchorAmendmentsInfo, type AnchorItem, type CompactionAuditSummary } from '../protocol/inspector';
 
 /** Every anchor row with its amendments, as the fold lists them: from the rows in memory, with no fold state to keep. */
@@ -27,18 +27,11 @@ function auditSummaryOf(entries: readonly Entry[], anchorEntryId: number): Compa
 
 /** The amendments as the page shows them: the pins' facts and entries read out (an unreadable pin names none). */
 function amendmentsInfoOf(amendments: AnchorAmendments, load: (id: number) => Entry | undefined): AnchorAmendmentsInfo {
-  const facts = new Map<string, { kind: string; value: string }>();
-  const entryIds = new Set<number>();
-  for (const pinId of amendments.pins) {
-    const pin = pinData.safeParse(load(pinId)?.payload.data);
-    if (!pin.success) continue;
-    for (const f of pin.data.facts ?? []) facts.set(`${f.kind}\u0000${f.value}`, { kind: f.kind, value: f.value });
-    for (const id of pin.data.entryIds ?? []) entryIds.add(id);
-  }
+  const pinned = pinnedOf(amendments, load);
   return {
     pins: [...amendments.pins],
-    pinnedFacts: [...facts.values()],
-    pinnedEntryIds: [...entryIds].sort((a, b) => a - b),
+    pinnedFacts: pinned.facts,
+    pinnedEntryIds: pinned.entries.map((e) => e.entryId).sort((a, b) => a - b),
     summaryEntryId: amendments.summaryEntryId,
     undoneBy: amendments.undoneBy,
   };
