@@ -124,20 +124,25 @@ describe('@tape in the Chat view, as a user sees it', () => {
         text = await answer(page, `done: ${name} line 000`, 60_000);
         if (text.includes('compaction/auto')) break;
       }
-      const [, entryId, keptFiles, files, keptRequests, requests] =
-        /Compacted: the next request starts from the summary anchor compaction\/auto \(entry #(\d+)\); nothing was deleted\. The summary keeps (\d+) of (\d+) files, (\d+) of (\d+) requests?; the one it left out is listed for the model after it\./.exec(
+      const [, entryId, keptFiles, files, keptRequests, requests, leftOut] =
+        /Compacted: the next request starts from the summary anchor compaction\/auto \(entry #(\d+)\); nothing was deleted\. The summary keeps (\d+) of (\d+) files, (\d+) of (\d+) requests?; (it left nothing out|the one it left out is listed for the model after it)\./.exec(
           text,
         ) ?? [];
       assert.ok(entryId !== undefined, `no automatic compaction after reading ${BIG_FILES.length} files: ${text}`);
-      // Every file read is named in the summary, the path inside them is not; every request is.
-      assert.deepStrictEqual([Number(keptFiles), Number(keptRequests)], [Number(files) - 1, Number(requests)], text);
+      // Every request is named in the summary (the test model echoes its transcript). Whether the
+      // path inside the files survives the summary request's clipping depends on where the range
+      // starts; the notice must say so either way.
+      assert.strictEqual(Number(keptRequests), Number(requests), text);
+      const missed = Number(files) - Number(keptFiles);
+      assert.ok(missed === 0 || missed === 1, text);
+      assert.strictEqual(leftOut === 'it left nothing out', missed === 0, text);
       await page.screenshot({ path: path.join(shots, 'chat-auto-compaction-notice.png') });
       // After the answer, not folded away with the steps before it.
       assert.ok(text.indexOf('Compacted:') > text.indexOf(`done: `), text);
       await responses(page).last().getByRole('button', { name: 'Review', exact: true }).click();
       const inspector = page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
-      // The inspector was open on the manual one: it now shows the automatic one, with the path its summary missed.
-      await inspector.locator(`.anchor[data-entry-id="${entryId}"]`, { hasText: NEEDLE }).waitFor({ timeout: 30_000 });
+      // The inspector was open on the manual one: it now shows the automatic one, with the path its summary missed if it missed it.
+      await inspector.locator(`.anchor[data-entry-id="${entryId}"]`, missed === 1 ? { hasText: NEEDLE } : {}).waitFor({ timeout: 30_000 });
     });
   });
 });
