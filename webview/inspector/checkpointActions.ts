@@ -1,4 +1,4 @@
-import type { HostChannel } from './channel';
+import { WritableAction } from './writableAction';
 
 /**
  * What the transcript offers of the workspace checkpoints: a file a turn changed opens VS Code's
@@ -8,27 +8,13 @@ import type { HostChannel } from './channel';
  * for. Both only where this window may write the tape, as forking is: the checkpoints are the
  * workspace tape's, and a tape file's editor (read-only) shows another tape, whose are not here.
  */
-export class CheckpointActions {
-  private sessionId: string | null = null;
-  private writable = false;
+export class CheckpointActions extends WritableAction {
   /** The shown session's first entry a checkpoint stands for; null while it has none. */
   private from: number | null = null;
-  private readonly listeners: (() => void)[] = [];
 
-  constructor(private readonly channel: HostChannel) {}
-
-  /** Called when what is offered changes (the session, the tape's writability, the first checkpoint). */
-  onChange(listener: () => void): void {
-    this.listeners.push(listener);
-  }
-
-  update(sessionId: string | null, readOnly: boolean): void {
-    if (sessionId === this.sessionId && !readOnly === this.writable) return;
-    // Where checkpoints begin is the session's: the new one's transcript says it.
-    if (sessionId !== this.sessionId) this.from = null;
-    this.sessionId = sessionId;
-    this.writable = !readOnly;
-    this.changed();
+  // Where checkpoints begin is the session's: the new one's transcript says it.
+  protected override sessionSwitched(): void {
+    this.from = null;
   }
 
   /** The shown session's `checkpointsFrom`, as each transcript page and delta brings it. */
@@ -40,7 +26,7 @@ export class CheckpointActions {
 
   /** Whether a changed file opens its diff (else the files are listed as text). */
   get diffsOffered(): boolean {
-    return this.sessionId !== null && this.writable;
+    return this.enabled;
   }
 
   /** Whether "Restore Files to Here" is offered for a restore at `entryId`. */
@@ -56,9 +42,5 @@ export class CheckpointActions {
   openDiff(beforeId: string, afterId: string, path: string): void {
     if (this.sessionId === null || !this.diffsOffered) return;
     this.channel.post({ type: 'command', command: 'agentTape.openCheckpointDiff', args: [this.sessionId, beforeId, afterId, path] });
-  }
-
-  private changed(): void {
-    for (const l of this.listeners) l();
   }
 }
