@@ -5,10 +5,13 @@ import type { SessionHandle } from '../agent/session/sessionHandle';
 import { JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
 import { errorMessage } from '../tape/errorMessage';
 import { handoffName } from '../tape/handoffAnchor';
+import { compactionSentence } from './chat/compactionSentence';
 import { PARTICIPANT_ID } from './chat/participant';
 import { LmModelPort } from './model/lmModelPort';
 import type { ActiveSession } from './activeSession';
 import type { WorkspaceTape } from './workspaceTape';
+
+const REVIEW = 'Review';
 
 interface Deps {
   log: vscode.LogOutputChannel;
@@ -64,9 +67,12 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
         },
       );
       if ('error' in outcome) throw new Error(outcome.error);
-      void vscode.window.showInformationMessage(
-        `Agent Tape: compacted; the next request starts from ${outcome.anchor.name} (entry #${outcome.anchor.entryId}).`,
-      );
+      const notice = { anchorName: outcome.anchor.name, anchorEntryId: outcome.anchor.entryId, totals: outcome.audit.totals };
+      void vscode.window
+        .showInformationMessage(`Agent Tape: ${compactionSentence(notice, (name) => name)}`, REVIEW)
+        .then((choice) =>
+          choice === REVIEW ? vscode.commands.executeCommand('agentTape.inspector.showAnchor', t.session.sessionId, outcome.anchor.entryId) : undefined,
+        );
       return { entryId: outcome.anchor.entryId, name: outcome.anchor.name };
     }),
 

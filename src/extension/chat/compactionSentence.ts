@@ -19,11 +19,12 @@ const KINDS: readonly { kind: Exclude<FactKind, 'tool'>; one: string; many: stri
  * What the chat says after a compaction (issue 20), automatic or `/compact`: where the next
  * request starts, and what the summary kept of each kind of fact of the range it replaced. What it
  * left out is not lost to the model: the anchor lists it after the summary (at most
- * ALSO_IN_RANGE_MAX_FACTS, errors first), and the sentence says so. Markdown: the anchor's name is
- * the tape's, so it goes in a code span; the rest is numbers and our own words.
+ * ALSO_IN_RANGE_MAX_FACTS, errors first), and the sentence says so. For the chat's Markdown the
+ * anchor's name, the tape's, goes in a code span (the default); a plain-text message (the palette
+ * command's) passes it as it is. The rest is numbers and our own words.
  */
-export function compactionSentence(c: CompactionNotice): string {
-  const start = `Compacted: the next request starts from the summary anchor ${codeSpan(c.anchorName)} (entry #${c.anchorEntryId}); nothing was deleted.`;
+export function compactionSentence(c: CompactionNotice, anchorName: (name: string) => string = codeSpan): string {
+  const start = `Compacted: the next request starts from the summary anchor ${anchorName(c.anchorName)} (entry #${c.anchorEntryId}); nothing was deleted.`;
   const counted = KINDS.map((k) => ({ ...k, ...c.totals[k.kind] })).filter((k) => k.facts > 0);
   if (counted.length === 0) return `${start} The range it replaced names no files, commands, errors or requests to check its summary against.`;
   const kept = counted.map((k) => `${num(k.inSummary)} of ${num(k.facts)} ${k.facts === 1 ? k.one : k.many}`).join(', ');

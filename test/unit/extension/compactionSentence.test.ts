@@ -50,4 +50,12 @@ describe('the chat notice of a compaction: what its summary kept and left out', 
     assert.ok(text.includes('``compaction/x` **bold** [link](http://e) # heading``'), text);
     assert.ok(!text.includes('\n'), 'one paragraph');
   });
+
+  it("as plain text (the palette command's message), the anchor name as it is", () => {
+    assert.strictEqual(
+      compactionSentence(notice(totals({ error: [1, 0] }), 'compaction/manual'), (name) => name),
+      'Compacted: the next request starts from the summary anchor compaction/manual (entry #12); nothing was deleted. ' +
+        'The summary keeps 0 of 1 error; the one it left out is listed for the model after it.',
+    );
+  });
 });
