@@ -333,7 +333,8 @@ describe('@tape in the Chat view', function () {
       assert.deepStrictEqual(await readTape(api, (s) => endedTurns(s, id)), ['cancelled']);
       const partial = entries.filter((e) => e.name === 'message/assistant').at(-1)!;
       assert.strictEqual(partial.payload.status, 'error');
-      assert.match(String(partial.payload.content), /^word0 word1 /);
+      // As many words as arrived before the cancel: at least the one a pending revision showed.
+      assert.match(String(partial.payload.content), /^word0 (word\d+ )*$/);
       assert.ok(!String(partial.payload.content).includes('word199'), 'cut short');
       await ask('are you there?', OWN);
       await until('the next turn', () => readTape(api, (s) => (endedTurns(s, id).length === 2 ? true : undefined)));
