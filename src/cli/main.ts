@@ -23,6 +23,7 @@ import { exportCommand, importCommand } from './commands/transfer';
 import { viewCommand } from './commands/view';
 import { verifyCommand } from './commands/verify';
 import { diffCommand } from './commands/diff';
+import { statsCommand } from './commands/stats';
 import { discardCommand, forkCommand, mergeCommand } from './commands/fork';
 import { repairCommand } from './commands/repair';
 import { rerunCommand } from './commands/rerun';
@@ -119,6 +120,10 @@ usage: agent-tape <command> [options]
                                                requests, tokens and checkpointed file changes,
                                                and totals (--json: one object); exit 2 unknown
                                                session
+  stats <tape> [--json]                        model requests and tokens (input, cached,
+                                               output) per agent and per UTC day over every
+                                               session, then per agent in all (--json:
+                                               {rows, totals})
   verify <tape> [--session S] [--json]         verification replay: rebuilds every recorded
                                                model request from the tape with the policy and
                                                builder its manifest names and compares it (match,
@@ -206,6 +211,7 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['discard', discardCommand],
   ['restore', restoreCommand],
   ['diff', diffCommand],
+  ['stats', statsCommand],
 ]);
 
 const BAD_INPUT = [
