@@ -12,6 +12,7 @@ import { registerReplay } from './replay/registerReplay';
 import { registerRerun } from './rerun/registerRerun';
 import type { TapeStore } from '../store/tapeStore';
 import { FollowedTranscripts } from '../ingest/follow';
+import { discoveryPlacesOf } from './agentSessions/discoveryPlaces';
 import { registerFollowAgentSessions } from './agentSessions/followAgentSessions';
 import { registerImportAgentSessions, type IngestFile } from './agentSessions/importAgentSessions';
 import { ActiveSession } from './activeSession';
@@ -54,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
   const deps = { context, log, tape, sessions: new ActiveSession() };
   const provider = registerOwnProvider(context, log);
   const inspector = registerInspector(deps);
-  const agents = { log, tape, ingest: ingestAgentTranscript };
+  const agents = { log, tape, ingest: ingestAgentTranscript, places: () => discoveryPlacesOf(context) };
   context.subscriptions.push(
     registerImportAgentSessions(agents),
     registerFollowAgentSessions(agents),

@@ -3,7 +3,18 @@ import * as z from 'zod';
 import { compactionAnchorEntry } from '../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
-import { countSkip, createdAtOf, eventEntry, otherSession, sourceKey, uuidOfName, type Mapped, type TranscriptFormat, type TranscriptMapper } from './format';
+import {
+  countSkip,
+  createdAtOf,
+  eventEntry,
+  otherSession,
+  SESSION_META,
+  sourceKey,
+  uuidOfName,
+  type Mapped,
+  type TranscriptFormat,
+  type TranscriptMapper,
+} from './format';
 
 /**
  * Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, one
@@ -11,7 +22,6 @@ import { countSkip, createdAtOf, eventEntry, otherSession, sourceKey, uuidOfName
  * number is one, since a rollout is only ever appended to. Tool calls key on their `call_id`.
  */
 
-const SESSION_META = 'session/meta';
 const REASONING_EVENT = 'codex/reasoning';
 
 const RECORD_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);

@@ -3,8 +3,8 @@ import * as path from 'path';
 import { TapeFileError } from '../store/errors';
 import type { TapeStore } from '../store/tapeStore';
 import type { FormatName } from './format';
-import { TranscriptIngest, type IngestReport } from './ingest';
-import { ownerTranscriptOf, transcriptFilesUnder } from './transcriptFiles';
+import { ingestionOf, type IngestReport, type SourceIngestion } from './ingest';
+import { sourceOfChange, sourcesUnder } from './sourcesUnder';
 
 /** Agents write a record in several chunks; one ingest per burst. */
 const DEBOUNCE_MS = 100;
@@ -19,13 +19,13 @@ const MAX_FOLLOWED = 256;
  * gained; kept per tape (a position says what is on that tape), least recently used let go.
  */
 export class FollowedTranscripts {
-  private readonly byFile = new Map<string, TranscriptIngest>();
+  private readonly byFile = new Map<string, SourceIngestion>();
 
   constructor(private readonly from?: FormatName) {}
 
   ingest(store: TapeStore, file: string): Promise<IngestReport> {
     const key = `${store.tapeId}\u0000${path.resolve(file)}`;
-    const t = this.byFile.get(key) ?? new TranscriptIngest(file, this.from);
+    const t = this.byFile.get(key) ?? ingestionOf(file, this.from);
     this.byFile.delete(key);
     this.byFile.set(key, t);
     if (this.byFile.size > MAX_FOLLOWED) this.byFile.delete(this.byFile.keys().next().value as string);
@@ -65,8 +65,8 @@ export async function followTranscripts(
     });
   };
   const changed = (file: string): void => {
-    if (!file.endsWith('.jsonl')) return;
-    const transcript = ownerTranscriptOf(file);
+    const transcript = sourceOfChange(file);
+    if (transcript === null) return;
     clearTimeout(pending.get(transcript));
     pending.set(
       transcript,
@@ -79,7 +79,7 @@ export async function followTranscripts(
     return fs.watch(base, { recursive: true }, (_event, name) => {
       if (name === null) return;
       const file = path.join(base, name.toString());
-      if (dir || ownerTranscriptOf(file) === path.resolve(src)) changed(file);
+      if (dir || sourceOfChange(file) === path.resolve(src)) changed(file);
     });
   });
   // The poll catches what the watchers missed: a known transcript whose size changed.
@@ -88,7 +88,7 @@ export async function followTranscripts(
   }, POLL_MS);
   // Whatever was written before the watchers were armed (since the caller's own ingest) is taken
   // now: a catch-up ingest of every transcript, which appends only what is new.
-  for (const src of sources) for (const file of fs.statSync(src).isDirectory() ? transcriptFilesUnder(src) : [src]) ingest(path.resolve(file));
+  for (const src of sources) for (const file of fs.statSync(src).isDirectory() ? sourcesUnder(src) : [src]) ingest(path.resolve(file));
   try {
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
   } finally {

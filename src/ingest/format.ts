@@ -2,8 +2,20 @@ import type { JsonObject, NewEntry } from '../tape/entry';
 import { provenanceKeyOf } from '../tape/provenanceKey';
 import type { SourceLine } from './transcriptLines';
 
-export type FormatName = 'claude-code' | 'codex';
-export const FORMAT_NAMES: readonly FormatName[] = ['claude-code', 'codex'];
+export type FormatName = 'claude-code' | 'codex' | 'vscode-chat' | 'gemini' | 'cline' | 'roo' | 'kilo' | 'opencode';
+export const FORMAT_NAMES: readonly FormatName[] = ['claude-code', 'codex', 'vscode-chat', 'gemini', 'cline', 'roo', 'kilo', 'opencode'];
+
+/** Each format's agent as people call it, for lists, groups and messages. */
+export const AGENT_LABELS: Record<FormatName, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  'vscode-chat': 'VS Code Chat',
+  gemini: 'Gemini CLI',
+  cline: 'Cline',
+  roo: 'Roo Code',
+  kilo: 'Kilo Code',
+  opencode: 'opencode',
+};
 
 /** The entries of one tape session, in the order they are appended. */
 export interface MappedSession {
@@ -66,10 +78,40 @@ export const countSkip = (skipped: Record<string, number>, type: string, n = 1):
 /** Provenance key parts led by the session id, as the agent's own entries are keyed. */
 export const sourceKey = (sessionId: string, ...parts: (string | number)[]): string => provenanceKeyOf(sessionId, ...parts);
 
-/** The source's ISO timestamp as the entry's `createdAt`, so the tape shows when things happened. */
+/**
+ * The source's time (an ISO string, or milliseconds since the epoch as VS Code, Cline and opencode
+ * write it) as the entry's `createdAt`, so the tape shows when things happened.
+ */
 export function createdAtOf(timestamp: unknown): { createdAt?: number } {
-  const ms = typeof timestamp === 'string' ? Date.parse(timestamp) : NaN;
+  const ms = typeof timestamp === 'string' ? Date.parse(timestamp) : typeof timestamp === 'number' ? timestamp : NaN;
   return Number.isFinite(ms) && ms >= 0 ? { createdAt: ms } : {};
+}
+
+/** The event each ingested session carries to say what it is: which agent, model, folder and source. */
+export const SESSION_META = 'session/meta';
+
+export interface SessionMeta {
+  agent: FormatName;
+  /** The model the source names for the session (its last one), when it names one. */
+  model?: string;
+  /** The working directory the agent ran in, when the source records it. */
+  cwd?: string;
+  /** The file (or folder, or database) the session was read from. */
+  source: string;
+  /** The session's title or first prompt when the source has one. */
+  title?: string;
+  /** The parent session (a subagent's, a subtask's), as a tape session id. */
+  parentSessionId?: string;
+}
+
+/**
+ * A `session/meta` event keyed once per session: a later model or title is a new event (the key
+ * holds what it says), the last one in force.
+ */
+export function sessionMetaEntry(sessionId: string, meta: SessionMeta, timestamp?: unknown, extra: JsonObject = {}): NewEntry {
+  const data: JsonObject = { ...extra };
+  for (const [k, v] of Object.entries(meta)) if (v !== undefined) data[k] = v as string;
+  return eventEntry(SESSION_META, sourceKey(sessionId, SESSION_META, meta.model ?? '', meta.title ?? ''), data, timestamp);
 }
 
 export function eventEntry(name: string, provenanceKey: string, data: JsonObject, timestamp?: unknown): NewEntry {

@@ -2,12 +2,15 @@ import { TapeFileError } from '../store/errors';
 import type { TapeStore } from '../store/tapeStore';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { SUBAGENT_LINKED, entryHash, linkData } from '../tape/fork';
-import { detectFormat, FORMATS } from './detect';
+import { detectFormat, formatNamed, SOURCE_FORMATS, sourceOfPath } from './detect';
 import { ingestedSessionStart } from '../tape/ingestedSession';
-import { countSkip, type FormatName, type Transcript, type TranscriptFormat, type TranscriptMapper } from './format';
+import { AGENT_LABELS, countSkip, type FormatName, type Mapped, type Transcript, type TranscriptFormat, type TranscriptMapper } from './format';
+import type { SourceFormat } from './sourceFormat';
 import { readTranscript, type TranscriptCursor } from './transcriptLines';
+import { readSourceHead } from './sourceFiles';
 
 export interface IngestReport {
+  /** The source read: a transcript file, or a whole source (a task folder, a database). */
   file: string;
   /** Null for a file without a complete record yet: there is nothing to tell its format by. */
   format: FormatName | null;
@@ -19,6 +22,12 @@ export interface IngestReport {
   skipped: Record<string, number>;
   /** The file (or a companion) ends in a line still being written; the next run reads it. */
   tornLastLine: boolean;
+}
+
+/** One source followed across runs: each run appends what the source gained since the last. */
+export interface SourceIngestion {
+  readonly file: string;
+  ingest(store: TapeStore): Promise<IngestReport>;
 }
 
 /** What a followed transcript remembers between runs. */
@@ -41,7 +50,7 @@ interface IngestState {
  * ingested (src/tape/ingestedSession.ts). `from` names the format the file must be; without it the
  * first records decide. A file of another format, or one safeRead refuses, is a TapeFileError.
  */
-export class TranscriptIngest {
+export class TranscriptIngest implements SourceIngestion {
   private state: IngestState | null = null;
 
   constructor(
@@ -71,8 +80,8 @@ export class TranscriptIngest {
     if (state === null) {
       if (main.lines.length === 0) return report(from ?? null);
       const format = detectFormat(main.lines);
-      if (format === null) throw new TapeFileError(file, `is not a ${from ?? 'Claude Code or Codex'} transcript`);
-      if (from !== undefined && format !== FORMATS[from]) throw new TapeFileError(file, `is a ${format.name} transcript, not ${from}`);
+      if (format === null) throw new TapeFileError(file, `is not a ${from === undefined ? 'Claude Code or Codex' : AGENT_LABELS[from]} transcript`);
+      if (from !== undefined && format.name !== from) throw new TapeFileError(file, `is a ${AGENT_LABELS[format.name]} transcript, not ${AGENT_LABELS[from]}`);
       state = { format, mapper: format.mapper(file), cursors: new Map(), sessions: new Set() };
     }
     const cursors = new Map(state.cursors).set(file, main.cursor);
@@ -90,26 +99,70 @@ export class TranscriptIngest {
       companions.push({ file: f, lines: t.lines });
     }
     const mapped = state.mapper.map(main.lines, companions);
-    for (const [type, n] of Object.entries(mapped.skipped)) countSkip(skipped, type, n);
-    out.sessions.push(...mapped.sessions.map((s) => s.sessionId));
-    // Children first, so a parent's link can freeze the head each child has on the tape now.
-    const targets = new Set(mapped.sessions.flatMap((s) => s.entries.flatMap((e) => linkTarget(e) ?? [])));
-    const ordered = [...mapped.sessions.filter((s) => targets.has(s.sessionId)), ...mapped.sessions.filter((s) => !targets.has(s.sessionId))];
-    for (const { sessionId, entries } of ordered) {
-      if (entries.length === 0) continue;
-      // The start is answered by the session's own when it has one: only new sessions get it.
-      const start: NewEntry = { ...ingestedSessionStart(sessionId, state.format.name), createdAt: entries[0].createdAt };
-      const results = await store.appendMany(sessionId, [start, ...entries.map((e) => freezeLink(store, e))]);
-      out.appended += results.slice(1).filter((r) => !r.deduplicated).length;
-      state.sessions.add(sessionId);
-    }
+    await appendMapped(store, state.format.name, mapped, out);
+    for (const s of mapped.sessions) if (s.entries.length > 0) state.sessions.add(s.sessionId);
     this.state = { ...state, cursors };
     return out;
   }
 }
 
-/** Ingests one transcript once, from its start (TranscriptIngest). */
-export const ingestFile = (store: TapeStore, file: string, from?: FormatName): Promise<IngestReport> => new TranscriptIngest(file, from).ingest(store);
+/**
+ * A source read whole on every run (SourceFormat): what is already on the tape is dropped by the
+ * store's provenance-key dedup, so a run appends only what the source gained.
+ */
+export class SourceIngest implements SourceIngestion {
+  constructor(
+    readonly file: string,
+    private readonly format: SourceFormat,
+  ) {}
+
+  async ingest(store: TapeStore): Promise<IngestReport> {
+    const out: IngestReport = { file: this.file, format: this.format.name, sessions: [], appended: 0, skipped: {}, tornLastLine: false };
+    await appendMapped(store, this.format.name, await this.format.read(this.file), out);
+    return out;
+  }
+}
+
+/**
+ * Appends each mapped session as one `appendMany` (one transaction), opened by a `session/start`
+ * that marks it as ingested when it is new; children before parents, so a parent's link can
+ * freeze the head each child has on the tape now. Fills `out` with the sessions, the count of new
+ * entries and the skipped records.
+ */
+async function appendMapped(store: TapeStore, format: FormatName, mapped: Mapped, out: IngestReport): Promise<void> {
+  for (const [type, n] of Object.entries(mapped.skipped)) countSkip(out.skipped, type, n);
+  out.sessions.push(...mapped.sessions.map((s) => s.sessionId));
+  const targets = new Set(mapped.sessions.flatMap((s) => s.entries.flatMap((e) => linkTarget(e) ?? [])));
+  const ordered = [...mapped.sessions.filter((s) => targets.has(s.sessionId)), ...mapped.sessions.filter((s) => !targets.has(s.sessionId))];
+  for (const { sessionId, entries } of ordered) {
+    if (entries.length === 0) continue;
+    // The start is answered by the session's own when it has one: only new sessions get it.
+    const start: NewEntry = { ...ingestedSessionStart(sessionId, format), createdAt: entries[0].createdAt };
+    const results = await store.appendMany(sessionId, [start, ...entries.map((e) => freezeLink(store, e))]);
+    out.appended += results.slice(1).filter((r) => !r.deduplicated).length;
+  }
+}
+
+/**
+ * How `file` is ingested: with `from`, as that format (a source format's file stands for its
+ * source); without, a path a source format knows by its name goes to it; any other `*.jsonl` is
+ * read as a Claude Code or Codex transcript (so a followed one is read once, not sniffed first);
+ * any other file goes to the source format that recognizes its first bytes.
+ */
+export function ingestionOf(file: string, from?: FormatName): SourceIngestion {
+  const known = from === undefined ? null : formatNamed(from);
+  if (known?.kind === 'source') return new SourceIngest(known.format.sourceOfPath(file) ?? file, known.format);
+  if (known?.kind === 'lines') return new TranscriptIngest(file, from);
+  const byPath = sourceOfPath(file);
+  if (byPath !== null) return new SourceIngest(byPath.source, byPath.format);
+  if (file.endsWith('.jsonl')) return new TranscriptIngest(file);
+  const head = readSourceHead(file);
+  const byContent = head === null ? undefined : SOURCE_FORMATS.find((f) => f.recognizes(file, head));
+  return byContent !== undefined ? new SourceIngest(file, byContent) : new TranscriptIngest(file);
+}
+
+/** Ingests one source once, from its start. */
+export const ingestFile = (store: TapeStore, file: string, from?: FormatName): Promise<IngestReport> => ingestionOf(file, from).ingest(store);
 
 const linkTarget = (e: NewEntry): string | null =>
   e.kind === 'event' && e.name === SUBAGENT_LINKED ? (linkData.safeParse(e.payload.data).data?.childSessionId ?? null) : null;

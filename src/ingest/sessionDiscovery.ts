@@ -4,15 +4,38 @@ import { openRegularSync, readUpToSync, type RegularFd } from '../store/safeRead
 import { oneLine } from '../tape/oneLine';
 import type { FormatName } from './format';
 import { parseTranscript } from './transcriptLines';
-import { ownerTranscriptOf, transcriptFilesUnder } from './transcriptFiles';
+import { listDir } from './sourceFiles';
+import { sourcesUnder } from './sourcesUnder';
+import { ownerTranscriptOf } from './transcriptFiles';
 
-/** A transcript another agent wrote for a workspace, as a list to pick from shows it. */
+/** A session another agent wrote for a workspace, as a list to pick from shows it. */
 export interface DiscoveredSession {
   format: FormatName;
+  /** The source to ingest: a transcript file, a task folder, a database. */
   file: string;
-  /** The first thing the user asked, on one line; null when the transcript has no plain prompt yet. */
+  /** The first thing the user asked (or the session's title), on one line; null when there is none yet. */
   firstPrompt: string | null;
   modifiedAt: number;
+}
+
+/** Where agents keep a workspace's sessions: the workspace, the home folder, and VS Code's storage of this window. */
+export interface DiscoveryPlaces {
+  workspace: string;
+  home: string;
+  /** VS Code's `workspaceStorage/<id>` folder of this window (the parent of an extension's `storageUri`), in VS Code. */
+  workspaceStorage?: string;
+  /** VS Code's `globalStorage` folder (the parent of an extension's `globalStorageUri`), in VS Code. */
+  globalStorage?: string;
+}
+
+/** One agent's sessions of a workspace: listed for an import, and followed as they change. */
+export interface AgentDiscovery {
+  /** The workspace's sessions of this agent; unreadable ones are left out. */
+  discover(places: DiscoveryPlaces): DiscoveredSession[];
+  /** Folders (that may not exist yet) whose changes may be this agent's sessions of the workspace. */
+  roots(places: DiscoveryPlaces): string[];
+  /** The source to ingest when `file` under one of the roots changed, when it is one of the workspace's; else null. */
+  sourceOf(file: string, places: DiscoveryPlaces): string | null;
 }
 
 /** Only the head of a transcript is read to describe it: the first prompt comes early. */
@@ -20,6 +43,9 @@ const HEAD_BYTES = 256 * 1024;
 /** Codex keeps every workspace's rollouts in one tree; only the newest are opened to read their cwd. */
 const CODEX_CANDIDATES = 500;
 const PROMPT_CHARS = 200;
+
+/** A prompt as a list shows it: on one line, cut short. */
+export const promptLine = (text: string): string => oneLine(text, PROMPT_CHARS);
 
 /**
  * Where Claude Code keeps a workspace's transcripts: `~/.claude/projects/` and the workspace path
@@ -30,52 +56,74 @@ export function claudeCodeProjectDir(home: string, workspacePath: string): strin
   return path.join(home, '.claude', 'projects', path.resolve(workspacePath).replace(/[^A-Za-z0-9-]/g, '-'));
 }
 
-/**
- * The Claude Code and Codex sessions of a workspace, newest first: Claude Code's transcripts in the
- * workspace's project folder (subagent files are part of their parent's session and not listed),
- * Codex rollouts whose `session_meta` names the workspace as its `cwd`. Unreadable files are left out.
- */
-export function discoverSessions(workspacePath: string, home: string): DiscoveredSession[] {
-  const workspace = path.resolve(workspacePath);
-  const found: DiscoveredSession[] = [];
-  const projectDir = claudeCodeProjectDir(home, workspace);
-  for (const name of safeReaddir(projectDir)) {
-    if (!name.endsWith('.jsonl')) continue;
-    const file = path.join(projectDir, name);
-    const head = readHead(file);
-    if (head === null) continue;
-    found.push({ format: 'claude-code', file, firstPrompt: firstClaudePrompt(head.lines), modifiedAt: head.modifiedAt });
-  }
-  const codexDir = path.join(home, '.codex', 'sessions');
-  const rollouts = (fs.existsSync(codexDir) ? transcriptFilesUnder(codexDir) : [])
-    .filter((f) => /rollout-.*\.jsonl$/.test(f))
-    .map((file) => ({ file, modifiedAt: mtimeOf(file) }))
-    .sort((a, b) => b.modifiedAt - a.modifiedAt)
-    .slice(0, CODEX_CANDIDATES);
-  for (const { file } of rollouts) {
-    const head = readHead(file);
-    if (head === null || !codexCwdIs(head.lines, workspace)) continue;
-    found.push({ format: 'codex', file, firstPrompt: firstCodexPrompt(head.lines), modifiedAt: head.modifiedAt });
-  }
-  return found.sort((a, b) => b.modifiedAt - a.modifiedAt);
-}
-
-/**
- * The transcript file to ingest when `file` changed, if it is one of the workspace's: a Claude Code
- * subagent file stands for its parent session's transcript (they are mapped together), a Codex
- * rollout counts when its `session_meta` names the workspace.
- */
-export function workspaceTranscriptOf(file: string, workspacePath: string, home: string): string | null {
-  if (!file.endsWith('.jsonl')) return null;
-  const workspace = path.resolve(workspacePath);
-  const project = claudeCodeProjectDir(home, workspace);
-  const rel = path.relative(project, file);
-  if (!rel.startsWith('..') && !path.isAbsolute(rel)) {
+/** Claude Code's transcripts in the workspace's project folder; subagent files are part of their parent's session and not listed. */
+export const claudeCodeDiscovery: AgentDiscovery = {
+  discover({ workspace, home }) {
+    const found: DiscoveredSession[] = [];
+    const projectDir = claudeCodeProjectDir(home, workspace);
+    for (const e of listDir(projectDir)) {
+      if (!e.name.endsWith('.jsonl')) continue;
+      const file = path.join(projectDir, e.name);
+      const head = readJsonlHead(file);
+      if (head !== null) found.push({ format: 'claude-code', file, firstPrompt: firstClaudePrompt(head.lines), modifiedAt: head.modifiedAt });
+    }
+    return found;
+  },
+  roots: ({ workspace, home }) => [claudeCodeProjectDir(home, workspace)],
+  sourceOf(file, { workspace, home }) {
+    const project = claudeCodeProjectDir(home, workspace);
+    const rel = path.relative(project, file);
+    if (!file.endsWith('.jsonl') || rel.startsWith('..') || path.isAbsolute(rel)) return null;
     const owner = ownerTranscriptOf(file);
     return path.dirname(owner) === project ? owner : null;
+  },
+};
+
+const codexDir = (home: string): string => path.join(home, '.codex', 'sessions');
+
+/** Codex rollouts whose `session_meta` names the workspace as its `cwd`. */
+export const codexDiscovery: AgentDiscovery = {
+  discover({ workspace, home }) {
+    const dir = codexDir(home);
+    const rollouts = (fs.existsSync(dir) ? sourcesUnder(dir) : [])
+      .filter((f) => /rollout-.*\.jsonl$/.test(f))
+      .map((file) => ({ file, modifiedAt: mtimeOf(file) }))
+      .sort((a, b) => b.modifiedAt - a.modifiedAt)
+      .slice(0, CODEX_CANDIDATES);
+    const found: DiscoveredSession[] = [];
+    for (const { file } of rollouts) {
+      const head = readJsonlHead(file);
+      if (head !== null && codexCwdIs(head.lines, path.resolve(workspace)))
+        found.push({ format: 'codex', file, firstPrompt: firstCodexPrompt(head.lines), modifiedAt: head.modifiedAt });
+    }
+    return found;
+  },
+  roots: ({ home }) => [codexDir(home)],
+  sourceOf(file, { workspace }) {
+    if (!file.endsWith('.jsonl')) return null;
+    const head = readJsonlHead(file);
+    return head !== null && codexCwdIs(head.lines, path.resolve(workspace)) ? file : null;
+  },
+};
+
+/** Every agent whose sessions are looked for. */
+export const AGENT_DISCOVERIES: readonly AgentDiscovery[] = [claudeCodeDiscovery, codexDiscovery];
+
+/** Every agent's sessions of a workspace, newest first. */
+export function discoverSessions(places: DiscoveryPlaces): DiscoveredSession[] {
+  return AGENT_DISCOVERIES.flatMap((d) => d.discover(places)).sort((a, b) => b.modifiedAt - a.modifiedAt);
+}
+
+/** The folders to watch to follow every agent's sessions of a workspace. */
+export const discoveryRoots = (places: DiscoveryPlaces): string[] => [...new Set(AGENT_DISCOVERIES.flatMap((d) => d.roots(places)))];
+
+/** The source to ingest when `file` changed, if it is one of the workspace's sessions (of any agent). */
+export function workspaceSourceOf(file: string, places: DiscoveryPlaces): string | null {
+  for (const d of AGENT_DISCOVERIES) {
+    const source = d.sourceOf(file, places);
+    if (source !== null) return source;
   }
-  const head = readHead(file);
-  return head !== null && codexCwdIs(head.lines, workspace) ? file : null;
+  return null;
 }
 
 type Json = Record<string, unknown>;
@@ -96,7 +144,7 @@ function firstClaudePrompt(lines: readonly Json[]): string | null {
               .join(' ')
           : '';
     // Slash commands and hook output arrive as user records wrapped in tags; they are not prompts.
-    if (text.trim() !== '' && !text.trimStart().startsWith('<')) return oneLine(text, PROMPT_CHARS);
+    if (text.trim() !== '' && !text.trimStart().startsWith('<')) return promptLine(text);
   }
   return null;
 }
@@ -116,7 +164,7 @@ function firstCodexPrompt(lines: readonly Json[]): string | null {
       .map((c) => (typeof c.text === 'string' ? c.text : ''))
       .join(' ');
     // Codex opens a session with its environment and instructions as tagged user messages.
-    if (text.trim() !== '' && !text.trimStart().startsWith('<')) return oneLine(text, PROMPT_CHARS);
+    if (text.trim() !== '' && !text.trimStart().startsWith('<')) return promptLine(text);
   }
   return null;
 }
@@ -125,7 +173,7 @@ function firstCodexPrompt(lines: readonly Json[]): string | null {
  * The JSON objects on the complete lines of a file's first HEAD_BYTES, and its mtime; null when it
  * cannot be read or is not a regular file (safeRead: a FIFO or a device is never opened for long).
  */
-function readHead(file: string): { lines: Json[]; modifiedAt: number } | null {
+export function readJsonlHead(file: string): { lines: Json[]; modifiedAt: number } | null {
   let opened: RegularFd;
   try {
     opened = openRegularSync(file);
@@ -138,14 +186,6 @@ function readHead(file: string): { lines: Json[]; modifiedAt: number } | null {
     return { lines: lines.map((l) => l.record).filter(isObject), modifiedAt: opened.stat.mtimeMs };
   } finally {
     fs.closeSync(opened.fd);
-  }
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
   }
 }
 

@@ -94,7 +94,8 @@ describe('@tape in the Chat view, as a user sees it', () => {
       const input = page.locator('.interactive-input-part .interactive-input-editor .view-lines').first();
       await page.waitForTimeout(1000);
       if (((await input.textContent()) ?? '').includes('/compact')) await page.keyboard.press('Enter');
-      const text = await answer(page, /Compacted: the next request starts from the summary anchor compaction\/manual/);
+      // The chat renders a reply word by word: wait for the sentence's end, not its start.
+      const text = await answer(page, /compaction\/manual \(entry #\d+\); nothing was deleted\. The summary keeps .*?; (it left nothing out|.*? listed for the model after it)/);
       const [, entryId, kept] = /the summary anchor compaction\/manual \(entry #(\d+)\); nothing was deleted\. The summary keeps (.*?);/.exec(text) ?? [];
       assert.ok(entryId !== undefined, text);
       // The test model's summary echoes the whole transcript it was sent, so it keeps every fact; notes.txt was read and edited.

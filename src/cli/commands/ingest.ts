@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import { ingestFile, type IngestReport } from '../../ingest/ingest';
 import { FORMAT_NAMES, countSkip, type FormatName } from '../../ingest/format';
-import { transcriptFilesUnder } from '../../ingest/transcriptFiles';
+import { sourcesUnder } from '../../ingest/sourcesUnder';
 import { TapeFileError } from '../../store/errors';
 import { TapeStore } from '../../store/tapeStore';
 import { followTranscripts } from '../../ingest/follow';
@@ -27,7 +27,7 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
   const sources = p.positional.slice(0, -1).map((src) => {
     if (!fs.existsSync(src)) throw new TapeFileError(src, 'does not exist');
     const found = fs.statSync(src).isDirectory();
-    return { files: found ? transcriptFilesUnder(src) : [src], found };
+    return { files: found ? sourcesUnder(src) : [src], found };
   });
   const store = await TapeStore.open(dst);
   const reports: IngestReport[] = [];

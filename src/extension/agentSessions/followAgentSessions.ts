@@ -1,38 +1,30 @@
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { claudeCodeProjectDir, workspaceTranscriptOf } from '../../ingest/sessionDiscovery';
-import { transcriptFilesUnder } from '../../ingest/transcriptFiles';
+import { discoveryRoots, workspaceSourceOf, type DiscoveryPlaces } from '../../ingest/sessionDiscovery';
+import { sourcesUnder } from '../../ingest/sourcesUnder';
 import { errorMessage } from '../../tape/errorMessage';
-import type { WorkspaceTape } from '../workspaceTape';
-import type { IngestFile } from './importAgentSessions';
+import type { AgentSessionDeps } from './importAgentSessions';
 
 const SETTING = 'agentTape.followAgentSessions';
 /** Agents write a record in several chunks; one ingest per burst. */
 const DEBOUNCE_MS = 100;
 
-interface Deps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  ingest: IngestFile;
-}
-
 /**
- * With `agentTape.followAgentSessions` on, new and growing Claude Code and Codex transcripts of
- * this workspace are ingested into the workspace tape as the other agent writes them (only the new
+ * With `agentTape.followAgentSessions` on, new and growing sessions of every agent of this
+ * workspace (sessionDiscovery.ts AGENT_DISCOVERIES) are ingested into the workspace tape as the other agent writes them (only the new
  * records are appended), so an open inspector shows that agent's work live. Off by default: it
  * reads files outside the workspace.
  */
-export function registerFollowAgentSessions(deps: Deps): vscode.Disposable {
+export function registerFollowAgentSessions(deps: AgentSessionDeps): vscode.Disposable {
   let watching: vscode.Disposable | undefined;
   const update = (): void => {
     watching?.dispose();
     watching = undefined;
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    if (!vscode.workspace.getConfiguration().get<boolean>(SETTING, false) || folder?.scheme !== 'file') return;
-    watching = follow(deps, folder.fsPath);
-    deps.log.info(`following this workspace's Claude Code and Codex sessions`);
+    const places = deps.places();
+    if (!vscode.workspace.getConfiguration().get<boolean>(SETTING, false) || places === undefined) return;
+    watching = follow(deps, places);
+    deps.log.info(`following this workspace's agent sessions under ${discoveryRoots(places).join(', ')}`);
   };
   update();
   const onSetting = vscode.workspace.onDidChangeConfiguration((e) => {
@@ -41,14 +33,13 @@ export function registerFollowAgentSessions(deps: Deps): vscode.Disposable {
   return { dispose: () => (onSetting.dispose(), watching?.dispose()) };
 }
 
-function follow(deps: Deps, workspace: string): vscode.Disposable {
-  const home = os.homedir();
+function follow(deps: AgentSessionDeps, places: DiscoveryPlaces): vscode.Disposable {
   const timers = new Map<string, NodeJS.Timeout>();
   // One ingest at a time: each appends in its own transactions, and a file re-read while its last
   // ingest runs would only append what that one is appending.
   let queue = Promise.resolve();
   const changed = (file: string): void => {
-    const transcript = workspaceTranscriptOf(file, workspace, home);
+    const transcript = workspaceSourceOf(file, places);
     if (transcript === null) return;
     clearTimeout(timers.get(transcript));
     timers.set(
@@ -68,7 +59,7 @@ function follow(deps: Deps, workspace: string): vscode.Disposable {
       }, DEBOUNCE_MS),
     );
   };
-  const watches = [claudeCodeProjectDir(home, workspace), path.join(home, '.codex', 'sessions')].map((dir) => watchWhenThere(dir, changed));
+  const watches = discoveryRoots(places).map((dir) => watchWhenThere(dir, changed));
   return {
     dispose: () => {
       for (const w of watches) w.dispose();
@@ -99,7 +90,7 @@ function watchWhenThere(dir: string, changed: (file: string) => void): vscode.Di
   const appeared = (): void => {
     if (!start()) return;
     clearInterval(poll);
-    for (const file of transcriptFilesUnder(dir)) changed(file);
+    for (const file of sourcesUnder(dir)) changed(file);
   };
   const poll = start() ? undefined : setInterval(appeared, APPEAR_POLL_MS);
   return { dispose: () => (clearInterval(poll), watcher?.close()) };

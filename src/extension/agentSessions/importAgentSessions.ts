@@ -1,7 +1,7 @@
-import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { discoverSessions, type DiscoveredSession } from '../../ingest/sessionDiscovery';
+import { AGENT_LABELS, type FormatName } from '../../ingest/format';
+import { discoverSessions, type DiscoveredSession, type DiscoveryPlaces } from '../../ingest/sessionDiscovery';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { errorMessage } from '../../tape/errorMessage';
 import type { WorkspaceTape } from '../workspaceTape';
@@ -15,47 +15,58 @@ export interface IngestOutcome {
 
 export type IngestFile = (store: WorkspaceStore['store'], file: string) => Promise<IngestOutcome>;
 
-interface Deps {
+export interface AgentSessionDeps {
   log: vscode.LogOutputChannel;
   tape: WorkspaceTape;
   ingest: IngestFile;
+  places: () => DiscoveryPlaces | undefined;
 }
 
-const FORMAT_LABEL: Record<DiscoveredSession['format'], string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
-
 /**
- * "Tape: Import Agent Sessions…": this workspace's Claude Code and Codex sessions, newest first
- * with their first prompt; the chosen ones are ingested into the workspace tape (again later, only
- * what they gained is appended) and the first opens in the inspector.
+ * "Tape: Import Agent Sessions…": every agent's sessions of this workspace, grouped by agent, each
+ * group newest first, with their first prompt; the chosen ones are ingested into the workspace tape
+ * (again later, only what they gained is appended) and the first opens in the inspector. A source
+ * that cannot be read is reported by name and the others are still imported; Cancel stops after
+ * the source being read.
  */
-export function registerImportAgentSessions(deps: Deps): vscode.Disposable {
+export function registerImportAgentSessions(deps: AgentSessionDeps): vscode.Disposable {
   return vscode.commands.registerCommand('agentTape.importAgentSessions', async (files?: string[]) => {
     try {
-      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      if (folder === undefined || folder.scheme !== 'file') throw new Error('open a folder first: the sessions listed are those of its path');
-      const chosen = files ?? (await pick(discoverSessions(folder.fsPath, os.homedir()), folder.fsPath));
+      const places = deps.places();
+      if (places === undefined) throw new Error('open a folder first: the sessions listed are those of its path');
+      const chosen = files ?? (await pick(discoverSessions(places), places.workspace));
       if (chosen === undefined || chosen.length === 0) return undefined;
       const ws = await deps.tape.open();
       if (ws.state.mode === 'readOnly') throw new Error(`the tape is read-only in this window (${ws.state.reason})`);
       const outcomes = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Importing agent sessions', cancellable: false },
-        async (progress) => {
+        { location: vscode.ProgressLocation.Notification, title: 'Importing agent sessions', cancellable: true },
+        async (progress, token) => {
           const done: IngestOutcome[] = [];
+          const failed: { file: string; reason: string }[] = [];
           for (const file of chosen) {
+            if (token.isCancellationRequested) break;
             progress.report({ message: path.basename(file), increment: 100 / chosen.length });
-            done.push(await deps.ingest(ws.store, file));
+            try {
+              done.push(await deps.ingest(ws.store, file));
+            } catch (e) {
+              deps.log.warn(`Import Agent Sessions: ${errorMessage(e)}`);
+              failed.push({ file, reason: errorMessage(e) });
+            }
           }
-          return done;
+          return { done, failed, cancelled: token.isCancellationRequested };
         },
       );
-      const sessions = outcomes.flatMap((o) => o.sessions);
-      const appended = outcomes.reduce((n, o) => n + o.appended, 0);
-      deps.log.info(`imported ${chosen.length} agent transcript(s): ${sessions.length} session(s), ${appended} new entries`);
-      void vscode.window.showInformationMessage(
-        `Agent Tape: imported ${sessions.length} session${sessions.length === 1 ? '' : 's'} (${appended} new entries).`,
-      );
+      const sessions = outcomes.done.flatMap((o) => o.sessions);
+      const appended = outcomes.done.reduce((n, o) => n + o.appended, 0);
+      deps.log.info(`imported ${outcomes.done.length} agent source(s): ${sessions.length} session(s), ${appended} new entries`);
+      const imported = `imported ${sessions.length} session${sessions.length === 1 ? '' : 's'} (${appended} new entries)${outcomes.cancelled ? ', then cancelled' : ''}`;
+      if (outcomes.failed.length > 0)
+        void vscode.window.showWarningMessage(
+          `Agent Tape: ${imported}; ${outcomes.failed.length} could not be read: ${outcomes.failed.map((f) => f.reason).join('; ')}`,
+        );
+      else void vscode.window.showInformationMessage(`Agent Tape: ${imported}.`);
       if (sessions[0] !== undefined) await vscode.commands.executeCommand('agentTape.openInspector', sessions[0]);
-      return { sessions, appended };
+      return { sessions, appended, failed: outcomes.failed.map((f) => f.file) };
     } catch (e) {
       deps.log.error(`Import Agent Sessions failed: ${errorMessage(e)}`);
       void vscode.window.showErrorMessage(`Agent Tape: ${errorMessage(e)}`);
@@ -66,20 +77,27 @@ export function registerImportAgentSessions(deps: Deps): vscode.Disposable {
 
 async function pick(found: DiscoveredSession[], workspace: string): Promise<string[] | undefined> {
   if (found.length === 0) {
-    void vscode.window.showInformationMessage(`Agent Tape: no Claude Code or Codex sessions found for ${workspace}.`);
+    const agents = [...new Set(Object.values(AGENT_LABELS))].join(', ');
+    void vscode.window.showInformationMessage(`Agent Tape: no sessions of ${agents} found for ${workspace}.`);
     return undefined;
   }
-  const items = found.map((s) => ({
-    label: s.firstPrompt ?? '(no prompt yet)',
-    description: `${FORMAT_LABEL[s.format]} · ${new Date(s.modifiedAt).toLocaleString()}`,
-    detail: s.file,
-    file: s.file,
-  }));
+  // Grouped by agent, the group with the newest session first; each group newest first (found is).
+  const groups = new Map<FormatName, DiscoveredSession[]>();
+  for (const s of found) groups.set(s.format, [...(groups.get(s.format) ?? []), s]);
+  const items: (vscode.QuickPickItem & { file?: string })[] = [...groups].flatMap(([format, sessions]) => [
+    { label: AGENT_LABELS[format], kind: vscode.QuickPickItemKind.Separator },
+    ...sessions.map((s) => ({
+      label: s.firstPrompt ?? '(no prompt yet)',
+      description: `${AGENT_LABELS[s.format]} · ${new Date(s.modifiedAt).toLocaleString()}`,
+      detail: s.file,
+      file: s.file,
+    })),
+  ]);
   const picked = await vscode.window.showQuickPick(items, {
     canPickMany: true,
     title: 'Tape: Import Agent Sessions',
     placeHolder: 'Sessions of this workspace, newest first',
     matchOnDetail: true,
   });
-  return picked?.map((p) => p.file);
+  return picked?.flatMap((p) => p.file ?? []);
 }

@@ -71,8 +71,8 @@ describe('agent-tape ingest', function () {
     const file = writeCodex(dir);
     const wrong = await cli('ingest', file, tape, '--from', 'claude-code');
     assert.strictEqual(wrong.code, 2);
-    assert.match(wrong.err, /is a codex transcript, not claude-code/);
-    assert.strictEqual((await cli('ingest', file, tape, '--from', 'gemini')).code, 2);
+    assert.match(wrong.err, /is a Codex transcript, not Claude Code/);
+    assert.strictEqual((await cli('ingest', file, tape, '--from', 'copilot')).code, 2);
     assert.strictEqual((await cli('ingest', tape)).code, 2);
     assert.strictEqual((await cli('ingest', file, path.join(dir, 'x.tape.jsonl'))).code, 2);
     assert.strictEqual((await cli('ingest', path.join(dir, 'missing.jsonl'), tape)).code, 2);

@@ -355,7 +355,7 @@ describe('ingest', function () {
 
     it('refuses a file of the other format when --from names one, and one of neither', async () => {
       const file = writeCodex(dir);
-      await assert.rejects(ingestFile(store, file, 'claude-code'), /is a codex transcript, not claude-code/);
+      await assert.rejects(ingestFile(store, file, 'claude-code'), /is a Codex transcript, not Claude Code/);
       const other = path.join(dir, 'notes.jsonl');
       fs.writeFileSync(other, '{"hello":"world"}\n');
       await assert.rejects(ingestFile(store, other), /is not a Claude Code or Codex transcript/);

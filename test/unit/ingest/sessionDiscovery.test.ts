@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { claudeCodeProjectDir, discoverSessions, workspaceTranscriptOf } from '../../../src/ingest/sessionDiscovery';
+import { claudeCodeProjectDir, discoverSessions, workspaceSourceOf } from '../../../src/ingest/sessionDiscovery';
 
 const jsonl = (records: unknown[]): string => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
@@ -50,7 +50,7 @@ describe("discovering a workspace's Claude Code and Codex sessions", () => {
       3_000,
     );
     write(path.join(day, 'rollout-2026-11-30T11-00-00-c2.jsonl'), jsonl([{ type: 'session_meta', payload: { id: 'c2', cwd: '/elsewhere' } }]), 5_000);
-    const found = discoverSessions(workspace, home);
+    const found = discoverSessions({ workspace, home });
     assert.deepStrictEqual(
       found.map((s) => [s.format, path.basename(s.file), s.firstPrompt]),
       [
@@ -62,7 +62,7 @@ describe("discovering a workspace's Claude Code and Codex sessions", () => {
   });
 
   it('finds nothing, without failing, when neither agent has been used', () => {
-    assert.deepStrictEqual(discoverSessions(workspace, home), []);
+    assert.deepStrictEqual(discoverSessions({ workspace, home }), []);
   });
 });
 
@@ -79,11 +79,11 @@ describe('which transcript a changed file stands for', () => {
     fs.mkdirSync(path.dirname(rollout), { recursive: true });
     fs.writeFileSync(rollout, `${JSON.stringify({ type: 'session_meta', payload: { id: 'x', cwd: workspace } })}\n`);
     fs.writeFileSync(other, `${JSON.stringify({ type: 'session_meta', payload: { id: 'y', cwd: '/else' } })}\n`);
-    assert.strictEqual(workspaceTranscriptOf(path.join(project, 's1.jsonl'), workspace, home), path.join(project, 's1.jsonl'));
-    assert.strictEqual(workspaceTranscriptOf(path.join(project, 's1', 'subagents', 'agent-7.jsonl'), workspace, home), path.join(project, 's1.jsonl'));
-    assert.strictEqual(workspaceTranscriptOf(path.join(project, 's1', 'notes.jsonl'), workspace, home), null);
-    assert.strictEqual(workspaceTranscriptOf(rollout, workspace, home), rollout);
-    assert.strictEqual(workspaceTranscriptOf(other, workspace, home), null);
-    assert.strictEqual(workspaceTranscriptOf(path.join(project, 's1.json'), workspace, home), null);
+    assert.strictEqual(workspaceSourceOf(path.join(project, 's1.jsonl'), { workspace, home }), path.join(project, 's1.jsonl'));
+    assert.strictEqual(workspaceSourceOf(path.join(project, 's1', 'subagents', 'agent-7.jsonl'), { workspace, home }), path.join(project, 's1.jsonl'));
+    assert.strictEqual(workspaceSourceOf(path.join(project, 's1', 'notes.jsonl'), { workspace, home }), null);
+    assert.strictEqual(workspaceSourceOf(rollout, { workspace, home }), rollout);
+    assert.strictEqual(workspaceSourceOf(other, { workspace, home }), null);
+    assert.strictEqual(workspaceSourceOf(path.join(project, 's1.json'), { workspace, home }), null);
   });
 });
