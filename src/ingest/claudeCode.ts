@@ -3,7 +3,6 @@ import * as path from 'path';
 import * as z from 'zod';
 import { compactionAnchorEntry } from '../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../tape/entry';
-import { SUBAGENT_LINKED } from '../tape/fork';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
 import {
   countSkip,
@@ -11,6 +10,7 @@ import {
   eventEntry,
   otherSession,
   sourceKey,
+  subagentLinkEntry,
   uuidOfName,
   type Mapped,
   type MappedSession,
@@ -155,7 +155,7 @@ class SessionMapper {
     const linked = new Set<string>();
     const link = (agentId: string, call?: { toolCallId: string; messageId: string }): NewEntry => {
       linked.add(agentId);
-      return eventEntry(SUBAGENT_LINKED, sourceKey(sessionId, SUBAGENT_LINKED, agentId), { childSessionId: `${sessionId}/agent-${agentId}`, agentId, ...call });
+      return subagentLinkEntry(sessionId, agentId, { childSessionId: `${sessionId}/agent-${agentId}`, agentId, ...call });
     };
 
     const out: NewEntry[] = [];

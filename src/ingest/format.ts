@@ -1,4 +1,5 @@
 import type { JsonObject, NewEntry } from '../tape/entry';
+import { SUBAGENT_LINKED } from '../tape/fork';
 import { provenanceKeyOf } from '../tape/provenanceKey';
 import type { SourceLine } from './transcriptLines';
 
@@ -112,6 +113,15 @@ export function sessionMetaEntry(sessionId: string, meta: SessionMeta, timestamp
   const data: JsonObject = { ...extra };
   for (const [k, v] of Object.entries(meta)) if (v !== undefined) data[k] = v as string;
   return eventEntry(SESSION_META, sourceKey(sessionId, SESSION_META, meta.model ?? '', meta.title ?? ''), data, timestamp);
+}
+
+/**
+ * A parent session's link to a subagent's (or subtask's) session, keyed by the child's id in the
+ * source: the ingest appends children first and freezes the head each has (ingest.ts freezeLink).
+ * `data` may add the spawning call (`toolCallId`, `messageId`) and what the source says of the child.
+ */
+export function subagentLinkEntry(parentSessionId: string, childId: string, data: { childSessionId: string } & JsonObject, timestamp?: unknown): NewEntry {
+  return eventEntry(SUBAGENT_LINKED, sourceKey(parentSessionId, SUBAGENT_LINKED, childId), data, timestamp);
 }
 
 export function eventEntry(name: string, provenanceKey: string, data: JsonObject, timestamp?: unknown): NewEntry {
