@@ -95,14 +95,16 @@ usage: agent-tape <command> [options]
                                                kind (--json: an array, or the one --anchor
                                                names); exit 2 when S has no compaction or
                                                ENTRY is not one
-  ingest <file-or-dir>... <dst.tape.sqlite> [--from claude-code|codex] [--follow] [--json]
-                                               Claude Code and Codex transcripts (a folder is
-                                               searched) onto a tape, created if missing: one
-                                               session per transcript, subagents as linked
-                                               sessions; prints sessions, entries appended and
-                                               lines skipped by type; again later appends only
-                                               what is new; --follow keeps ingesting as the
-                                               agents write, until Ctrl+C
+  ingest <source-or-dir>... <dst.tape.sqlite> [--from F] [--follow] [--json]
+                                               other agents' sessions (a folder is searched)
+                                               onto a tape, created if missing; F is one of
+                                               claude-code, codex, vscode-chat, gemini, cline,
+                                               roo, kilo, opencode (else told from the path and
+                                               content); subagents as linked sessions; prints
+                                               sessions, entries appended and records skipped
+                                               by type; again later appends only what is new;
+                                               --follow keeps ingesting as the agents write,
+                                               until Ctrl+C
   fork <tape.sqlite> --session S [--at ID] [--id F]
                                                starts session S::fork::F (F generated when
                                                omitted) reading S through up to entry ID (its

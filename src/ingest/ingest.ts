@@ -80,7 +80,13 @@ export class TranscriptIngest implements SourceIngestion {
     if (state === null) {
       if (main.lines.length === 0) return report(from ?? null);
       const format = detectFormat(main.lines);
-      if (format === null) throw new TapeFileError(file, `is not a ${from === undefined ? 'Claude Code or Codex' : AGENT_LABELS[from]} transcript`);
+      if (format === null)
+        throw new TapeFileError(
+          file,
+          from === undefined
+            ? `is not a session file of any agent Agent Tape reads (${Object.values(AGENT_LABELS).join(', ')})`
+            : `is not a ${AGENT_LABELS[from]} transcript`,
+        );
       if (from !== undefined && format.name !== from) throw new TapeFileError(file, `is a ${AGENT_LABELS[format.name]} transcript, not ${AGENT_LABELS[from]}`);
       state = { format, mapper: format.mapper(file), cursors: new Map(), sessions: new Set() };
     }

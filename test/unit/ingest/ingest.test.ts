@@ -358,7 +358,7 @@ describe('ingest', function () {
       await assert.rejects(ingestFile(store, file, 'claude-code'), /is a Codex transcript, not Claude Code/);
       const other = path.join(dir, 'notes.jsonl');
       fs.writeFileSync(other, '{"hello":"world"}\n');
-      await assert.rejects(ingestFile(store, other), /is not a Claude Code or Codex transcript/);
+      await assert.rejects(ingestFile(store, other), /is not a session file of any agent Agent Tape reads \(Claude Code, Codex, /);
     });
   });
 
