@@ -117,7 +117,9 @@ function noteTaskCalls(lines: readonly Line[], out: Map<string, string>): void {
  */
 class SessionMapper {
   private readonly groups = new Map<string, Group>();
-  private readonly calls = new Map<string, { messageId: string; name: string; lineNo: number }>();
+  private readonly calls = new Map<string, { messageId: string; name: string; lineNo: number; timestamp?: string }>();
+  /** The time of the last record with one: a link with no spawning call is written at it. */
+  private lastTimestamp: string | undefined;
   private boundary: Line | null = null;
   private model = 'unknown';
 
@@ -148,14 +150,17 @@ class SessionMapper {
       g.model = rec.message?.model ?? g.model;
       for (const b of blocksOf(rec)) {
         const u = toolUseBlock.safeParse(b);
-        if (u.success) this.calls.set(u.data.id, { messageId: id, name: u.data.name, lineNo });
+        if (u.success) this.calls.set(u.data.id, { messageId: id, name: u.data.name, lineNo, timestamp: rec.timestamp });
       }
     }
     const callToAgent = new Map([...agents].flatMap(([agentId, callId]) => (callId === undefined ? [] : [[callId, agentId] as const])));
     const linked = new Set<string>();
+    for (const { rec } of lines) this.lastTimestamp = rec.timestamp ?? this.lastTimestamp;
+    // A link is written at its spawning call's time (the source's, not the import's).
     const link = (agentId: string, call?: { toolCallId: string; messageId: string }): NewEntry => {
       linked.add(agentId);
-      return subagentLinkEntry(sessionId, agentId, { childSessionId: `${sessionId}/agent-${agentId}`, agentId, ...call });
+      const at = call === undefined ? this.lastTimestamp : this.calls.get(call.toolCallId)?.timestamp;
+      return subagentLinkEntry(sessionId, agentId, { childSessionId: `${sessionId}/agent-${agentId}`, agentId, ...call }, at);
     };
 
     const out: NewEntry[] = [];

@@ -143,7 +143,12 @@ async function appendMapped(store: TapeStore, format: FormatName, mapped: Mapped
   for (const { sessionId, entries } of ordered) {
     if (entries.length === 0) continue;
     // The start is answered by the session's own when it has one: only new sessions get it.
-    const start: NewEntry = { ...ingestedSessionStart(sessionId, format), createdAt: entries[0].createdAt };
+    // At the source's first time: an entry without one (a record the source keeps undated) does not make it the import's.
+    const first = entries.reduce(
+      (t, e) => (e.createdAt !== undefined && (t === undefined || e.createdAt < t) ? e.createdAt : t),
+      undefined as number | undefined,
+    );
+    const start: NewEntry = { ...ingestedSessionStart(sessionId, format), createdAt: first };
     const results = await store.appendMany(sessionId, [start, ...entries.map((e) => freezeLink(store, e))]);
     out.appended += results.slice(1).filter((r) => !r.deduplicated).length;
   }

@@ -252,6 +252,11 @@ describe('ingest', function () {
       assert.deepStrictEqual(parentOf(store, child), { sessionId: parent, relation: 'subagent', at: null });
       assert.ok(searchScoped(store, parent, 'Found', { scope: 'linked', limit: 5 }).some((h) => h.sessionId === child));
       assert.strictEqual(entries[1].createdAt, Date.parse(new Date(Date.UTC(2026, 0, 2, 3, 4, 1)).toISOString()), 'source time kept');
+      // What the ingest writes itself carries the source's time too, not the import's.
+      assert.strictEqual(entries[0].name, 'session/start');
+      assert.strictEqual(entries[0].createdAt, Math.min(...entries.slice(1).map((e) => e.createdAt)), 'the session starts at its first record');
+      assert.strictEqual(link.createdAt, entries[taskAt].createdAt, 'the link at its Task call');
+      assert.ok(store.requireEntry(child, 1).createdAt < Date.UTC(2027, 0, 1), "the child's start at its first record");
     });
 
     it('the tokenUsage projection equals the source usage (last usage of each API message), cache reads as cached', async () => {
