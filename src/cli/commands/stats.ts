@@ -1,4 +1,4 @@
-import { isIngestedSession } from '../../tape/ingestedSession';
+import { sessionAgentOf } from '../../store/sessionAgent';
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { usageStats, type UsageRow } from '../../tape/usageStats';
 import { parseArgs } from '../args';
@@ -13,21 +13,11 @@ const line = (r: UsageRow): string =>
 export function statsCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { switches: ['json'], positional: ['tape'] });
   return withTape(p.positional[0], ({ store }) => {
-    const sessions = store.sessions().map(({ sessionId }) => {
-      // The first entries tell an ingested session (its start, or on older tapes the keys after it).
-      const first = store.entries(sessionId, { limit: 8 });
-      const start = first[0];
-      return {
-        sessionId,
-        start,
-        attempts: store.entries(sessionId, { kind: 'event', name: ATTEMPT_EVENT }),
-        ingested: isIngestedSession(
-          sessionId,
-          start,
-          first.map((e) => e.provenanceKey),
-        ),
-      };
-    });
+    const sessions = store.sessions().map(({ sessionId }) => ({
+      sessionId,
+      agent: sessionAgentOf(store, sessionId),
+      attempts: store.entries(sessionId, { kind: 'event', name: ATTEMPT_EVENT }),
+    }));
     const stats = usageStats(sessions);
     if (p.flags.has('json')) return (json(io, stats), 0);
     if (stats.rows.length === 0) io.out('no model requests recorded on this tape\n');
