@@ -30,42 +30,103 @@ const modelLabel = (m: ViewManifest['model']): string => `${m.vendor}/${m.id}`;
 const policyLabel = (p: ViewManifest['policy']): string => `${p.name} v${p.version}`;
 
 interface AttemptTotals {
+  /** The request's first attempt entry, and what it says of the request. */
+  firstEntryId: number;
+  at: number;
+  turnId: string | null;
+  requestSeq: number | null;
+  model: string | null;
   attempts: number;
   durationMs: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
   cachedTokens: number | null;
+  cacheCreationTokens: number | null;
 }
 
 /** Sums that stay null until an attempt reports the figure: "not recorded" is not zero. */
 const add = (sum: number | null, v: number | null): number | null => (v === null ? sum : (sum ?? 0) + v);
 
-/** The `provider/attempt` events of a session, summed per request (turnId + requestSeq). */
+/**
+ * The `provider/attempt` events of a session, summed per request: this agent's name their request
+ * (turnId + requestSeq), so retries add up; an attempt that names none (another agent's, ingested:
+ * one per model response) is a request of its own.
+ */
 function attemptsByRequest(store: SessionReads, sessionId: string): Map<string, AttemptTotals> {
   const totals = new Map<string, AttemptTotals>();
   for (const id of eventIds(store, sessionId, ATTEMPT_EVENT)) {
     const e = store.requireEntry(sessionId, id);
     const data = record(e.payload.data);
-    const turnId = typeof data.turnId === 'string' ? data.turnId : e.meta.turnId;
+    const metaTurn = e.meta.turnId;
+    const turnId = typeof data.turnId === 'string' ? data.turnId : typeof metaTurn === 'string' ? metaTurn : null;
     const requestSeq = num(data.requestSeq);
-    if (typeof turnId !== 'string' || requestSeq === null) continue;
-    const key = requestKey(turnId, requestSeq);
-    const t = totals.get(key) ?? { attempts: 0, durationMs: null, inputTokens: null, outputTokens: null, cachedTokens: null };
+    const key = turnId !== null && requestSeq !== null ? requestKey(turnId, requestSeq) : `#${id}`;
+    const t = totals.get(key) ?? {
+      firstEntryId: id,
+      at: e.createdAt,
+      turnId,
+      requestSeq,
+      model: typeof data.model === 'string' ? data.model : null,
+      attempts: 0,
+      durationMs: null,
+      inputTokens: null,
+      outputTokens: null,
+      cachedTokens: null,
+      cacheCreationTokens: null,
+    };
     const usage = record(data.usage);
     t.attempts++;
     t.durationMs = add(t.durationMs, num(data.durationMs));
     t.inputTokens = add(t.inputTokens, num(usage.inputTokens));
     t.outputTokens = add(t.outputTokens, num(usage.outputTokens));
     t.cachedTokens = add(t.cachedTokens, num(usage.cachedTokens));
+    t.cacheCreationTokens = add(t.cacheCreationTokens, num(usage.cacheCreationTokens));
     totals.set(key, t);
   }
   return totals;
 }
 
-/** One item per model request of the session, in tape order, with what its attempts recorded. */
+type Usage = Pick<AttemptTotals, 'inputTokens' | 'cachedTokens' | 'cacheCreationTokens'>;
+
+/**
+ * The whole prompt of a request from its usage. Providers count it two ways: Anthropic-style usage
+ * (Claude Code, Cline, opencode) reports cache reads and cache writes apart from `input_tokens`,
+ * and says so by reporting cache creation; OpenAI-style usage (Codex, Gemini, this agent's
+ * providers) counts cached tokens inside the input.
+ */
+export function promptTokensOf(u: Usage): number | null {
+  if (u.inputTokens === null) return null;
+  return u.cacheCreationTokens === null ? u.inputTokens : u.inputTokens + (u.cachedTokens ?? 0) + u.cacheCreationTokens;
+}
+
+/** The share of the prompt read from the cache (promptTokensOf), null without the figures. */
+export function cacheHitShareOf(u: Usage): number | null {
+  const prompt = promptTokensOf(u);
+  if (prompt === null || u.cachedTokens === null || prompt <= 0) return null;
+  return Math.min(1, Math.max(0, u.cachedTokens / prompt));
+}
+
+const attemptFigures = (t: AttemptTotals | undefined, estimate: number | null) => {
+  const usage = { inputTokens: t?.inputTokens ?? null, cachedTokens: t?.cachedTokens ?? null, cacheCreationTokens: t?.cacheCreationTokens ?? null };
+  return {
+    attempts: t?.attempts ?? 0,
+    durationMs: t?.durationMs ?? null,
+    outputTokens: t?.outputTokens ?? null,
+    ...usage,
+    promptTokens: promptTokensOf(usage) ?? estimate,
+    cacheHitShare: cacheHitShareOf(usage),
+  };
+};
+
+/**
+ * One item per model request of the session, in tape order: each request a manifest records, with
+ * what its attempts recorded, and each request only attempts record (an ingested session's model
+ * calls) from those attempts.
+ */
 export function requestItems(store: SessionReads, sessionId: string): RequestList {
   const attempts = attemptsByRequest(store, sessionId);
   const list: RequestList = { items: [], skipped: [] };
+  const joined = new Set<string>();
   for (const id of eventIds(store, sessionId, VIEW_ASSEMBLED)) {
     let m: ViewManifest;
     try {
@@ -74,8 +135,10 @@ export function requestItems(store: SessionReads, sessionId: string): RequestLis
       list.skipped.push({ entryId: id, reason: errorMessage(e) });
       continue;
     }
-    const t = attempts.get(requestKey(m.turnId, m.requestSeq));
+    const key = requestKey(m.turnId, m.requestSeq);
+    joined.add(key);
     list.items.push({
+      source: 'manifest',
       entryId: id,
       turnId: m.turnId,
       requestSeq: m.requestSeq,
@@ -85,13 +148,26 @@ export function requestItems(store: SessionReads, sessionId: string): RequestLis
       included: m.included.length,
       excluded: m.excluded.length,
       anchorEntryId: m.anchorEntryId,
-      attempts: t?.attempts ?? 0,
-      durationMs: t?.durationMs ?? null,
-      inputTokens: t?.inputTokens ?? null,
-      outputTokens: t?.outputTokens ?? null,
-      cachedTokens: t?.cachedTokens ?? null,
+      ...attemptFigures(attempts.get(key), m.tokenBudget.estimatedPrompt),
     });
   }
+  for (const [key, t] of attempts) {
+    if (joined.has(key)) continue;
+    list.items.push({
+      source: 'attempt',
+      entryId: t.firstEntryId,
+      turnId: t.turnId,
+      requestSeq: t.requestSeq,
+      model: t.model ?? 'unknown',
+      assembledAt: t.at,
+      estimatedPrompt: null,
+      included: null,
+      excluded: null,
+      anchorEntryId: null,
+      ...attemptFigures(t, null),
+    });
+  }
+  list.items.sort((a, b) => a.entryId - b.entryId);
   return list;
 }
 

@@ -142,15 +142,23 @@ export const anchorItem = z.object({
 export type AnchorItem = z.infer<typeof anchorItem>;
 
 export const requestItem = z.object({
-  /** The `view/assembled` entry. */
+  /**
+   * Where the row comes from: a `view/assembled` manifest (this agent's requests, comparable and
+   * re-runnable), or, for a request no manifest records (another agent's, ingested), its
+   * `provider/attempt` entries alone.
+   */
+  source: z.enum(['manifest', 'attempt']),
+  /** The `view/assembled` entry, or the request's first `provider/attempt`. */
   entryId,
-  turnId: z.string(),
-  requestSeq: z.number(),
+  turnId: z.nullable(z.string()),
+  requestSeq: z.nullable(z.number()),
   model: z.string(),
+  /** When the request was assembled, or when its first attempt was recorded. */
   assembledAt: z.number(),
-  estimatedPrompt: z.number(),
-  included: z.number(),
-  excluded: z.number(),
+  /** The manifest's figures: null for an attempt row. */
+  estimatedPrompt: z.nullable(z.number()),
+  included: z.nullable(z.number()),
+  excluded: z.nullable(z.number()),
   anchorEntryId: z.nullable(entryId),
   /** From the request's `provider/attempt` entries (0 when none was recorded). */
   attempts: z.number(),
@@ -158,6 +166,12 @@ export const requestItem = z.object({
   inputTokens: z.nullable(z.number()),
   outputTokens: z.nullable(z.number()),
   cachedTokens: z.nullable(z.number()),
+  /** Tokens written to the provider's cache (Anthropic-style usage reports them apart from the input). */
+  cacheCreationTokens: z.nullable(z.number()),
+  /** The whole prompt as the provider counted it (requests.ts promptTokensOf), else the estimate; null when neither is known. */
+  promptTokens: z.nullable(z.number()),
+  /** The share of the prompt read from the provider's cache, 0 to 1; null without the figures. */
+  cacheHitShare: z.nullable(z.number().check(z.gte(0), z.lte(1))),
 });
 export type RequestItem = z.infer<typeof requestItem>;
 

@@ -25,7 +25,7 @@ interface FakeWindow {
  * generated tape of `total` entries (rows are computed per index, never stored), records every
  * message the page sends, and keeps setState's value where the test can read it.
  */
-function fakeHost(o: { total: number; messages: number; lastPage: number; evil: string; state: unknown }): void {
+function fakeHost(o: { total: number; messages: number; lastPage: number; evil: string; state: unknown; attemptRows: boolean }): void {
   const w = window as unknown as FakeWindow & { acquireVsCodeApi: () => unknown };
   const kinds = ['message', 'system', 'tool_call', 'tool_result', 'error', 'anchor', 'event'] as const;
   w.posted = [];
@@ -65,6 +65,7 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
     items: Array.from({ length: Math.max(0, Math.min(limit, o.messages - offset)) }, (_, k) => message(offset + k)),
   });
   const req = (n: number) => ({
+    source: 'manifest' as const,
     entryId: 100 + n,
     turnId: 't1',
     requestSeq: n,
@@ -79,6 +80,26 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
     inputTokens: 1000 * n + 5,
     outputTokens: 50,
     cachedTokens: n > 1 ? 800 * (n - 1) : 0,
+    cacheCreationTokens: null,
+    promptTokens: 1000 * n + 5,
+    cacheHitShare: n > 1 ? (800 * (n - 1)) / (1000 * n + 5) : 0,
+  });
+  // Another agent's model calls, as an ingested session has them: no manifest, the source's usage.
+  const attemptReq = (n: number) => ({
+    ...req(n),
+    source: 'attempt' as const,
+    turnId: null,
+    requestSeq: null,
+    model: 'claude-opus-4',
+    estimatedPrompt: null,
+    included: null,
+    excluded: null,
+    anchorEntryId: null,
+    inputTokens: 10 * n,
+    cachedTokens: 9_000 * n,
+    cacheCreationTokens: 990 * n,
+    promptTokens: 10_000 * n,
+    cacheHitShare: 0.9,
   });
   const answer = (m: InspectorToHost) => {
     if (m.type === 'ready' || m.type === 'selectSession') {
@@ -129,7 +150,7 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
           ],
         });
       case 'requests':
-        return ok({ sessionId: 's1', items: [req(1), req(2), req(3)] });
+        return ok({ sessionId: 's1', items: o.attemptRows ? [attemptReq(1), attemptReq(2)] : [req(1), req(2), req(3)] });
       case 'projections':
         return ok({
           sessionId: 's1',
@@ -211,7 +232,7 @@ interface Opened {
   cspErrors: string[];
 }
 
-async function openPage(browser: Browser, state: unknown = undefined): Promise<Opened> {
+async function openPage(browser: Browser, state: unknown = undefined, attemptRows = false): Promise<Opened> {
   const url = webviewPageUrl(root, {
     title: 'Tape Inspector',
     nonce: 'testnonce123',
@@ -225,7 +246,7 @@ async function openPage(browser: Browser, state: unknown = undefined): Promise<O
     if (/Content Security Policy|Refused/i.test(m.text())) cspErrors.push(m.text());
   });
   page.on('pageerror', (e) => cspErrors.push(`page error: ${e.message}`));
-  await page.addInitScript(fakeHost, { total: TOTAL, messages: MESSAGES, lastPage: LAST_PAGE, evil: EVIL, state });
+  await page.addInitScript(fakeHost, { total: TOTAL, messages: MESSAGES, lastPage: LAST_PAGE, evil: EVIL, state, attemptRows });
   await page.goto(url);
   await page.waitForSelector('.source-label:has-text("demo.tape")');
   return { page, cspErrors };
@@ -385,6 +406,19 @@ describe('Tape Inspector webview in Chromium', function () {
     await page.waitForFunction(() => (window as unknown as FakeWindow).posted.filter((m) => m.type === 'request' && m.method === 'diff').length === 2);
     assert.deepStrictEqual((await asked(page, 'diff')).at(-1), { a: 101, b: 103 });
     await page.waitForSelector('.diff h3:has-text("#101 → #103")');
+  });
+
+  it("another agent's session: a row per model call with the source's figures and the totals, nothing to compare or re-run", async () => {
+    const { page } = await openPage(browser, entriesState('requests'), true);
+    await page.waitForSelector('tr[data-source="attempt"]');
+    assert.strictEqual(await page.locator('tbody tr[data-source="attempt"]').count(), 2);
+    assert.strictEqual(await page.locator('#requests-table vscode-checkbox, #requests-table .rerun').count(), 0);
+    const cells = (sel: string) => page.locator(`${sel} td.n`).allTextContents();
+    // Est. prompt, input, cached, cache writes, cache hit, output, attempts, duration.
+    assert.deepStrictEqual(await cells('tr[data-entry-id="101"]'), ['—', '10', '9,000', '990', '90%', '50', '1', '1,201 ms']);
+    assert.deepStrictEqual(await cells('tfoot tr.totals'), ['—', '30', '27,000', '2,970', '90%', '100', '2', '2,403 ms']);
+    assert.match((await page.locator('.diff-slot').textContent()) ?? '', /recorded by another agent without the context it sent/);
+    assert.match((await page.locator('svg.plot').getAttribute('aria-label')) ?? '', /2 requests: from 10,000 to 20,000/);
   });
 
   it('merges `appended` rows and transcript items without fetching everything again', async () => {

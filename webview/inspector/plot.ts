@@ -8,10 +8,10 @@ const PAD = 36;
 /**
  * Prompt and cached tokens per request as an SVG line chart (no library). The lines differ in dash
  * as well as colour, and the chart carries a text summary; the requests table holds every value.
- * Prompt tokens are the provider's count when it reported one, else the estimate.
+ * Prompt tokens are the provider's count when it reported one, else the estimate (0 without either).
  */
 export function tokenPlot(items: RequestItem[], tableId: string): HTMLElement {
-  const prompt = items.map((r) => r.inputTokens ?? r.estimatedPrompt);
+  const prompt = items.map((r) => r.promptTokens ?? 0);
   const cached = items.map((r) => r.cachedTokens ?? 0);
   const max = Math.max(1, ...prompt, ...cached);
   const x = (i: number) => PAD + (items.length < 2 ? (W - 2 * PAD) / 2 : (i * (W - 2 * PAD)) / (items.length - 1));

@@ -34,6 +34,7 @@ describe('inspector requests', () => {
       items.map(({ turnId: _t, ...rest }) => rest),
       [
         {
+          source: 'manifest',
           entryId: 5,
           requestSeq: 1,
           model: 'test/scripted',
@@ -47,8 +48,12 @@ describe('inspector requests', () => {
           inputTokens: 900,
           outputTokens: 60,
           cachedTokens: 0,
+          cacheCreationTokens: null,
+          promptTokens: 900,
+          cacheHitShare: 0,
         },
         {
+          source: 'manifest',
           entryId: 19,
           requestSeq: 1,
           model: 'test/scripted',
@@ -62,6 +67,9 @@ describe('inspector requests', () => {
           inputTokens: 700,
           outputTokens: 20,
           cachedTokens: 512,
+          cacheCreationTokens: null,
+          promptTokens: 700,
+          cacheHitShare: 512 / 700,
         },
       ],
     );
@@ -96,7 +104,11 @@ describe('inspector requests', () => {
     const { items, skipped } = requestItems(store, 's');
     assert.deepStrictEqual(
       items.map((i) => [i.entryId, i.attempts, i.durationMs, i.inputTokens, i.outputTokens, i.cachedTokens]),
-      [[2, 2, 120, 10, 2, 4]],
+      // No manifest records request 2: its attempt is a row of its own.
+      [
+        [2, 2, 120, 10, 2, 4],
+        [5, 1, 5, null, null, null],
+      ],
     );
     assert.strictEqual(skipped.length, 1);
     assert.strictEqual(skipped[0].entryId, 6);
@@ -104,6 +116,65 @@ describe('inspector requests', () => {
     assert.throws(() => requestDiff(store, 's', 2, 6), /holds no valid manifest/);
     assert.throws(() => requestDiff(store, 's', 2, 3), /is not a view\/assembled event/);
     assert.throws(() => requestDiff(store, 's', 2, 99), /has no entry 99/);
+  });
+
+  it("a session without manifests (another agent's, ingested) gets a row per model call from its attempts, with the source's figures", async () => {
+    const store = await TapeStore.inMemory();
+    const anthropic = { inputTokens: 12, outputTokens: 300, cachedTokens: 9_000, cacheCreationTokens: 988 };
+    const openai = { inputTokens: 5_000, outputTokens: 40, cachedTokens: 4_000 };
+    await store.appendMany('cc', [
+      event('provider/attempt', { messageId: 'msg_1', model: 'claude-opus-4', usage: anthropic }),
+      event('provider/attempt', { messageId: 'msg_2', model: 'gpt-5', usage: openai, durationMs: 900 }),
+      event('provider/attempt', { messageId: 'msg_3' }),
+    ]);
+    const { items, skipped } = requestItems(store, 'cc');
+    for (const i of items) requestItem.parse(i);
+    assert.deepStrictEqual(skipped, []);
+    assert.deepStrictEqual(
+      items.map((i) => [
+        i.source,
+        i.entryId,
+        i.model,
+        i.turnId,
+        i.requestSeq,
+        i.estimatedPrompt,
+        i.attempts,
+        i.inputTokens,
+        i.outputTokens,
+        i.cachedTokens,
+        i.cacheCreationTokens,
+        i.promptTokens,
+      ]),
+      [
+        ['attempt', 2, 'claude-opus-4', null, null, null, 1, 12, 300, 9_000, 988, 10_000],
+        ['attempt', 3, 'gpt-5', null, null, null, 1, 5_000, 40, 4_000, null, 5_000],
+        ['attempt', 4, 'unknown', null, null, null, 1, null, null, null, null, null],
+      ],
+    );
+    // Anthropic-style usage counts cache reads apart from the input, OpenAI-style inside it.
+    assert.deepStrictEqual(
+      items.map((i) => i.cacheHitShare),
+      [0.9, 0.8, null],
+    );
+    assert.strictEqual(items[1].durationMs, 900);
+  });
+
+  it('an attempt no manifest records is a row of its own beside the manifest rows, in tape order', async () => {
+    const store = await TapeStore.inMemory();
+    const manifest = JSON.parse(fixtureLines()[4]).payload.data;
+    await store.appendMany('s', [
+      event('provider/attempt', { model: 'm', usage: { inputTokens: 3 } }),
+      event('view/assembled', manifest),
+      event('provider/attempt', { turnId: manifest.turnId, requestSeq: 1, usage: { inputTokens: 7 } }),
+    ]);
+    const { items } = requestItems(store, 's');
+    assert.deepStrictEqual(
+      items.map((i) => [i.source, i.entryId, i.inputTokens]),
+      [
+        ['attempt', 2, 3],
+        ['manifest', 3, 7],
+      ],
+    );
   });
 
   it('the diff of the two requests: the checkpoint and the new input added, the first input removed', async () => {
