@@ -201,7 +201,14 @@ export const projectionsView = z.object({
   todos: z.array(z.object({ content: z.string(), status: z.string() })),
   toolStats: z.array(z.object({ name: z.string(), calls: z.number(), ok: z.number(), error: z.number(), pending: z.number() })),
   tokenUsage: z.object({ attempts: z.number(), inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number() }),
-  contextPressure: z.object({ estimatedTokens: z.number(), contextWindow: z.number(), ratio: z.number() }),
+  contextPressure: z.object({
+    estimatedTokens: z.number(),
+    contextWindow: z.number(),
+    ratio: z.number(),
+    /** Where the window comes from (src/inspector/projectionsView.ts contextWindowOf). */
+    windowSource: z.enum(['manifest', 'model', 'assumed']),
+    model: z.nullable(z.string()),
+  }),
 });
 export type ProjectionsView = z.infer<typeof projectionsView>;
 

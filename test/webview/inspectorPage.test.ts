@@ -162,7 +162,7 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
             ],
             toolStats: [{ name: 'read_file', calls: 5, ok: 4, error: 1, pending: 0 }],
             tokenUsage: { attempts: 3, inputTokens: 6015, outputTokens: 150, cachedTokens: 2400 },
-            contextPressure: { estimatedTokens: 54000, contextWindow: 128000, ratio: 54000 / 128000 },
+            contextPressure: { estimatedTokens: 54000, contextWindow: 128000, ratio: 54000 / 128000, windowSource: 'assumed', model: 'gpt-unknown' },
           },
         });
       case 'transcript':
@@ -755,7 +755,10 @@ describe('Tape Inspector webview in Chromium', function () {
         await page.waitForTimeout(100);
         await page.screenshot({ path: path.join(root, 'test-results', `inspector-${view}-${theme}.png`) });
       }
-      assert.match((await page.locator('.pressure-text').textContent()) ?? '', /^42\.2% \(54,000 of 128,000 tokens\)$/);
+      assert.match(
+        (await page.locator('.pressure-text').textContent()) ?? '',
+        /^42\.2% \(54,000 of 128,000 tokens, an assumed window: gpt-unknown's is not known\)$/,
+      );
       assert.deepStrictEqual(cspErrors, []);
     }
   });

@@ -1,6 +1,13 @@
 import type { ProjectionsView as Projections } from '../../src/protocol/inspector';
 import { badge, h, num } from './dom';
 
+/** Where the gauge's window comes from, in words. */
+function windowBasis(p: Projections['contextPressure']): string {
+  if (p.windowSource === 'manifest') return `the window of ${p.model ?? 'the model'} the last request was assembled for`;
+  if (p.windowSource === 'model') return `the known window of ${p.model ?? 'its model'}`;
+  return p.model === null ? 'an assumed window: the model is not recorded' : `an assumed window: ${p.model}'s is not known`;
+}
+
 /** What the tape folds to: title, todos, tool stats, token usage and how full the context is. */
 export class ProjectionsView {
   readonly element = h('div', { class: 'projections' });
@@ -57,7 +64,7 @@ export class ProjectionsView {
           'aria-labelledby': 'pressure-label',
           'aria-valuetext': percent,
         }),
-        h('span', { class: 'pressure-text' }, `${percent} (${num(p.estimatedTokens)} of ${num(p.contextWindow)} tokens)`),
+        h('span', { class: 'pressure-text' }, `${percent} (${num(p.estimatedTokens)} of ${num(p.contextWindow)} tokens, ${windowBasis(p)})`),
       ),
     );
   }

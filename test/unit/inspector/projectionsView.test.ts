@@ -18,6 +18,7 @@ describe('inspector projections view', () => {
     ]);
     assert.deepStrictEqual(view.tokenUsage, { attempts: 2, inputTokens: 1600, outputTokens: 80, cachedTokens: 512 });
     assert.strictEqual(view.contextPressure.contextWindow, 32000);
+    assert.strictEqual(view.contextPressure.windowSource, 'manifest');
     assert.strictEqual(view.contextPressure.ratio, view.contextPressure.estimatedTokens / 32000);
     assert.ok(view.contextPressure.estimatedTokens > 0);
   });
@@ -41,6 +42,23 @@ describe('inspector projections view', () => {
       { content: 'write tests', status: 'in_progress' },
       { content: 'ship', status: 'pending' },
     ]);
-    assert.strictEqual(view.contextPressure.contextWindow, 128000);
+    assert.deepStrictEqual([view.contextPressure.contextWindow, view.contextPressure.windowSource, view.contextPressure.model], [128000, 'assumed', null]);
+  });
+
+  it("another agent's session: the known window of the model its last call names, else an assumed one that names the model", async () => {
+    const store = await TapeStore.inMemory();
+    await store.appendMany('cc', [
+      message('m1', 'user', 1, 'hello'),
+      event('provider/attempt', { messageId: 'a', model: 'gpt-4o', usage: { inputTokens: 5 } }),
+      event('provider/attempt', { messageId: 'b', model: 'claude-opus-4-1-20250805', usage: { inputTokens: 5 } }),
+    ]);
+    await store.appendMany('other', [event('provider/attempt', { messageId: 'a', model: 'my-local-llm' })]);
+    const reader = new ProjectionsReader(store);
+    const cc = reader.view('cc').contextPressure;
+    projectionsView.parse(reader.view('cc'));
+    assert.deepStrictEqual([cc.contextWindow, cc.windowSource, cc.model], [200000, 'model', 'claude-opus-4-1-20250805']);
+    assert.strictEqual(cc.ratio, cc.estimatedTokens / 200000);
+    const other = reader.view('other').contextPressure;
+    assert.deepStrictEqual([other.contextWindow, other.windowSource, other.model], [128000, 'assumed', 'my-local-llm']);
   });
 });
