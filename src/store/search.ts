@@ -2,7 +2,7 @@ import type { Database, SqlValue } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
 import { spaceOut, unspace } from './cjk';
-import { entryText } from './entryText';
+import { entryText } from '../tape/entryText';
 import { readVarint } from './ftsVarint';
 import { TapeQueryError } from './errors';
 import { objectOf } from './queries';

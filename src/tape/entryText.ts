@@ -1,7 +1,7 @@
-import type { JsonObject, Kind } from '../tape/entry';
+import type { JsonObject, Kind } from './entry';
 
 /** Structured values as text a person would search for: keys and values, one per line. */
-function readable(v: unknown): string {
+export function readable(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
   if (typeof v !== 'object') return String(v);
