@@ -3,12 +3,13 @@ import { codex } from './codex';
 import type { FormatName, TranscriptFormat } from './format';
 import type { SourceFormat } from './sourceFormat';
 import type { SourceLine } from './transcriptLines';
+import { vscodeChat } from './vscodeChat/vscodeChatFormat';
 
 /** Formats read line by line from where the last run stopped (format.ts). */
 export const LINE_FORMATS: readonly TranscriptFormat[] = [claudeCode, codex];
 
 /** Formats whose sources are read whole on every run (sourceFormat.ts). */
-export const SOURCE_FORMATS: readonly SourceFormat[] = [];
+export const SOURCE_FORMATS: readonly SourceFormat[] = [vscodeChat];
 
 export type KnownFormat = { kind: 'lines'; format: TranscriptFormat } | { kind: 'source'; format: SourceFormat };
 

@@ -1,51 +1,19 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { openRegularSync, readUpToSync, type RegularFd } from '../store/safeRead';
-import { oneLine } from '../tape/oneLine';
-import type { FormatName } from './format';
+import { promptLine, type AgentDiscovery, type DiscoveredSession, type DiscoveryPlaces } from './agentDiscovery';
 import { parseTranscript } from './transcriptLines';
 import { listDir } from './sourceFiles';
 import { sourcesUnder } from './sourcesUnder';
 import { ownerTranscriptOf } from './transcriptFiles';
+import { vscodeChatDiscovery } from './vscodeChatDiscovery';
 
-/** A session another agent wrote for a workspace, as a list to pick from shows it. */
-export interface DiscoveredSession {
-  format: FormatName;
-  /** The source to ingest: a transcript file, a task folder, a database. */
-  file: string;
-  /** The first thing the user asked (or the session's title), on one line; null when there is none yet. */
-  firstPrompt: string | null;
-  modifiedAt: number;
-}
-
-/** Where agents keep a workspace's sessions: the workspace, the home folder, and VS Code's storage of this window. */
-export interface DiscoveryPlaces {
-  workspace: string;
-  home: string;
-  /** VS Code's `workspaceStorage/<id>` folder of this window (the parent of an extension's `storageUri`), in VS Code. */
-  workspaceStorage?: string;
-  /** VS Code's `globalStorage` folder (the parent of an extension's `globalStorageUri`), in VS Code. */
-  globalStorage?: string;
-}
-
-/** One agent's sessions of a workspace: listed for an import, and followed as they change. */
-export interface AgentDiscovery {
-  /** The workspace's sessions of this agent; unreadable ones are left out. */
-  discover(places: DiscoveryPlaces): DiscoveredSession[];
-  /** Folders (that may not exist yet) whose changes may be this agent's sessions of the workspace. */
-  roots(places: DiscoveryPlaces): string[];
-  /** The source to ingest when `file` under one of the roots changed, when it is one of the workspace's; else null. */
-  sourceOf(file: string, places: DiscoveryPlaces): string | null;
-}
+export { promptLine, type AgentDiscovery, type DiscoveredSession, type DiscoveryPlaces } from './agentDiscovery';
 
 /** Only the head of a transcript is read to describe it: the first prompt comes early. */
 const HEAD_BYTES = 256 * 1024;
 /** Codex keeps every workspace's rollouts in one tree; only the newest are opened to read their cwd. */
 const CODEX_CANDIDATES = 500;
-const PROMPT_CHARS = 200;
-
-/** A prompt as a list shows it: on one line, cut short. */
-export const promptLine = (text: string): string => oneLine(text, PROMPT_CHARS);
 
 /**
  * Where Claude Code keeps a workspace's transcripts: `~/.claude/projects/` and the workspace path
@@ -107,7 +75,7 @@ export const codexDiscovery: AgentDiscovery = {
 };
 
 /** Every agent whose sessions are looked for. */
-export const AGENT_DISCOVERIES: readonly AgentDiscovery[] = [claudeCodeDiscovery, codexDiscovery];
+export const AGENT_DISCOVERIES: readonly AgentDiscovery[] = [claudeCodeDiscovery, codexDiscovery, vscodeChatDiscovery];
 
 /** Every agent's sessions of a workspace, newest first. */
 export function discoverSessions(places: DiscoveryPlaces): DiscoveredSession[] {

@@ -1,0 +1,409 @@
+import * as assert from 'assert';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { ingestFile } from '../../../src/ingest/ingest';
+import { sourcesUnder } from '../../../src/ingest/sourcesUnder';
+import { discoverSessions, workspaceSourceOf } from '../../../src/ingest/sessionDiscovery';
+import { replayMutationLog } from '../../../src/ingest/vscodeChat/mutationLog';
+import { vscodeChat } from '../../../src/ingest/vscodeChat/vscodeChatFormat';
+import { TapeFileError } from '../../../src/store/errors';
+import { parentOf } from '../../../src/store/forks';
+import { readLinked } from '../../../src/store/subagentLinks';
+import { TapeStore } from '../../../src/store/tapeStore';
+import { FoldCache } from '../../../src/tape/foldCache';
+import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
+import {
+  agentRequest,
+  askRequest,
+  initialEntry,
+  logLines,
+  requestLines,
+  sessionJson,
+  T0,
+  VSC_SESSION,
+  WORKSPACE,
+  workspaceStorage,
+} from './vscodeChatFixtures';
+
+const SESSION = `vscode-chat:${VSC_SESSION}`;
+
+/** The conversation a person reads: user prompts and assistant texts, in order. */
+function conversation(store: TapeStore, sessionId: string): string[] {
+  const view = new FoldCache(store).view(sessionId, { includePending: false });
+  return view.messages
+    .map((m) => store.requireEntry(sessionId, m.entryId).payload)
+    .filter((p) => p.content !== '')
+    .map((p) => `${String(p.role)}: ${String(p.content)}`);
+}
+
+/** Every call of the folded session with its result's status and output. */
+function calls(store: TapeStore, sessionId: string): [string, string, string, unknown][] {
+  const view = new FoldCache(store).view(sessionId, { includePending: false });
+  return view.toolCalls.map((c) => {
+    const result = view.toolFacts.get(c.messageId)?.results.get(c.toolCallId);
+    assert.ok(result, `call ${c.toolCallId} has its result`);
+    const r = store.requireEntry(sessionId, result.entryId).payload;
+    return [c.toolCallId, c.name, String(r.status), r.output];
+  });
+}
+
+const usageOf = (store: TapeStore, sessionId: string) => store.entries(sessionId).reduce(tokenUsageProjection.apply, tokenUsageProjection.init());
+const events = (store: TapeStore, sessionId: string, name: string) =>
+  store
+    .entries(sessionId)
+    .filter((e) => e.kind === 'event' && e.name === name)
+    .map((e) => e.payload.data as Record<string, unknown>);
+
+describe('VS Code chat sessions (vscode-chat)', function () {
+  this.timeout(20_000);
+  let dir: string;
+  let storage: string;
+  let store: TapeStore;
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-vscode-chat-'));
+    storage = workspaceStorage(dir);
+    store = await TapeStore.inMemory();
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const sessionsDir = () => path.join(storage, 'chatSessions');
+  const writeJson = (value: unknown, name = `${VSC_SESSION}.json`): string => {
+    const file = path.join(sessionsDir(), name);
+    fs.writeFileSync(file, JSON.stringify(value, undefined, 2));
+    return file;
+  };
+
+  describe('the serialised model (.json, version 3)', () => {
+    it('has the prompts and answers in order, each round call paired with its stored result, the figures, edits, thinking and references', async () => {
+      const requests = [agentRequest(), askRequest()];
+      const file = writeJson(sessionJson(requests));
+      const report = await ingestFile(store, file);
+      assert.strictEqual(report.format, 'vscode-chat');
+      assert.deepStrictEqual(conversation(store, SESSION), [
+        'user: Fix the bug in #file:main.ts',
+        // The markdown parts, a paragraph apart where a tool call stood between them, the inline reference as VS Code copies it.
+        'assistant: I will read the file first.\n\nFixed the bug in `main.ts`.',
+        'user: Thanks, and the docs?',
+        'assistant: The docs are in README.md.',
+      ]);
+      // The model's calls are the rounds' (their ids, names and arguments), with what each returned to the
+      // model; the terminal call no round names is a call of its own, an error by its exit code.
+      assert.deepStrictEqual(calls(store, SESSION), [
+        ['toolu_read1__vscode-1', 'read_file', 'ok', 'const bug = 1;\n'],
+        ['toolu_edit1', 'replace_string_in_file', 'ok', 'The file was edited.'],
+        ['tc-terminal-1', 'run_in_terminal', 'error', '3 failing'],
+      ]);
+      const callEntries = store.entries(SESSION).filter((e) => e.kind === 'tool_call');
+      assert.deepStrictEqual(callEntries[0].payload.input, { filePath: `${WORKSPACE}/src/main.ts`, startLine: 1, endLine: 20 });
+      assert.strictEqual(callEntries[0].payload.toolId, 'copilot_readFile', 'joined with its invocation part');
+      assert.strictEqual(callEntries[0].createdAt, T0 + 1_100, "at its round's time");
+      assert.deepStrictEqual(callEntries[2].payload.input, { command: 'npm test' });
+
+      const sum = requests.reduce<{ input: number; output: number }>(
+        (t, r) => ({ input: t.input + Number(r.promptTokens), output: t.output + Number(r.completionTokens) }),
+        { input: 0, output: 0 },
+      );
+      const usage = usageOf(store, SESSION);
+      assert.deepStrictEqual([usage.attempts, usage.inputTokens, usage.outputTokens], [2, sum.input, sum.output]);
+      assert.strictEqual(events(store, SESSION, 'provider/attempt')[0].modelCalls, 3, 'the rounds are its model calls');
+
+      const [meta] = events(store, SESSION, 'session/meta');
+      assert.deepStrictEqual(
+        [meta.agent, meta.model, meta.cwd, meta.source, meta.title],
+        ['vscode-chat', 'copilot/gpt-4.1', WORKSPACE, file, 'Fix the main.ts bug'],
+        'cwd from the workspace.json VS Code keeps beside chatSessions/',
+      );
+      assert.deepStrictEqual(
+        events(store, SESSION, 'vscode-chat/thinking').map((d) => d.text),
+        ['The bug is in main.ts; '],
+      );
+      const [edit] = events(store, SESSION, 'vscode-chat/edit');
+      assert.deepStrictEqual([edit.uri, edit.done, (edit.edits as unknown[][])[0].length], [`${WORKSPACE}/src/main.ts`, true, 1]);
+      const [refs] = events(store, SESSION, 'vscode-chat/references');
+      assert.deepStrictEqual(refs.references, [`${WORKSPACE}/README.md`, `${WORKSPACE}/src/main.ts`]);
+      assert.deepStrictEqual(events(store, SESSION, 'vscode-chat/variables')[0].variables, [
+        { id: `file://${WORKSPACE}/src/main.ts`, name: 'file:main.ts', kind: 'file', uri: `${WORKSPACE}/src/main.ts` },
+      ]);
+      const messages = store.entries(SESSION).filter((e) => e.kind === 'message');
+      assert.deepStrictEqual(
+        messages.map((m) => m.createdAt),
+        [T0 + 1_000, T0 + 1_050, T0 + 60_000, T0 + 60_020],
+        "the source's times",
+      );
+      // A part kind this version does not know is counted, and so are the parts that only structure the view.
+      assert.deepStrictEqual(report.skipped, {
+        'response/thinking-empty': 1,
+        'response/undoStop': 1,
+        'response/codeblockUri': 1,
+        'response/sparkleGlitter': 1,
+      });
+
+      const again = await ingestFile(store, file);
+      assert.strictEqual(again.appended, 0);
+    });
+
+    it('reads versions 1 and 2: a plain-string message and response, computedTitle as the title', async () => {
+      const v1 = writeJson(
+        {
+          requesterUsername: 'me',
+          responderUsername: 'GitHub Copilot',
+          sessionId: 'old-1',
+          creationDate: T0,
+          requests: [{ requestId: 'r1', message: 'What is this?', response: [{ value: 'A test.', isTrusted: false }], isCanceled: false }],
+        },
+        'old-1.json',
+      );
+      const v2 = writeJson(
+        {
+          version: 2,
+          sessionId: 'old-2',
+          creationDate: T0,
+          computedTitle: 'Old title',
+          responderUsername: 'x',
+          requests: [{ requestId: 'r1', message: { text: 'Hi' }, response: 'Hello.' }],
+        },
+        'old-2.json',
+      );
+      await ingestFile(store, v1);
+      await ingestFile(store, v2);
+      assert.deepStrictEqual(conversation(store, 'vscode-chat:old-1'), ['user: What is this?', 'assistant: A test.']);
+      assert.deepStrictEqual(conversation(store, 'vscode-chat:old-2'), ['user: Hi', 'assistant: Hello.']);
+      assert.strictEqual(events(store, 'vscode-chat:old-2', 'session/meta')[0].title, 'Old title');
+    });
+
+    it('takes per-model totals when the provider reported them, and leaves out undone, running and queued requests (counted)', async () => {
+      const totals = [
+        { model: 'claude-sonnet-4', inputTokens: 900, cachedTokens: 400, outputTokens: 60 },
+        { model: 'gpt-4.1-mini', inputTokens: 100, cachedTokens: 0, outputTokens: 5 },
+      ];
+      const requests = [
+        { ...askRequest('r-totals'), modelTotals: totals },
+        { ...askRequest('r-undone', 'Undone?', 'Yes.', T0 + 70_000), shouldBeRemovedOnSend: { requestId: 'r-undone' } },
+        { ...askRequest('r-running', 'Still?', 'Wor', T0 + 80_000), modelState: { value: 0 } },
+      ];
+      const report = await ingestFile(store, writeJson(sessionJson(requests, { pendingRequests: [{ id: 'q1', request: {}, kind: 0, sendOptions: {} }] })));
+      assert.deepStrictEqual(conversation(store, SESSION), ['user: Thanks, and the docs?', 'assistant: The docs are in README.md.']);
+      const usage = usageOf(store, SESSION);
+      assert.deepStrictEqual(
+        [usage.attempts, usage.inputTokens, usage.outputTokens, usage.cachedTokens],
+        [2, totals[0].inputTokens + totals[1].inputTokens, totals[0].outputTokens + totals[1].outputTokens, totals[0].cachedTokens],
+      );
+      assert.deepStrictEqual(
+        events(store, SESSION, 'provider/attempt').map((d) => d.model),
+        ['claude-sonnet-4', 'gpt-4.1-mini'],
+      );
+      assert.deepStrictEqual(report.skipped, { 'request/undone': 1, 'request/in-progress': 1, 'request/queued': 1 });
+    });
+
+    it("links a subagent's session: its prompt, its own tool calls, its answer", async () => {
+      const request = {
+        ...askRequest('r-sub', 'Who calls foo?', 'bar.ts calls it.'),
+        response: [
+          {
+            kind: 'toolInvocationSerialized',
+            invocationMessage: 'Find callers',
+            isComplete: true,
+            toolCallId: 'call_sub1',
+            toolId: 'runSubagent',
+            toolSpecificData: {
+              kind: 'subagent',
+              description: 'Find callers',
+              agentName: 'Explore',
+              prompt: 'Find the callers of foo',
+              result: 'foo is called in bar.ts',
+              modelName: 'GPT-4.1',
+            },
+          },
+          {
+            kind: 'toolInvocationSerialized',
+            invocationMessage: 'Searching',
+            isComplete: true,
+            toolCallId: 'call_grep1',
+            toolId: 'copilot_findTextInFiles',
+            subAgentInvocationId: 'call_sub1',
+            resultDetails: { input: '{"query":"foo("}', output: [{ type: 'embed', isText: true, value: 'bar.ts:3: foo()' }], isError: false },
+          },
+          { value: 'bar.ts calls it.' },
+        ],
+      };
+      await ingestFile(store, writeJson(sessionJson([request])));
+      const child = `${SESSION}/agent-call_sub1`;
+      assert.deepStrictEqual(conversation(store, child), ['user: Find the callers of foo', 'assistant: foo is called in bar.ts']);
+      assert.deepStrictEqual(calls(store, child), [['call_grep1', 'copilot_findTextInFiles', 'ok', 'bar.ts:3: foo()']]);
+      assert.deepStrictEqual(calls(store, SESSION), [['call_sub1', 'runSubagent', 'ok', 'foo is called in bar.ts']]);
+      assert.deepStrictEqual(parentOf(store, child), { sessionId: SESSION, relation: 'subagent', at: null });
+      assert.strictEqual(readLinked(store, SESSION, child).frozenHead, store.headEntryId(child));
+      assert.deepStrictEqual(
+        [events(store, child, 'session/meta')[0].parentSessionId, events(store, child, 'session/meta')[0].title],
+        [SESSION, 'Find callers'],
+      );
+    });
+
+    it('a damaged file is a TapeFileError naming it, and the others of the folder still import; a FIFO or a link to /dev/zero is refused', async () => {
+      const good = writeJson(sessionJson([askRequest()]));
+      const bad = path.join(sessionsDir(), 'b4d.json');
+      fs.writeFileSync(bad, '{"version":3,"requests":[{"requestId":');
+      const failed: string[] = [];
+      for (const source of sourcesUnder(dir)) {
+        try {
+          await ingestFile(store, source);
+        } catch (e) {
+          assert.ok(e instanceof TapeFileError && e.file === bad && e.message.startsWith(bad), String(e));
+          failed.push(source);
+        }
+      }
+      assert.deepStrictEqual([failed, conversation(store, SESSION).length], [[bad], 2]);
+      assert.ok(sourcesUnder(dir).includes(good));
+
+      const zero = path.join(sessionsDir(), 'zero.jsonl');
+      fs.symlinkSync('/dev/zero', zero);
+      await assert.rejects(ingestFile(store, zero), (e: Error) => e instanceof TapeFileError && /not a regular file/.test(e.message));
+      const fifo = path.join(sessionsDir(), 'fifo.json');
+      execFileSync('mkfifo', [fifo]);
+      await assert.rejects(ingestFile(store, fifo), (e: Error) => e instanceof TapeFileError && /is a FIFO \(named pipe\)/.test(e.message));
+    });
+  });
+
+  describe('the mutation log (.jsonl)', () => {
+    const logFile = () => path.join(sessionsDir(), `${VSC_SESSION}.jsonl`);
+
+    it('replays to the same conversation as the flat file; a running request waits, and completing it appends exactly it', async () => {
+      const file = logFile();
+      const a = requestLines(agentRequest(), 0);
+      fs.writeFileSync(file, logLines(initialEntry()) + a.running);
+      const running = await ingestFile(store, file);
+      assert.deepStrictEqual([running.appended, running.skipped], [0, { 'request/in-progress': 1 }]);
+
+      fs.appendFileSync(file, a.completing + logLines({ kind: 1, k: ['customTitle'], v: 'Fix the main.ts bug' }, { kind: 3, k: ['inputState'] }));
+      const first = await ingestFile(store, file);
+      assert.ok(first.appended > 0);
+      assert.deepStrictEqual(conversation(store, SESSION), [
+        'user: Fix the bug in #file:main.ts',
+        'assistant: I will read the file first.\n\nFixed the bug in `main.ts`.',
+      ]);
+      assert.strictEqual(calls(store, SESSION).length, 3);
+      assert.strictEqual(events(store, SESSION, 'session/meta').at(-1)?.title, 'Fix the main.ts bug');
+
+      // The same session as a flat file maps to the same entries: nothing new.
+      const flat = writeJson(sessionJson([agentRequest()]), 'flat-copy.json');
+      assert.strictEqual((await ingestFile(store, flat)).appended, 0);
+      assert.strictEqual((await ingestFile(store, file)).appended, 0, 're-ingest appends nothing');
+
+      const before = store.headEntryId(SESSION);
+      const b = requestLines(askRequest(), 1);
+      fs.appendFileSync(file, b.running + b.completing);
+      const grown = await ingestFile(store, file);
+      const added = store.entries(SESSION).filter((e) => e.entryId > before);
+      assert.strictEqual(grown.appended, added.length);
+      assert.deepStrictEqual(
+        added.map((e) => e.name),
+        ['session/meta', 'message/user', 'message/assistant', 'provider/attempt'],
+        'the session/meta that names the new model, and the new request',
+      );
+      assert.ok(added.slice(1).every((e) => (e.provenanceKey ?? '').includes('request_b2')));
+      assert.deepStrictEqual(conversation(store, SESSION).slice(2), ['user: Thanks, and the docs?', 'assistant: The docs are in README.md.']);
+    });
+
+    it('leaves a torn last line for the next run, counted; a whole last line without its newline counts', async () => {
+      const file = logFile();
+      const line = JSON.stringify({ kind: 2, k: ['requests'], v: [askRequest()] });
+      fs.writeFileSync(file, logLines(initialEntry()) + line.slice(0, 40));
+      const torn = await ingestFile(store, file);
+      assert.deepStrictEqual([torn.appended, torn.skipped], [0, { 'log/torn-last-line': 1 }]);
+      fs.writeFileSync(file, logLines(initialEntry()) + line);
+      const whole = await ingestFile(store, file);
+      assert.deepStrictEqual(whole.skipped, {});
+      assert.deepStrictEqual(conversation(store, SESSION), ['user: Thanks, and the docs?', 'assistant: The docs are in README.md.']);
+    });
+
+    it('keeps a request an edited prompt removed, and orders the resent one after it', async () => {
+      const file = logFile();
+      fs.writeFileSync(file, logLines(initialEntry(), { kind: 2, k: ['requests'], v: [askRequest('r1', 'First try', 'Answer one.', T0 + 1_000)] }));
+      await ingestFile(store, file);
+      // VS Code cuts the array at the edited request and pushes the new one.
+      fs.appendFileSync(file, logLines({ kind: 2, k: ['requests'], i: 0, v: [askRequest('r2', 'Second try', 'Answer two.', T0 + 9_000)] }));
+      await ingestFile(store, file);
+      assert.deepStrictEqual(conversation(store, SESSION), ['user: First try', 'assistant: Answer one.', 'user: Second try', 'assistant: Answer two.']);
+    });
+
+    it('follows VS Code: sets, pushes with a cut, deletes; counts entries it cannot apply; refuses a log without its initial state', () => {
+      const log = logLines(
+        { kind: 0, v: { a: { list: [1, 2, 3] }, gone: true } },
+        { kind: 2, k: ['a', 'list'], i: 1, v: [9] },
+        { kind: 2, k: ['a', 'new'], v: [1] },
+        { kind: 1, k: ['a', 'list', 0], v: 'x' },
+        { kind: 3, k: ['gone'] },
+        { kind: 1, k: ['__proto__', 'polluted'], v: 1 },
+        { kind: 1, k: ['missing', 'deep'], v: 1 },
+        { kind: 1, k: ['a', 'list', 7], v: 1 },
+        { kind: 9, k: [] },
+      );
+      const { state, skipped } = replayMutationLog('x.jsonl', Buffer.from(log));
+      assert.deepStrictEqual(state, { a: { list: ['x', 9], new: [1] } });
+      assert.deepStrictEqual(skipped, { 'log/bad-path': 3, 'log/invalid-entry': 1 });
+      assert.strictEqual(({} as Record<string, unknown>).polluted, undefined);
+      assert.throws(
+        () => replayMutationLog('y.jsonl', Buffer.from(logLines({ kind: 1, k: ['a'], v: 1 }))),
+        (e: Error) => e instanceof TapeFileError && e.message.startsWith('y.jsonl:1: ') && /does not start with the whole session state/.test(e.message),
+      );
+      const deep = logLines(
+        { kind: 0, v: { a: {} } },
+        ...Array.from({ length: 12 }, (_, i) => ({ kind: 1, k: ['a', ...Array(i).fill('b')], v: { b: JSON.parse('['.repeat(250) + ']'.repeat(250)) } })),
+      );
+      assert.throws(
+        () => replayMutationLog('z.jsonl', Buffer.from(deep)),
+        (e: Error) => e instanceof TapeFileError && /nests arrays and objects more than 256 levels/.test(e.message),
+      );
+    });
+  });
+
+  describe('detection and discovery', () => {
+    it('claims files directly in chatSessions/ by path, and recognizes a session anywhere else by its content', () => {
+      assert.strictEqual(vscodeChat.sourceOfPath(path.join(sessionsDir(), 'x.jsonl')), path.join(sessionsDir(), 'x.jsonl'));
+      assert.strictEqual(vscodeChat.sourceOfPath(path.join(storage, 'x.json')), null);
+      assert.strictEqual(vscodeChat.sourceOfPath(path.join(sessionsDir(), 'x.txt')), null);
+      assert.ok(vscodeChat.recognizes('s.json', Buffer.from(JSON.stringify(sessionJson([askRequest()])))));
+      assert.ok(vscodeChat.recognizes('s.jsonl', Buffer.from(logLines(initialEntry()))));
+      // Cut off by the head, the start still tells.
+      assert.ok(vscodeChat.recognizes('s.json', Buffer.from(JSON.stringify(sessionJson([askRequest()]), undefined, 2).slice(0, 200))));
+      assert.ok(!vscodeChat.recognizes('s.json', Buffer.from('{"requests":"no","version":1}')));
+      assert.ok(!vscodeChat.recognizes('s.json', Buffer.from('{"type":"user","message":{}}')));
+    });
+
+    it("lists this window's sessions newest first with their title or first prompt, a flat file beside its log once", () => {
+      const places = { workspace: WORKSPACE, home: dir, workspaceStorage: storage };
+      const write = (name: string, text: string, mtime: number): string => {
+        const file = path.join(sessionsDir(), name);
+        fs.writeFileSync(file, text);
+        fs.utimesSync(file, mtime, mtime);
+        return file;
+      };
+      write('s1.json', JSON.stringify(sessionJson([agentRequest()], { sessionId: 's1' })), 1_000);
+      const b = requestLines(askRequest(), 0);
+      write('s2.jsonl', logLines(initialEntry()) + b.running, 3_000);
+      write('s3.jsonl', logLines(initialEntry()), 2_000);
+      write('s2.json', JSON.stringify(sessionJson([], { sessionId: 's2' })), 500);
+      write('notes.txt', 'x', 4_000);
+      const found = discoverSessions(places).filter((s) => s.format === 'vscode-chat');
+      assert.deepStrictEqual(
+        found.map((s) => [path.basename(s.file), s.firstPrompt]),
+        [
+          ['s2.jsonl', 'Thanks, and the docs?'],
+          ['s3.jsonl', null],
+          ['s1.json', 'Fix the main.ts bug'],
+        ],
+      );
+      assert.strictEqual(workspaceSourceOf(path.join(sessionsDir(), 's2.jsonl'), places), path.join(sessionsDir(), 's2.jsonl'));
+      assert.strictEqual(workspaceSourceOf(path.join(dir, 'other', 'chatSessions', 's2.jsonl'), places), null);
+      assert.deepStrictEqual(
+        discoverSessions({ workspace: WORKSPACE, home: dir }).filter((s) => s.format === 'vscode-chat'),
+        [],
+        'outside VS Code there is no window storage',
+      );
+    });
+  });
+});
