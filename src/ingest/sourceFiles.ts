@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import { TapeFileError } from '../store/errors';
-import { openRegularSync, readRegularFileSync, readUpToSync } from '../store/safeRead';
+import { openRegularSync, readRegularFileIfExistsSync, readRegularFileSync, readUpToSync } from '../store/safeRead';
 import { jsonTextTooDeep } from '../tape/jsonDepth';
 import { TRANSCRIPT_MAX_BYTES } from './transcriptLines';
 
@@ -29,6 +29,9 @@ export function readSourceHead(file: string): Buffer | null {
 
 /** A whole source file, at most TRANSCRIPT_MAX_BYTES: a FIFO, a device or a larger file is a TapeFileError. */
 export const readSourceBytes = (file: string): Buffer => readRegularFileSync(file, TRANSCRIPT_MAX_BYTES, 'an agent session file');
+
+/** readSourceBytes of a companion file that may not be there (a database's write-ahead log): null then. */
+export const readSourceBytesIfExists = (file: string): Buffer | null => readRegularFileIfExistsSync(file, TRANSCRIPT_MAX_BYTES, 'an agent session file');
 
 /**
  * A JSON source file's value. Too deep a document, or one that is not JSON (often one caught while
