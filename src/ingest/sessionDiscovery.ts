@@ -5,6 +5,7 @@ import { promptLine, type AgentDiscovery, type DiscoveredSession, type Discovery
 import { parseTranscript } from './transcriptLines';
 import { listDir } from './sourceFiles';
 import { sourcesUnder } from './sourcesUnder';
+import { opencodeDiscovery } from './opencodeDiscovery';
 import { ownerTranscriptOf } from './transcriptFiles';
 import { vscodeChatDiscovery } from './vscodeChatDiscovery';
 
@@ -75,7 +76,7 @@ export const codexDiscovery: AgentDiscovery = {
 };
 
 /** Every agent whose sessions are looked for. */
-export const AGENT_DISCOVERIES: readonly AgentDiscovery[] = [claudeCodeDiscovery, codexDiscovery, vscodeChatDiscovery];
+export const AGENT_DISCOVERIES: readonly AgentDiscovery[] = [claudeCodeDiscovery, codexDiscovery, vscodeChatDiscovery, opencodeDiscovery];
 
 /** Every agent's sessions of a workspace, newest first. */
 export function discoverSessions(places: DiscoveryPlaces): DiscoveredSession[] {

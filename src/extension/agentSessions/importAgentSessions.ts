@@ -2,6 +2,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { AGENT_LABELS, type FormatName } from '../../ingest/format';
 import { discoverSessions, type DiscoveredSession, type DiscoveryPlaces } from '../../ingest/sessionDiscovery';
+import { loadSqlJs } from '../../store/sqljs';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { errorMessage } from '../../tape/errorMessage';
 import type { WorkspaceTape } from '../workspaceTape';
@@ -34,6 +35,8 @@ export function registerImportAgentSessions(deps: AgentSessionDeps): vscode.Disp
     try {
       const places = deps.places();
       if (places === undefined) throw new Error('open a folder first: the sessions listed are those of its path');
+      // Databases (opencode's) are listed by reading them with sql.js, which discovery cannot await.
+      if (files === undefined) await loadSqlJs();
       const chosen = files ?? (await pick(discoverSessions(places), places.workspace));
       if (chosen === undefined || chosen.length === 0) return undefined;
       const ws = await deps.tape.open();
