@@ -1,6 +1,7 @@
 import { claudeCode } from './claudeCode';
 import { codex } from './codex';
 import type { FormatName, TranscriptFormat } from './format';
+import { gemini } from './gemini/gemini';
 import { opencode } from './opencode/opencode';
 import type { SourceFormat } from './sourceFormat';
 import type { SourceLine } from './transcriptLines';
@@ -10,7 +11,7 @@ import { vscodeChat } from './vscodeChat/vscodeChatFormat';
 export const LINE_FORMATS: readonly TranscriptFormat[] = [claudeCode, codex];
 
 /** Formats whose sources are read whole on every run (sourceFormat.ts). */
-export const SOURCE_FORMATS: readonly SourceFormat[] = [vscodeChat, opencode];
+export const SOURCE_FORMATS: readonly SourceFormat[] = [vscodeChat, opencode, gemini];
 
 export type KnownFormat = { kind: 'lines'; format: TranscriptFormat } | { kind: 'source'; format: SourceFormat };
 
