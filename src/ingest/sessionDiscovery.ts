@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { openRegularSync, readUpToSync, type RegularFd } from '../store/safeRead';
 import { promptLine, type AgentDiscovery, type DiscoveredSession, type DiscoveryPlaces } from './agentDiscovery';
+import { geminiDiscovery } from './geminiDiscovery';
 import { parseTranscript } from './transcriptLines';
 import { listDir } from './sourceFiles';
 import { sourcesUnder } from './sourcesUnder';
@@ -76,7 +77,7 @@ export const codexDiscovery: AgentDiscovery = {
 };
 
 /** Every agent whose sessions are looked for. */
-export const AGENT_DISCOVERIES: readonly AgentDiscovery[] = [claudeCodeDiscovery, codexDiscovery, vscodeChatDiscovery, opencodeDiscovery];
+export const AGENT_DISCOVERIES: readonly AgentDiscovery[] = [claudeCodeDiscovery, codexDiscovery, vscodeChatDiscovery, opencodeDiscovery, geminiDiscovery];
 
 /** Every agent's sessions of a workspace, newest first. */
 export function discoverSessions(places: DiscoveryPlaces): DiscoveredSession[] {

@@ -4,7 +4,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { gemini } from '../../../src/ingest/gemini/gemini';
+import { projectHashOf } from '../../../src/ingest/gemini/projectDirs';
 import { ingestFile } from '../../../src/ingest/ingest';
+import { discoverSessions, discoveryRoots, workspaceSourceOf } from '../../../src/ingest/sessionDiscovery';
 import { sourcesUnder } from '../../../src/ingest/sourcesUnder';
 import { TapeFileError } from '../../../src/store/errors';
 import { childrenOf, parentOf } from '../../../src/store/forks';
@@ -14,6 +16,7 @@ import { FoldCache } from '../../../src/tape/foldCache';
 import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
 import {
   JSONL_AGENT,
+  JSONL_FILE,
   JSONL_SESSION,
   jsonl,
   jsonlRecords,
@@ -405,6 +408,73 @@ describe('Gemini CLI sessions (gemini)', function () {
       const r = await ingestFile(store, writeJsonlSession(home, [...records, forged]));
       assert.strictEqual(r.skipped['other-session/$set'], 1);
       assert.strictEqual(lastMeta(store, SESSION)?.title, 'Fix the failing test');
+    });
+  });
+
+  describe("discovering a workspace's sessions", () => {
+    it("names the legacy project folder by the SHA-256 of the workspace path, as Gemini CLI's getProjectHash does", () => {
+      // `printf %s /home/me/my.app | sha256sum`
+      assert.strictEqual(projectHashOf('/home/me/my.app'), '4f2b2dadf30e0d888238ebf52bd97cad14722c7ed61f6dcf783d636d81ea5145');
+    });
+
+    it('lists the sessions of the slug and hash folders newest first with the first prompt; not subagents, copies, successors or other projects', () => {
+      const jsonlFile = writeJsonlSession(home);
+      const { parent } = writeV35Session(home);
+      const v38 = writeV38Session(home);
+      const [v10a, v10b] = writeV10Session(home);
+      // A v0.29 migration copied the hash folder's files into the slug folder: listed once, from there.
+      fs.copyFileSync(v10a, path.join(path.dirname(jsonlFile), path.basename(v10a)));
+      const other = path.join(slugProject(home, 'elsewhere', '/srv/elsewhere'), 'chats', 'session-2026-08-02T10-00-99999999.jsonl');
+      fs.writeFileSync(
+        other,
+        jsonl([
+          { sessionId: '99999999-0000-4000-8000-000000000009', projectHash: sha256('/srv/elsewhere') },
+          { id: 'z', type: 'user', content: 'not ours' },
+        ]),
+      );
+      const mtimes: [string, number][] = [
+        [jsonlFile, 5_000],
+        [parent, 2_000],
+        [v38, 3_000],
+        [path.join(path.dirname(jsonlFile), path.basename(v10a)), 1_000],
+        [v10b, 1_500],
+      ];
+      for (const [f, at] of mtimes) fs.utimesSync(f, at, at);
+      const found = discoverSessions({ workspace: WORKSPACE, home }).filter((s) => s.format === 'gemini');
+      assert.deepStrictEqual(
+        found.map((s) => [path.relative(home, s.file), s.firstPrompt]),
+        [
+          [path.relative(home, jsonlFile), 'Fix the failing test in @a.test.ts'],
+          [path.relative(home, v38), 'Where is the config read?'],
+          [path.relative(home, parent), 'Summarise the repo'],
+          [path.relative(home, v10b), 'And the tests?'],
+          [path.relative(home, path.join(path.dirname(jsonlFile), path.basename(v10a))), 'Explain main.ts'],
+        ],
+      );
+    });
+
+    it('finds nothing, without failing, when Gemini CLI has not been used; watches the folder it would create', () => {
+      assert.deepStrictEqual(
+        discoverSessions({ workspace: WORKSPACE, home }).filter((s) => s.format === 'gemini'),
+        [],
+      );
+      const roots = discoveryRoots({ workspace: WORKSPACE, home });
+      assert.ok(roots.includes(path.join(home, '.gemini', 'tmp', 'my-app', 'chats')));
+      assert.ok(roots.includes(path.join(home, '.gemini', 'tmp', sha256(WORKSPACE), 'chats')));
+    });
+
+    it("answers a changed file of the workspace's folders with its source, and one of another project's with null", () => {
+      const file = writeJsonlSession(home);
+      const nested = path.join(path.dirname(file), JSONL_SESSION, `${JSONL_AGENT}.jsonl`);
+      const places = { workspace: WORKSPACE, home };
+      assert.strictEqual(workspaceSourceOf(nested, places), file);
+      assert.strictEqual(workspaceSourceOf(file, places), file);
+      const [v10] = writeV10Session(home);
+      assert.strictEqual(workspaceSourceOf(v10, places), v10);
+      const other = path.join(slugProject(home, 'elsewhere', '/srv/elsewhere'), 'chats', JSONL_FILE);
+      fs.writeFileSync(other, '');
+      assert.strictEqual(workspaceSourceOf(other, places), null);
+      assert.strictEqual(workspaceSourceOf(path.join(path.dirname(file), '..', 'logs.json'), places), null);
     });
   });
 });
