@@ -19,6 +19,7 @@ import { infoCommand } from './commands/info';
 import { ingestCommand } from './commands/ingest';
 import { logCommand } from './commands/log';
 import { searchCommand } from './commands/search';
+import { searchAllCommand } from './commands/searchAll';
 import { exportCommand, importCommand } from './commands/transfer';
 import { viewCommand } from './commands/view';
 import { verifyCommand } from './commands/verify';
@@ -48,6 +49,17 @@ usage: agent-tape <command> [options]
                                                the context a model request would get
   search <tape> <query> [--session S] [--kind K] [--limit N] [--json]
                                                ranked full-text search (FTS4 syntax)
+  search-all <tape> <query...> [--agent A]... [--since YYYY-MM-DD] [--until YYYY-MM-DD]
+      [--limit N] [--json]                     what every session's conversation says, ranked
+                                               (Tape: Search All Sessions): messages as in
+                                               force, tool calls and results, compaction
+                                               summaries, handoff notes; every word must occur
+                                               (plain text, CJK found inside longer runs); each
+                                               hit with its session's agent, title and date;
+                                               --agent (again for more) by the format a session
+                                               was ingested from, or agent-tape; days are UTC
+                                               and included; --limit default 50 (--json:
+                                               {hits, total})
   append <tape.sqlite> --session S [--durable] entries (JSON Lines, no entryId) from stdin;
                                                prints {"entryId":N,"deduplicated":B} per entry
                                                once it is in the journal (safe if the process
@@ -198,6 +210,7 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['view', viewCommand],
   ['context', contextCommand],
   ['search', searchCommand],
+  ['search-all', searchAllCommand],
   ['append', appendCommand],
   ['repair', repairCommand],
   ['handoff', handoffCommand],
