@@ -46,34 +46,34 @@ export interface SessionUsage {
   descendants: number;
 }
 
+type Children = ReadonlyMap<string, readonly { sessionId: string }[]>;
+
+/** The sessions reachable below `sessionId` in the session tree, each once (a loop on a damaged tape ends where it closes). */
+export function sessionsBelow(sessionId: string, children: Children): string[] {
+  const seen = new Set([sessionId]);
+  const stack = [sessionId];
+  while (stack.length > 0) {
+    for (const child of children.get(stack.pop() as string) ?? []) {
+      if (seen.has(child.sessionId)) continue;
+      seen.add(child.sessionId);
+      stack.push(child.sessionId);
+    }
+  }
+  seen.delete(sessionId);
+  return [...seen];
+}
+
 /**
  * Every session's own and rolled-up figures. `children` is the session tree (src/store/forks.ts
- * childrenBySession); a child with no figures (not on the tape) adds nothing, its children still count. Each session's roll-up sums the
- * sessions reachable below it, each once, so a damaged tape whose parents loop still counts every
- * attempt once per roll-up.
+ * childrenBySession); a child with no figures (not on the tape) adds nothing, its children still
+ * count. Each session's roll-up sums the sessions reachable below it, each once, so a damaged tape
+ * whose parents loop still counts every attempt once per roll-up.
  */
-export function rollUpUsage(
-  own: ReadonlyMap<string, UsageFigures>,
-  children: ReadonlyMap<string, readonly { sessionId: string }[]>,
-): Map<string, SessionUsage> {
+export function rollUpUsage(own: ReadonlyMap<string, UsageFigures>, children: Children): Map<string, SessionUsage> {
   const result = new Map<string, SessionUsage>();
   for (const [sessionId, figures] of own) {
-    const seen = new Set([sessionId]);
-    const stack = [sessionId];
-    let rolledUp = figures;
-    let descendants = 0;
-    while (stack.length > 0) {
-      for (const child of children.get(stack.pop() as string) ?? []) {
-        if (seen.has(child.sessionId)) continue;
-        seen.add(child.sessionId);
-        stack.push(child.sessionId);
-        const theirs = own.get(child.sessionId);
-        if (theirs === undefined) continue;
-        rolledUp = addUsage(rolledUp, theirs);
-        descendants++;
-      }
-    }
-    result.set(sessionId, { own: figures, rolledUp, descendants });
+    const below = sessionsBelow(sessionId, children).flatMap((id) => own.get(id) ?? []);
+    result.set(sessionId, { own: figures, rolledUp: below.reduce(addUsage, figures), descendants: below.length });
   }
   return result;
 }

@@ -1,21 +1,21 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { AgentTapeApi } from '../../src/extension/extension';
-import type { SessionNode } from '../../src/extension/inspector/sessionsView';
+import type { SessionNode, SessionsTreeNode } from '../../src/extension/inspector/sessionsView';
 import { OpenTape } from '../../src/agent/session/openTape';
 import type { ForkReceipt } from '../../src/store/forks';
 import type { TapeStore } from '../../src/store/tapeStore';
 import type { DiscardReceipt, MergeReceipt } from '../../src/tape/fork';
 import { event, message } from '../unit/inspector/helpers';
-import { agentTapeLog } from './helpers';
+import { agentTapeLog, sessionRoots } from './helpers';
 
 const EXTENSION_ID = 'agent-tape.agent-tape';
 const P = 'forks-parent';
 
-const find = (rows: readonly SessionNode[] | undefined, sessionId: string): SessionNode | undefined => {
+const find = (rows: readonly SessionsTreeNode[] | undefined, sessionId: string): SessionNode | undefined => {
   for (const r of rows ?? []) {
-    if (r.sessionId === sessionId) return r;
-    const inner = find(r.children, sessionId);
+    if (r.kind === 'session' && r.sessionId === sessionId) return r;
+    const inner = find(r.kind === 'agent' ? r.sessions : r.children, sessionId);
     if (inner) return inner;
   }
   return undefined;
@@ -67,9 +67,9 @@ describe('Fork, merge and discard in a real VS Code', () => {
   });
 
   it('the sessions view nests forks under their parent with their state; Merge is offered on open forks that are not re-runs, Discard on open forks', async () => {
-    const roots = await api.sessionsTree.getChildren();
+    const roots = await sessionRoots(api.sessionsTree);
     const parent = find(roots, P);
-    assert.ok(parent && roots?.includes(parent), 'the parent is a root');
+    assert.ok(parent && roots.includes(parent), 'the parent is a root');
     assert.deepStrictEqual(
       parent.children.map((c) => [c.sessionId, c.relation, c.state]),
       [[first.forkSessionId, 'fork', 'open']],

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { SessionNode, SessionsTree } from '../../src/extension/inspector/sessionsView';
 import { until } from './waiting';
 
 const EXTENSION_ID = 'agent-tape.agent-tape';
@@ -29,4 +30,9 @@ export async function readResponse(response: vscode.LanguageModelChatResponse): 
     else if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
   }
   return { text, calls };
+}
+
+/** The sessions view's root sessions, group after group (the agent groups are the tree's top rows). */
+export async function sessionRoots(tree: SessionsTree): Promise<SessionNode[]> {
+  return (await tree.getChildren()).flatMap((row) => (row.kind === 'agent' ? row.sessions : [row]));
 }

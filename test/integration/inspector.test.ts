@@ -8,7 +8,7 @@ import { TapeStore } from '../../src/store/tapeStore';
 import type { AgentTapeApi } from '../../src/extension/extension';
 import { importJsonl } from '../../src/store/tapeFile';
 import { tempDir } from '../unit/store/helpers';
-import { agentTapeLog } from './helpers';
+import { agentTapeLog, sessionRoots } from './helpers';
 import { until } from './waiting';
 
 const EXTENSION_ID = 'agent-tape.agent-tape';
@@ -127,8 +127,10 @@ describe('Tape Inspector in a real VS Code', () => {
     const again = await vscode.commands.executeCommand<{ skipped: string[] }>('agentTape.importTapeFile', vscode.Uri.file(SAMPLE));
     assert.deepStrictEqual(again?.skipped, ['inspector-sample'], 'a session already on the tape is skipped');
 
-    const rows = await api.sessionsTree.getChildren();
-    assert.ok(rows);
+    const groups = await api.sessionsTree.getChildren();
+    const own = groups.find((g) => g.kind === 'agent' && g.agent === 'agent-tape');
+    assert.ok(own?.kind === 'agent', "the tape's sessions are Agent Tape's own: their group is a top row");
+    const rows = own.sessions;
     const times = rows.map((r) => r.lastCreatedAt);
     assert.deepStrictEqual(
       times,
@@ -144,13 +146,14 @@ describe('Tape Inspector in a real VS Code', () => {
       ],
     );
     const item = api.sessionsTree.getTreeItem(ours[0]);
-    assert.strictEqual(item.description, '25 entries');
+    // The sample's two provider/attempt entries: 900 + 700 in, 60 + 20 out, 0 + 512 cached.
+    assert.strictEqual(item.description, '25 entries · 2 requests · 1.6k in · 80 out · 512 cached');
     assert.strictEqual(item.contextValue, 'session', 'the tape is writable here');
   });
 
   it('"Delete Session…" deletes nothing unless its confirmation is accepted', async () => {
     // The test workbench answers the modal without choosing Delete, as a user who cancels does.
-    const row = (await api.sessionsTree.getChildren())?.find((r) => r.sessionId === 'inspector-newer');
+    const row = (await sessionRoots(api.sessionsTree)).find((r) => r.sessionId === 'inspector-newer');
     assert.ok(row, 'imported by the test before');
     assert.strictEqual(await vscode.commands.executeCommand('agentTape.sessions.delete', row), undefined);
     const store = await TapeStore.open(await api.workspaceTapeFile(), { readOnly: true });

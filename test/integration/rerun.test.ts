@@ -6,6 +6,7 @@ import { LmModelPort } from '../../src/extension/model/lmModelPort';
 import type { RerunSummary } from '../../src/extension/rerun/registerRerun';
 import type { TapeStore } from '../../src/store/tapeStore';
 import { EVAL_START_ENTRY_ID, evalStartOf } from '../../src/tape/evaluationEntries';
+import { sessionRoots } from './helpers';
 import { until } from './waiting';
 
 const EXTENSION_ID = 'agent-tape.agent-tape';
@@ -75,8 +76,8 @@ describe('Re-run and evaluate in a real VS Code, with the scripted test model', 
   });
 
   it("the re-run's fork is a fork of the session: in the sessions view under it", async () => {
-    const roots = await api.sessionsTree.getChildren();
-    const parent = roots?.find((n) => n.sessionId === S);
+    const roots = await sessionRoots(api.sessionsTree);
+    const parent = roots.find((n) => n.sessionId === S);
     assert.ok(parent, 'the session is a root of the sessions view');
     const row = parent.children.find((c) => c.sessionId === fork && c.relation === 'fork');
     assert.ok(row, JSON.stringify(parent.children.map((c) => c.sessionId)));

@@ -9,6 +9,7 @@ import type { Entry } from '../../src/tape/entry';
 import { linkedChildren } from '../../src/store/subagentLinks';
 import { TapeStore } from '../../src/store/tapeStore';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fakeOpenAiServer';
+import { sessionRoots } from './helpers';
 import { until } from './waiting';
 
 const EXTENSION_ID = 'agent-tape.agent-tape';
@@ -216,7 +217,7 @@ describe('@tape in the Chat view', function () {
       assert.deepStrictEqual(seen.childTurns, ['answer']);
 
       const nested = await until('the child under its parent in the sessions view', async () => {
-        const roots = await api.sessionsTree.getChildren();
+        const roots = await sessionRoots(api.sessionsTree);
         return roots.find((n) => n.sessionId === parent)?.children.find((c) => c.sessionId === child);
       });
       assert.deepStrictEqual([nested.relation, nested.state], ['subagent', 'linked']);

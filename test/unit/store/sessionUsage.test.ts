@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { forkSession, mergeFork } from '../../../src/store/forks';
+import { childrenBySession, forkSession, mergeFork } from '../../../src/store/forks';
 import { sessionAgentOf } from '../../../src/store/sessionAgent';
 import { sessionUsages } from '../../../src/store/sessionUsage';
 import { linkSubagent, startSubagent } from '../../../src/store/subagentLinks';
@@ -37,24 +37,29 @@ async function family(): Promise<{ store: TapeStore; child: string; fork: string
   return { store, child, fork };
 }
 
+const usages = (store: TapeStore) =>
+  sessionUsages(
+    store,
+    childrenBySession(store),
+    store.sessions().map((s) => s.sessionId),
+  );
+
 describe('session usage on a store', () => {
   it("a parent's figures roll up its subagent and its merged fork, whose copies count once, in the fork", async () => {
     const { store, child, fork } = await family();
     assert.strictEqual(store.entries('p', { kind: 'event', name: ATTEMPT_EVENT }).length, 3, "the parent holds the merged fork's attempt too");
-    const usage = sessionUsages(store);
+    const usage = usages(store);
     assert.deepStrictEqual(usage.get('p'), { own: figures(2, 3000, 300, 400), rolledUp: figures(4, 3057, 306, 400), descendants: 2 });
     assert.deepStrictEqual(usage.get(child), { own: figures(1, 50, 5), rolledUp: figures(1, 50, 5), descendants: 0 });
     assert.deepStrictEqual(usage.get(fork), { own: figures(1, 7, 1), rolledUp: figures(1, 7, 1), descendants: 0 });
 
     // agent-tape stats counts the same attempts once each.
     const stats = usageStats(
-      store
-        .sessions()
-        .map(({ sessionId }) => ({
-          sessionId,
-          agent: sessionAgentOf(store, sessionId),
-          attempts: store.entries(sessionId, { kind: 'event', name: ATTEMPT_EVENT }),
-        })),
+      store.sessions().map(({ sessionId }) => ({
+        sessionId,
+        agent: sessionAgentOf(store, sessionId),
+        attempts: store.entries(sessionId, { kind: 'event', name: ATTEMPT_EVENT }),
+      })),
     );
     assert.deepStrictEqual(
       stats.totals.map((t) => [t.agent, t.requests, t.inputTokens, t.outputTokens, t.cachedTokens]),
@@ -64,7 +69,7 @@ describe('session usage on a store', () => {
 
   it('reads on from where it read each session last, and starts over when a session is deleted', async () => {
     const { store, child, fork } = await family();
-    sessionUsages(store);
+    usages(store);
     const reads: { sessionId: string | null; from: number | undefined }[] = [];
     const entries = store.entries.bind(store);
     store.entries = (sessionId, filter = {}) => {
@@ -73,15 +78,26 @@ describe('session usage on a store', () => {
     };
     const childHead = store.headEntryId(child);
     await store.appendMany(child, [attempt(10, 1)]);
-    const grown = sessionUsages(store);
+    const grown = usages(store);
     assert.deepStrictEqual(reads, [{ sessionId: child, from: childHead + 1 }], 'only what the child gained');
     assert.deepStrictEqual(grown.get('p')?.rolledUp, figures(5, 3067, 307, 400));
-    assert.deepStrictEqual(sessionUsages(store).get('p')?.rolledUp, figures(5, 3067, 307, 400), 'the same when asked again');
+    assert.deepStrictEqual(usages(store).get('p')?.rolledUp, figures(5, 3067, 307, 400), 'the same when asked again');
+    reads.splice(0);
+    await store.appendMany('other', [attempt(1, 1)]);
+    await store.appendMany(child, [attempt(1, 1)]);
+    const one = sessionUsages(store, childrenBySession(store), ['p']);
+    assert.deepStrictEqual([...one.keys()], ['p']);
+    assert.deepStrictEqual(one.get('p')?.rolledUp, figures(6, 3068, 308, 400));
+    assert.deepStrictEqual(
+      reads.map((r) => r.sessionId),
+      [child],
+      'asked for one session, only it and those below it are read',
+    );
 
     await store.deleteSession(fork);
-    const after = sessionUsages(store);
+    const after = usages(store);
     assert.deepStrictEqual(after.get('p')?.own, figures(3, 3007, 301, 400), 'with the fork gone, its copies in the parent are the record and count there');
-    assert.deepStrictEqual(after.get('p')?.rolledUp, figures(5, 3067, 307, 400));
+    assert.deepStrictEqual(after.get('p')?.rolledUp, figures(6, 3068, 308, 400));
   });
 
   it("a session's agent is its ingest format, else Agent Tape's own", async () => {
