@@ -12,15 +12,18 @@ import {
   forkIdSchema,
   forkSessionId,
   forkStartEntry,
+  linkData,
   mergeReceiptData,
   openTurnOf,
   planMerge,
   receiptOf,
+  SUBAGENT_LINKED,
   subagentStartState,
   type DiscardReceipt,
   type LinkReceipt,
   type MergeReceipt,
 } from '../tape/fork';
+import { isIngestedSession } from '../tape/ingestedSession';
 import { VIEW_ASSEMBLED } from '../tape/manifest';
 import { rerunOfSession } from '../tape/rerunEntries';
 import { TURN_END, TURN_START } from '../tape/turnEntries';
@@ -220,7 +223,7 @@ export type ParentLink = { sessionId: string; relation: 'fork' | 'subagent'; at:
  * and an ingested child's link is never taken back, so the sessions view's redraws after every
  * append look each session up once.
  */
-const knownParents = new WeakMap<TapeStore, { generation: number; bySession: Map<string, ParentLink | null> }>();
+const knownParents = new WeakMap<TapeStore, { generation: number; bySession: Map<string, ParentLink | null>; linkers?: Map<string, string> }>();
 
 export function parentOf(store: TapeStore, sessionId: string): ParentLink | null {
   let known = knownParents.get(store);
@@ -228,13 +231,23 @@ export function parentOf(store: TapeStore, sessionId: string): ParentLink | null
     knownParents.set(store, (known = { generation: store.generation(), bySession: new Map() }));
   const cached = known.bySession.get(sessionId);
   if (cached !== undefined) return cached;
-  const found = lookUpParent(store, sessionId);
+  const found = lookUpParent(store, sessionId, () => (known.linkers ??= linkersOf(store)));
   // Not final: a session without its entry 2 yet, or an ingested child whose link may still come.
   if (found.final) known.bySession.set(sessionId, found.parent);
   return found.parent;
 }
 
-function lookUpParent(store: TapeStore, sessionId: string): { parent: ParentLink | null; final: boolean } {
+/** The session linking each linked child (the first link naming it), over the whole tape. */
+function linkersOf(store: TapeStore): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of store.entries(null, { kind: 'event', name: SUBAGENT_LINKED })) {
+    const child = receiptOf(e, SUBAGENT_LINKED, linkData)?.childSessionId;
+    if (child !== undefined && child !== e.sessionId && !out.has(child)) out.set(child, e.sessionId);
+  }
+  return out;
+}
+
+function lookUpParent(store: TapeStore, sessionId: string, linkers: () => Map<string, string>): { parent: ParentLink | null; final: boolean } {
   const fork = readerOf(store).forkOf(sessionId);
   if (fork !== null) return { parent: { sessionId: fork.parentSessionId, relation: 'fork', at: fork.parentHeadEntryId }, final: true };
   const second = store.getEntry(sessionId, FORK_START_ENTRY_ID);
@@ -245,6 +258,11 @@ function lookUpParent(store: TapeStore, sessionId: string): { parent: ParentLink
   const ingested = INGESTED_CHILD.exec(sessionId)?.[1];
   if (ingested !== undefined && linkedChildren(store, ingested).some((l) => l.childSessionId === sessionId))
     return { parent: { sessionId: ingested, relation: 'subagent', at: null }, final: true };
+  // An ingested child with an id of its own (a Roo Code subtask is a task of its own) is the child of the session linking it.
+  if (ingested === undefined && isIngestedSession(sessionId, store.getEntry(sessionId, 1), [])) {
+    const linker = linkers().get(sessionId);
+    return { parent: linker === undefined ? null : { sessionId: linker, relation: 'subagent', at: null }, final: linker !== undefined };
+  }
   return { parent: null, final: second !== undefined && ingested === undefined };
 }
 
