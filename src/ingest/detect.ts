@@ -1,4 +1,5 @@
 import { claudeCode } from './claudeCode';
+import { cline, kilo, roo } from './cline/clineFormats';
 import { codex } from './codex';
 import type { FormatName, TranscriptFormat } from './format';
 import { gemini } from './gemini/gemini';
@@ -11,7 +12,7 @@ import { vscodeChat } from './vscodeChat/vscodeChatFormat';
 export const LINE_FORMATS: readonly TranscriptFormat[] = [claudeCode, codex];
 
 /** Formats whose sources are read whole on every run (sourceFormat.ts). */
-export const SOURCE_FORMATS: readonly SourceFormat[] = [vscodeChat, opencode, gemini];
+export const SOURCE_FORMATS: readonly SourceFormat[] = [vscodeChat, opencode, gemini, cline, roo, kilo];
 
 export type KnownFormat = { kind: 'lines'; format: TranscriptFormat } | { kind: 'source'; format: SourceFormat };
 

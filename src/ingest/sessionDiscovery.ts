@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { openRegularSync, readUpToSync, type RegularFd } from '../store/safeRead';
 import { promptLine, type AgentDiscovery, type DiscoveredSession, type DiscoveryPlaces } from './agentDiscovery';
+import { clineDiscovery } from './clineDiscovery';
 import { geminiDiscovery } from './geminiDiscovery';
 import { parseTranscript } from './transcriptLines';
 import { listDir } from './sourceFiles';
@@ -77,7 +78,14 @@ export const codexDiscovery: AgentDiscovery = {
 };
 
 /** Every agent whose sessions are looked for. */
-export const AGENT_DISCOVERIES: readonly AgentDiscovery[] = [claudeCodeDiscovery, codexDiscovery, vscodeChatDiscovery, opencodeDiscovery, geminiDiscovery];
+export const AGENT_DISCOVERIES: readonly AgentDiscovery[] = [
+  claudeCodeDiscovery,
+  codexDiscovery,
+  vscodeChatDiscovery,
+  opencodeDiscovery,
+  geminiDiscovery,
+  clineDiscovery,
+];
 
 /** Every agent's sessions of a workspace, newest first. */
 export function discoverSessions(places: DiscoveryPlaces): DiscoveredSession[] {
