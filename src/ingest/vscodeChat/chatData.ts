@@ -40,12 +40,18 @@ const uriComponents = z.looseObject({
   fsPath: opt(z.string()),
 });
 
+/**
+ * Schemes whose path is a file's path where the extension host runs: a local file, and the
+ * workspace's files in a remote or server window (`vscode-remote://<host>/<path>`).
+ */
+const FILE_SCHEMES = new Set(['file', 'vscode-remote']);
+
 /** A URI as VS Code serialises it (UriComponents), as a person reads it: a file's path, any other URI whole. */
 export function uriText(value: unknown): string | undefined {
   const u = uriComponents.safeParse(value);
   if (!u.success) return typeof value === 'string' ? value : undefined;
   const { scheme, authority, path: p, fsPath } = u.data;
-  if (scheme === 'file' || scheme === undefined) return fsPath ?? p;
+  if (scheme === undefined || FILE_SCHEMES.has(scheme)) return fsPath ?? p;
   return `${scheme}://${authority ?? ''}${p ?? ''}`;
 }
 

@@ -37,7 +37,6 @@ const SHOWN_PARTS = new Set([
   'externalEdit',
   'hook',
   'autoModeResolution',
-  'mcpServersStarting',
 ]);
 
 /** Parts between which VS Code's markdown runs on unbroken (a code block's URI sits inside its fence). */
