@@ -14,7 +14,7 @@ import { mapUiMessages, SETTLED_AFTER_MS } from './uiMessages';
 /**
  * Cline, Roo Code and Kilo Code tasks (taskFolder.ts): one format each, the same files. Followed
  * from Cline v3.89.2 (apps/vscode/src/core/task, shared/ExtensionMessage.ts; v3.30.0 for the XML
- * tool format), Roo Code v3.52.1 (src/core/task-persistence, packages/types; v3.25–v3.30 for the XML
+ * tool format), Roo Code v3.52.1 (src/core/task-persistence, packages/types; v3.25–v3.40 for the XML
  * format) and Kilo Code 4.x (Roo Code's files, the same types). A task is the session
  * `<agent>:<task id>`. A Roo Code subtask (new_task) is its own session, linked from its parent:
  * reading a task reads the subtasks it names (history_item.json `childIds`, a "Subtask <id>

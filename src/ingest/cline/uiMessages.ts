@@ -8,7 +8,7 @@ import { agentEvent, digestOf, isObject, messageEntry, type TaskMapping } from '
  * `ui_messages.json`: the chat as the extension shows it, ClineMessage `{ts, type: 'ask'|'say',
  * ask?, say?, text?, partial?, …}`. Each model request is a `say: api_req_started` whose text is
  * JSON (ClineApiReqInfo: tokensIn, tokensOut, cacheWrites, cacheReads, cost, cancelReason), filled
- * in as the response streams; before Cline 1.x an `api_req_finished` after it carried the figures.
+ * in as the response streams; in Claude Dev (Cline before 2.0, 2024) an `api_req_finished` after it carried them.
  * Checkpoints are `checkpoint_created` (Cline, the commit in `lastCheckpointHash`) or
  * `checkpoint_saved` (Roo Code, Kilo Code: the commit as text). When the task has its API history
  * the conversation is read from there and the chat's copies of it are counted as skipped; a task
@@ -149,7 +149,7 @@ export function mapUiMessages(
       const info = requestInfo.safeParse(jsonOf(u.text)).data ?? {};
       const figures: RequestFigures = { ts: u.ts, ...info, ...(u.modelInfo?.modelId ? { model: u.modelInfo.modelId } : {}) };
       const later = messages.slice(index + 1);
-      // Before Cline 1.x the figures came in an api_req_finished of their own.
+      // Claude Dev wrote the figures in an api_req_finished of their own.
       const finished = later.find((l) => l.say === 'api_req_finished' || l.say === 'api_req_started');
       if (finished?.say === 'api_req_finished') Object.assign(figures, requestInfo.safeParse(jsonOf(finished.text)).data ?? {});
       const settled = info.cancelReason !== undefined || info.streamingFailedMessage !== undefined || index < lastStarted || idle || opts.answeredAt(u.ts);

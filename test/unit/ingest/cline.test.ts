@@ -291,6 +291,38 @@ describe('Cline, Roo Code and Kilo Code tasks', function () {
       assert.deepStrictEqual([meta.model, meta.cwd, meta.title], ['claude-sonnet-4-5', CWD, 'Fix the failing test']);
     });
 
+    it("early chats' api_req_finished figures, and Cline's aggregates of deleted requests and subagents, are requests too", async () => {
+      const T = Number(CLINE_TASK);
+      const ui = [
+        { ts: T, type: 'say', say: 'task', text: 'Old task' },
+        { ts: T + 1, type: 'say', say: 'api_req_started', text: JSON.stringify({ request: '<task>Old task</task>' }) },
+        { ts: T + 2, type: 'say', say: 'api_req_finished', text: JSON.stringify({ tokensIn: 7, tokensOut: 3, cacheWrites: 0, cacheReads: 0, cost: 0.001 }) },
+        { ts: T + 3, type: 'say', say: 'deleted_api_reqs', text: JSON.stringify({ tokensIn: 40, tokensOut: 4, cacheWrites: 1, cacheReads: 2, cost: 0.01 }) },
+        {
+          ts: T + 4,
+          type: 'say',
+          say: 'subagent_usage',
+          text: JSON.stringify({ source: 'subagents', tokensIn: 500, tokensOut: 50, cacheWrites: 0, cacheReads: 100, cost: 0.05 }),
+        },
+        { ts: T + 5, type: 'ask', ask: 'completion_result', text: '' },
+      ];
+      await ingestFile(store, writeTask(dir, CLINE_ID, CLINE_TASK, { api: [], ui }));
+      const attempts = events(store, session, 'provider/attempt').map((e) => [dataOf(e).aggregate ?? 'request', dataOf(e).usage]);
+      assert.deepStrictEqual(attempts, [
+        ['request', { inputTokens: 7, outputTokens: 3, cachedTokens: 0, cacheCreationTokens: 0 }],
+        ['deleted_api_reqs', { inputTokens: 40, outputTokens: 4, cachedTokens: 2, cacheCreationTokens: 1 }],
+        ['subagents', { inputTokens: 500, outputTokens: 50, cachedTokens: 100, cacheCreationTokens: 0 }],
+      ]);
+    });
+
+    it('a copy of a task file under another name, anywhere, is told by its content and read as what it holds', async () => {
+      const copy = path.join(dir, 'exported-task.json');
+      fs.writeFileSync(copy, JSON.stringify(clineApiHistory(), null, 2));
+      const r = await ingestFile(store, copy);
+      assert.deepStrictEqual([r.format, r.sessions], ['cline', ['cline:exported-task']]);
+      assert.strictEqual(conversation(store, 'cline:exported-task')[0], 'user: Fix the failing test');
+    });
+
     it("Roo Code's condensed context becomes a compaction anchor; the rewritten history appends only what is new", async () => {
       const api = rooXmlApiHistory();
       const task = writeTask(dir, ROO_ID, ROO_TASK, { api, ui: rooXmlUiMessages() });
