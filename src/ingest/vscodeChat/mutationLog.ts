@@ -66,7 +66,20 @@ export interface ReplayedLog {
   /** The state the log's whole lines build; undefined when no whole line is there yet (VS Code is writing the first). */
   state: unknown;
   skipped: Record<string, number>;
+  /**
+   * The request (its index) the line VS Code is still writing changes, when the log ends in one.
+   * VS Code appends all it changed since its last save at once, a request's completion before its
+   * last response parts: the request may look complete while the rest of its lines are on the way.
+   */
+  unsettledRequest?: number;
 }
+
+/** The request a log line's path leads into (`["requests", N, …]`), read from its start: a torn line's too. */
+const REQUEST_PATH = /^\s*\{\s*"kind"\s*:\s*\d+\s*,\s*"k"\s*:\s*\[\s*"requests"\s*,\s*(\d+)/;
+const requestOfLine = (text: string): number | undefined => {
+  const m = REQUEST_PATH.exec(text);
+  return m === null ? undefined : Number(m[1]);
+};
 
 /**
  * The state a mutation log's lines build. A line that is not an entry, or names a path the state
@@ -75,7 +88,7 @@ export interface ReplayedLog {
  */
 export function replayMutationLog(file: string, bytes: Buffer): ReplayedLog {
   const skipped: Record<string, number> = {};
-  const { lines, invalidLines, tornLastLine } = parseTranscript(bytes);
+  const { lines, invalidLines, tornLastLine, next } = parseTranscript(bytes);
   if (invalidLines.length > 0) countSkip(skipped, 'log/invalid-json', invalidLines.length);
   if (tornLastLine) countSkip(skipped, 'log/torn-last-line');
   let state: unknown = undefined;
@@ -119,5 +132,9 @@ export function replayMutationLog(file: string, bytes: Buffer): ReplayedLog {
   }
   // Paths set values deeper than any one line: the state is held to what a JSON file may nest.
   if (nestsDeeperThan(state, MAX_JSON_DEPTH)) throw new TapeFileError(file, `is not read: its session state ${tooDeep()}`);
-  return { state, skipped };
+  if (!tornLastLine) return { state, skipped };
+  // Too little of the torn line to name its request: the last whole line's is the one being written most likely.
+  const last = lines.at(-1)?.record as { k?: unknown } | undefined;
+  const lastPath = Array.isArray(last?.k) && last.k[0] === 'requests' && typeof last.k[1] === 'number' ? last.k[1] : undefined;
+  return { state, skipped, unsettledRequest: requestOfLine(bytes.toString('utf8', next.offset)) ?? lastPath };
 }

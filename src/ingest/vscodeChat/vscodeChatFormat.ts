@@ -6,7 +6,7 @@ import { countSkip, sessionMetaEntry, type Mapped, type MappedSession } from '..
 import { readSourceBytes, readSourceJson } from '../sourceFiles';
 import type { SourceFormat } from '../sourceFormat';
 import { chatRequest, chatSession, folderOfUri, isChatSessionState, RESPONSE_NEEDS_INPUT, RESPONSE_PENDING } from './chatData';
-import { replayMutationLog } from './mutationLog';
+import { replayMutationLog, type ReplayedLog } from './mutationLog';
 import { requestEntries } from './requestEntries';
 
 /**
@@ -25,7 +25,7 @@ const SESSION_DIRS = new Set(['chatSessions', 'emptyWindowChatSessions']);
 export const isVscodeChatFile = (file: string): boolean => SESSION_DIRS.has(path.basename(path.dirname(file))) && /\.jsonl?$/.test(file);
 
 /** The session state a file holds now, and what of it could not be read. */
-export function readSessionState(file: string): { state: unknown; skipped: Record<string, number> } {
+export function readSessionState(file: string): ReplayedLog {
   if (!file.endsWith('.jsonl')) return { state: readSourceJson(file), skipped: {} };
   return replayMutationLog(file, readSourceBytes(file));
 }
@@ -68,7 +68,7 @@ export const vscodeChat: SourceFormat = {
   sourceOfPath: (file) => (isVscodeChatFile(file) ? file : null),
   recognizes: (_source, head) => looksLikeSession(head),
   async read(file): Promise<Mapped> {
-    const { state, skipped } = readSessionState(file);
+    const { state, skipped, unsettledRequest } = readSessionState(file);
     const skip = (type: string): void => countSkip(skipped, type);
     // VS Code has created the file but not written a whole line of it yet.
     if (state === undefined) return { sessions: [], skipped };
@@ -80,12 +80,12 @@ export const vscodeChat: SourceFormat = {
     const children: MappedSession[] = [];
     let model: string | undefined;
     let lastSeq = 0;
-    data.requests.forEach((raw) => {
+    data.requests.forEach((raw, index) => {
       const r = chatRequest.safeParse(raw);
       if (!r.success) return skip('request/invalid');
       const req = r.data;
       const state = req.modelState?.value;
-      if (state === RESPONSE_PENDING || state === RESPONSE_NEEDS_INPUT) return skip('request/in-progress');
+      if (state === RESPONSE_PENDING || state === RESPONSE_NEEDS_INPUT || index === unsettledRequest) return skip('request/in-progress');
       // Undone (a checkpoint restored): VS Code shows it no more and drops it with the next request.
       if (req.isHidden === true || (req.shouldBeRemovedOnSend !== undefined && req.shouldBeRemovedOnSend.afterUndoStop === undefined))
         return skip('request/undone');

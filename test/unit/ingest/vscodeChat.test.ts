@@ -320,6 +320,21 @@ describe('VS Code chat sessions (vscode-chat)', function () {
       assert.deepStrictEqual(conversation(store, SESSION), ['user: Thanks, and the docs?', 'assistant: The docs are in README.md.']);
     });
 
+    it("waits for a request whose completion is written but whose last lines are not yet: VS Code appends a save's changes at once, the response parts after the state", async () => {
+      const file = logFile();
+      const request = askRequest();
+      const { running, completing } = requestLines({ ...request, response: [{ value: 'The docs are ' }, { value: 'in' }] }, 0);
+      const rest = JSON.stringify({ kind: 2, k: ['requests', 0, 'response'], i: 1, v: [{ value: 'in README.md.' }] });
+      for (const torn of [rest.slice(0, 60), rest.slice(0, 4)]) {
+        fs.writeFileSync(file, logLines(initialEntry()) + running + completing + torn);
+        const waiting = await ingestFile(store, file);
+        assert.deepStrictEqual([waiting.appended, waiting.skipped], [0, { 'log/torn-last-line': 1, 'request/in-progress': 1 }], torn);
+      }
+      fs.writeFileSync(file, logLines(initialEntry()) + running + completing + rest + '\n');
+      await ingestFile(store, file);
+      assert.deepStrictEqual(conversation(store, SESSION), ['user: Thanks, and the docs?', 'assistant: The docs are in README.md.']);
+    });
+
     it('keeps a request an edited prompt removed, and orders the resent one after it', async () => {
       const file = logFile();
       fs.writeFileSync(file, logLines(initialEntry(), { kind: 2, k: ['requests'], v: [askRequest('r1', 'First try', 'Answer one.', T0 + 1_000)] }));
