@@ -11,8 +11,8 @@ import { replayMutationLog } from './vscodeChat/mutationLog';
  * (workspaceStorage is this window's own folder, so every session there is the workspace's).
  */
 
-/** How much of a session file is read to describe it: a log's first lines hold the title and the first request. */
-const HEAD_BYTES = 1024 * 1024;
+/** How much of a session file is read to describe it: a log's first lines hold the title (set early in the state) and the first request. */
+const HEAD_BYTES = 256 * 1024;
 
 const sessionsDir = (workspaceStorage: string): string => path.join(workspaceStorage, 'chatSessions');
 

@@ -22,7 +22,7 @@ import { requestEntries } from './requestEntries';
 /** The folders VS Code keeps chat session files in. */
 const SESSION_DIRS = new Set(['chatSessions', 'emptyWindowChatSessions']);
 
-export const isVscodeChatFile = (file: string): boolean => SESSION_DIRS.has(path.basename(path.dirname(file))) && /\.jsonl?$/.test(file);
+const isVscodeChatFile = (file: string): boolean => SESSION_DIRS.has(path.basename(path.dirname(file))) && /\.jsonl?$/.test(file);
 
 /** The session state a file holds now, and what of it could not be read. */
 export function readSessionState(file: string): ReplayedLog {
