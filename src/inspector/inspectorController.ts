@@ -1,7 +1,12 @@
 import * as z from 'zod';
+import { childrenBySession, type ChildSession } from '../store/forks';
 import type { ReadableTape, TapeReader } from '../store/lineage';
+import { sessionUsages } from '../store/sessionUsage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
 import { errorMessage } from '../tape/errorMessage';
+import { SUBAGENT_LINKED } from '../tape/fork';
+import { NO_USAGE, sameUsage } from '../tape/usageFigures';
+import { sessionsBelow, type SessionUsage } from '../tape/usageRollup';
 import {
   inspectorRequests,
   inspectorToHost,
@@ -86,6 +91,15 @@ export class InspectorController {
   private transcriptFrom = 0;
   private known = new Set<string>();
   private sessionsGrew = false;
+  /** The usage the page was told of the selected session, and the sessions below it, whose appends change it. */
+  private postedUsage: SessionUsage | null = null;
+  private usageFrom = new Set<string>();
+  /**
+   * The session tree, read again only when it may have changed: a new session (a fork, a subagent),
+   * or a link appended to the shown session or below it (an ingested subagent is linked after its
+   * entries); reading it takes a pass over every session, too much for every streamed delta.
+   */
+  private family: Map<string, ChildSession[]> | null = null;
   /** An evaluation report asked for before the page was ready: opened once it is. */
   private pendingEvaluation: string | undefined;
   /** Likewise an anchor to show. */
@@ -128,6 +142,7 @@ export class InspectorController {
     this.clearTimer();
     this.source = source;
     this.readers = new Readers(source);
+    this.family = null;
     this.subscription = this.listen();
     if (this.started) this.guarded(() => this.announce());
   }
@@ -253,10 +268,27 @@ export class InspectorController {
     };
   }
 
-  /** `source`, then the selected session's transcript. */
+  /** `source`, then the selected session's transcript and usage. */
   private announce(): void {
     this.postSource();
     if (this.selected !== null) this.postTranscript(this.selected);
+    this.postedUsage = null;
+    this.family = null;
+    this.postUsage();
+  }
+
+  /** The selected session's requests and tokens, own and rolled up, when they are not what the page was told. */
+  private postUsage(): void {
+    const sessionId = this.selected;
+    if (sessionId === null) return;
+    const { store } = this.readers;
+    const family = (this.family ??= childrenBySession(store));
+    this.usageFrom = new Set(sessionsBelow(sessionId, family));
+    const usage = sessionUsages(store, family, [sessionId]).get(sessionId) ?? { own: NO_USAGE, rolledUp: NO_USAGE, descendants: 0 };
+    const told = this.postedUsage;
+    if (told !== null && sameUsage(told.own, usage.own) && sameUsage(told.rolledUp, usage.rolledUp) && told.descendants === usage.descendants) return;
+    this.postedUsage = usage;
+    this.post({ type: 'usage', sessionId, ...usage });
   }
 
   private postSource(): void {
@@ -288,11 +320,18 @@ export class InspectorController {
   private listen(): Disposable {
     return this.source.store.onDidAppend((e) => {
       if (!this.known.has(e.sessionId)) this.sessionsGrew = true;
-      if (this.sessionsGrew || e.sessionId === this.selected) this.timer ??= setTimeout(() => this.flush(), this.batchMs);
+      const below = this.usageFrom.has(e.sessionId);
+      if (this.sessionsGrew || ((below || e.sessionId === this.selected) && this.linksIn(e))) this.family = null;
+      if (this.sessionsGrew || below || e.sessionId === this.selected) this.timer ??= setTimeout(() => this.flush(), this.batchMs);
     });
   }
 
-  /** One batch: a new `source` if a session appeared, then one `appended` with what the page has not seen. */
+  /** Whether an append holds a subagent link (its child joins the tree below its parent). */
+  private linksIn(e: { sessionId: string; firstEntryId: number; lastEntryId: number }): boolean {
+    return this.source.store.entries(e.sessionId, { kind: 'event', name: SUBAGENT_LINKED, fromEntryId: e.firstEntryId, toEntryId: e.lastEntryId }).length > 0;
+  }
+
+  /** One batch: a new `source` if a session appeared, the usage if it changed, then one `appended` with what the page has not seen. */
   private flush(): void {
     this.timer = undefined;
     if (!this.started || this.disposed) return;
@@ -303,6 +342,7 @@ export class InspectorController {
         // The first session of an empty tape: the page has no transcript yet.
         if (!hadSession && this.selected !== null) this.postTranscript(this.selected);
       }
+      this.postUsage();
       const sessionId = this.selected;
       if (sessionId === null) return;
       const { reader, transcript } = this.readers;

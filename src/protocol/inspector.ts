@@ -304,6 +304,10 @@ export type EvaluationReport = z.infer<typeof evaluationReport>;
 
 export const sessionItem = z.object({ sessionId: z.string(), title: z.nullable(z.string()), entryCount: z.number(), lastCreatedAt: z.number() });
 
+/** Requests and tokens (src/tape/usageFigures.ts): none negative (a figure a tape gives as a fraction is kept as it is). */
+const count = z.number().check(z.nonnegative());
+const usageFigures = z.object({ requests: count, inputTokens: count, outputTokens: count, cachedTokens: count, cacheCreationTokens: count });
+
 /**
  * The first entry of the session from which a workspace checkpoint stands for its files, absent
  * while it has none: "Restore Files to Here" is offered on the items that restore at or after it.
@@ -385,6 +389,12 @@ export const hostToInspector = z.discriminatedUnion('type', [
     sessionId: z.nullable(z.string()),
     headEntryId: z.number(),
   }),
+  /**
+   * The shown session's model requests and tokens (src/tape/usageRollup.ts): its own, and rolled up
+   * over the `descendants` subagents and forks below it. After every `source` that selects a
+   * session, and again when they change (the session or one below it made a request).
+   */
+  z.object({ type: z.literal('usage'), sessionId: z.string(), own: usageFigures, rolledUp: usageFigures, descendants: count }),
   /** The tape could not be opened or read: the inspector shows this instead of its views. */
   z.object({ type: z.literal('failed'), message: z.string() }),
   /** The transcript's last page, after `ready` or `selectSession`: what the page held before is replaced. */

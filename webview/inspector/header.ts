@@ -1,7 +1,9 @@
 import type { HostToInspector } from '../../src/protocol/inspector';
+import { sameUsage, usageDetail, usageLine } from '../../src/tape/usageFigures';
 import { badge, h, num } from './dom';
 
 type Source = Extract<HostToInspector, { type: 'source' }>;
+type Usage = Extract<HostToInspector, { type: 'usage' }>;
 
 /**
  * A fork or subagent is told from its parent in the picker: a fork's title is its parent's until it
@@ -12,7 +14,10 @@ function branchOf(sessionId: string): string {
   return m === null ? '' : ` · ${m[1]} ${m[2]}`;
 }
 
-/** What is open: the tape's label, whether it is read-only, the session picker, and Replay for the session shown. */
+/**
+ * What is open: the tape's label, whether it is read-only, the session picker, Replay for the
+ * session shown, and its requests and tokens, with its subagents and forks where they add any.
+ */
 export class Header {
   readonly element: HTMLElement;
   private readonly label = h('h1', { class: 'source-label' }, 'Tape Inspector');
@@ -24,6 +29,8 @@ export class Header {
     { secondary: true, icon: 'debug-alt', disabled: true, title: 'Step through this session in the debugger (Tape: Replay Session)' },
     'Replay',
   );
+  private readonly usage = h('p', { class: 'session-usage', hidden: true });
+  private sessionId: string | null = null;
 
   constructor(onSession: (sessionId: string) => void, onReplay: (sessionId: string) => void) {
     this.readOnly.hidden = true;
@@ -39,6 +46,7 @@ export class Header {
       h('label', { for: 'session-picker', class: 'session-label' }, 'Session'),
       this.select,
       this.replay,
+      this.usage,
     );
   }
 
@@ -56,5 +64,19 @@ export class Header {
     );
     if (s.sessionId !== null) this.select.value = s.sessionId;
     this.replay.toggleAttribute('disabled', s.sessionId === null);
+    // Another session's figures are not this one's: hidden until its own come.
+    if (s.sessionId !== this.sessionId) this.usage.hidden = true;
+    this.sessionId = s.sessionId;
+  }
+
+  /** "2 requests · 1.6k in · 80 out · with subagents and forks: 5 requests · …"; the exact figures in its title. */
+  showUsage(u: Usage): void {
+    if (u.sessionId !== this.sessionId) return;
+    const both = !sameUsage(u.own, u.rolledUp);
+    this.usage.textContent = both ? `${usageLine(u.own)}; with subagents and forks: ${usageLine(u.rolledUp)}` : usageLine(u.own);
+    this.usage.title = both
+      ? `This session: ${usageDetail(u.own)}\nWith its ${num(u.descendants)} ${u.descendants === 1 ? 'subagent or fork' : 'subagents and forks'}: ${usageDetail(u.rolledUp)}`
+      : usageDetail(u.own);
+    this.usage.hidden = false;
   }
 }

@@ -131,6 +131,8 @@ export class Inspector {
         this.preferAnchor = msg.entryId;
         this.loaded.delete('anchors');
         return this.show('anchors');
+      case 'usage':
+        return this.header.showUsage(msg);
       case 'error':
         return this.banner.show(msg.message);
     }

@@ -218,7 +218,7 @@ describe('inspector: evaluations of a session', () => {
     await c.handle({ type: 'ready' });
     assert.deepStrictEqual(
       posted.map((m) => m.type),
-      ['source', 'transcript', 'showEvaluation'],
+      ['source', 'transcript', 'usage', 'showEvaluation'],
     );
     assert.deepStrictEqual(posted.at(-1), { type: 'showEvaluation', sessionId: S, evalSessionId: e1 });
   });

@@ -58,7 +58,7 @@ describe('inspector controller', () => {
     const host = new FakeHost();
     const c = new InspectorController(inspectorSource(store, 'sample.tape.jsonl', true), host);
     await c.handle({ type: 'ready' });
-    const [source, transcript, ...rest] = host.take();
+    const [source, transcript, usage, ...rest] = host.take();
     assert.deepStrictEqual(rest, []);
     const last = JSON.parse(fixtureLines()[24]).createdAt;
     assert.deepStrictEqual(only(source, 'source'), {
@@ -71,6 +71,9 @@ describe('inspector controller', () => {
     });
     const t = only(transcript, 'transcript');
     assert.deepStrictEqual([t.sessionId, t.headEntryId, t.offset, t.total, t.items.map((i) => i.entryId)], [S, 25, 0, 4, [4, 10, 18, 22]]);
+    // The fixture's two provider/attempt entries: 900 + 700 in, 60 + 20 out, 0 + 512 cached; no session below it.
+    const own = { requests: 2, inputTokens: 1600, outputTokens: 80, cachedTokens: 512, cacheCreationTokens: 0 };
+    assert.deepStrictEqual(only(usage, 'usage'), { type: 'usage', sessionId: S, own, rolledUp: own, descendants: 0 });
     assert.strictEqual(c.sessionId, S);
     c.dispose();
   });
@@ -198,7 +201,7 @@ describe('inspector controller', () => {
     await c.handle({ type: 'ready' });
     assert.deepStrictEqual(
       host.take().map((m) => m.type),
-      ['source', 'transcript'],
+      ['source', 'transcript', 'usage'],
     );
     await store.append('s', message('m3', 'user', 3, 'second question'));
     await store.append('s', message('m4', 'assistant', 4, 'draft', 'pending'));
@@ -240,8 +243,8 @@ describe('inspector controller', () => {
     assert.deepStrictEqual([first.sessions, first.sessionId, first.headEntryId], [[], null, 0]);
     await store.append('a', message('m1', 'user', 1, 'hello'));
     await wait(80);
-    const [source, transcript, ...rest] = host.take();
-    assert.deepStrictEqual(rest, []);
+    const [source, transcript, usage, ...rest] = host.take();
+    assert.deepStrictEqual([only(usage, 'usage').sessionId, rest], ['a', []]);
     assert.deepStrictEqual(
       only(source, 'source').sessions.map((s) => [s.sessionId, s.title, s.entryCount]),
       [['a', 'hello', 2]],
@@ -270,8 +273,8 @@ describe('inspector controller', () => {
     const writable = await TapeStore.inMemory();
     await writable.appendMany(S, [message('m1', 'user', 1, 'fresh')]);
     c.setSource(inspectorSource(writable, 'rw', false));
-    const [source, transcript, ...rest] = host.take();
-    assert.deepStrictEqual(rest, []);
+    const [source, transcript, usage, ...rest] = host.take();
+    assert.deepStrictEqual([only(usage, 'usage').own.requests, rest], [0, []]);
     assert.deepStrictEqual([only(source, 'source').readOnly, only(source, 'source').label], [false, 'rw']);
     assert.deepStrictEqual(
       only(transcript, 'transcript').items.map((i) => i.text),
