@@ -220,7 +220,10 @@ export const lineageStep = z.object({ sessionId: z.string(), title: z.nullable(z
 /** A direct fork or subagent of the session, with its state and its receipt in words. */
 export const childItem = z.object({
   sessionId: z.string(),
+  /** A subagent's is its task's (src/inspector/subagentTasks.ts), a fork's its own. */
   title: z.nullable(z.string()),
+  /** What a subagent was asked to do, in one line of at most 600 characters; null for a fork or when unknown. */
+  task: z.nullable(z.string()),
   relation: z.enum(['fork', 'subagent']),
   state: z.enum(CHILD_STATES),
   /** The receipt (merge, discard, link) in words; empty while the fork is open. */

@@ -99,6 +99,7 @@ function fakeHost(ids: { parent: string; fork: string; grandchild: string }): vo
               {
                 sessionId: ids.grandchild,
                 title: 'plan the parser',
+                task: null,
                 relation: 'fork',
                 state: 'merged',
                 receipt: 'Merged fork "cd34" up to its #4: 2 entries; the parent had not moved on since #6.',

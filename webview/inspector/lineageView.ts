@@ -7,6 +7,9 @@ export function shortSessionName(sessionId: string): string {
   if (fork >= 0) return `fork ${sessionId.slice(fork + '::fork::'.length)}`;
   const sub = sessionId.lastIndexOf('::subagent::');
   if (sub >= 0) return `subagent ${sessionId.slice(sub + '::subagent::'.length, sub + '::subagent::'.length + 8)}`;
+  // An ingested subagent: `<parent>/agent-<id>` (src/store/forks.ts).
+  const agent = sessionId.lastIndexOf('/agent-');
+  if (agent >= 0) return `subagent ${sessionId.slice(agent + '/agent-'.length, agent + '/agent-'.length + 8)}`;
   return sessionId.length > 24 ? `${sessionId.slice(0, 23)}…` : sessionId;
 }
 
@@ -64,7 +67,7 @@ export class LineageView {
             ...v.children.map((c) =>
               h(
                 'li',
-                { class: `child state-${c.state}` },
+                { class: 'child', 'data-state': c.state },
                 h(
                   'header',
                   {},
@@ -73,10 +76,12 @@ export class LineageView {
                   badge(c.relation, `relation-${c.relation}`),
                   ' ',
                   ref(c.sessionId, c.title),
-                  c.receiptEntryId === null ? null : h('span', { class: 'muted entry-ref' }, `receipt #${c.receiptEntryId}`),
+                  c.receiptEntryId === null ? null : h('span', { class: 'receipt-ref' }, `receipt #${c.receiptEntryId}`),
                   ' ',
                   compareButton(c.sessionId),
                 ),
+                // The task when the title is not all of it (a description, or a task cut short).
+                c.task === null || c.task === c.title ? null : h('p', { class: 'child-task', title: c.task }, c.task),
                 c.receipt === '' ? null : h('p', { class: 'receipt-text' }, c.receipt),
               ),
             ),
