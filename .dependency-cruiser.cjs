@@ -55,8 +55,8 @@ module.exports = {
       npm('zod', '@vscode/debugadapter', '@vscode/debugprotocol', '@types/vscode'),
       core(...NODE),
     ),
-    // The browser bundles: the protocol and the web components, nothing of Node.
-    ...layer('webview', folders('src/protocol', 'webview'), npm('zod', '@vscode-elements/elements'), SHARED_HELPERS),
+    // The browser bundles: the protocol, the web components and the Markdown parser, nothing of Node.
+    ...layer('webview', folders('src/protocol', 'webview'), npm('zod', '@vscode-elements/elements', 'markdown-it'), SHARED_HELPERS),
   ],
   allowedSeverity: 'error',
   forbidden: [
