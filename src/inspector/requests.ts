@@ -42,6 +42,8 @@ interface AttemptTotals {
   outputTokens: number | null;
   cachedTokens: number | null;
   cacheCreationTokens: number | null;
+  /** What the attempts say of how their input counts the cache (promptTokensOf); null when they do not say. */
+  inputIncludesCached: boolean | null;
 }
 
 /** Sums that stay null until an attempt reports the figure: "not recorded" is not zero. */
@@ -73,8 +75,10 @@ function attemptsByRequest(store: SessionReads, sessionId: string): Map<string, 
       outputTokens: null,
       cachedTokens: null,
       cacheCreationTokens: null,
+      inputIncludesCached: null,
     };
     const usage = record(data.usage);
+    if (typeof usage.inputIncludesCached === 'boolean') t.inputIncludesCached = usage.inputIncludesCached;
     t.attempts++;
     t.durationMs = add(t.durationMs, num(data.durationMs));
     t.inputTokens = add(t.inputTokens, num(usage.inputTokens));
@@ -86,17 +90,19 @@ function attemptsByRequest(store: SessionReads, sessionId: string): Map<string, 
   return totals;
 }
 
-type Usage = Pick<AttemptTotals, 'inputTokens' | 'cachedTokens' | 'cacheCreationTokens'>;
+type Usage = Pick<AttemptTotals, 'inputTokens' | 'cachedTokens' | 'cacheCreationTokens' | 'inputIncludesCached'>;
 
 /**
  * The whole prompt of a request from its usage. Providers count it two ways: Anthropic-style usage
- * (Claude Code, Cline, opencode) reports cache reads and cache writes apart from `input_tokens`,
- * and says so by reporting cache creation; OpenAI-style usage (Codex, Gemini, this agent's
- * providers) counts cached tokens inside the input.
+ * (Claude Code, Cline, opencode) reports cache reads and cache writes apart from `input_tokens`;
+ * OpenAI-style usage (Codex, Gemini, this agent's providers) and Roo Code's and Kilo Code's
+ * figures count the cache inside the input. An attempt says which by `usage.inputIncludesCached`
+ * when its ingest knows; else reporting cache creation marks the Anthropic style.
  */
 export function promptTokensOf(u: Usage): number | null {
   if (u.inputTokens === null) return null;
-  return u.cacheCreationTokens === null ? u.inputTokens : u.inputTokens + (u.cachedTokens ?? 0) + u.cacheCreationTokens;
+  const apart = u.inputIncludesCached === null ? u.cacheCreationTokens !== null : !u.inputIncludesCached;
+  return apart ? u.inputTokens + (u.cachedTokens ?? 0) + (u.cacheCreationTokens ?? 0) : u.inputTokens;
 }
 
 /** The share of the prompt read from the cache (promptTokensOf), null without the figures. */
@@ -108,13 +114,14 @@ export function cacheHitShareOf(u: Usage): number | null {
 
 const attemptFigures = (t: AttemptTotals | undefined, estimate: number | null) => {
   const usage = { inputTokens: t?.inputTokens ?? null, cachedTokens: t?.cachedTokens ?? null, cacheCreationTokens: t?.cacheCreationTokens ?? null };
+  const counted = { ...usage, inputIncludesCached: t?.inputIncludesCached ?? null };
   return {
     attempts: t?.attempts ?? 0,
     durationMs: t?.durationMs ?? null,
     outputTokens: t?.outputTokens ?? null,
     ...usage,
-    promptTokens: promptTokensOf(usage) ?? estimate,
-    cacheHitShare: cacheHitShareOf(usage),
+    promptTokens: promptTokensOf(counted) ?? estimate,
+    cacheHitShare: cacheHitShareOf(counted),
   };
 };
 

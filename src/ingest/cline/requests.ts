@@ -49,7 +49,13 @@ export function attemptEntries(
     const data: JsonObject = {
       ...(answer !== undefined ? { messageId: answer.messageId } : {}),
       model: model ?? 'unknown',
-      usage: { inputTokens: r.tokensIn ?? 0, outputTokens: r.tokensOut ?? 0, cachedTokens: r.cacheReads ?? 0, cacheCreationTokens: r.cacheWrites ?? 0 },
+      usage: {
+        inputTokens: r.tokensIn ?? 0,
+        outputTokens: r.tokensOut ?? 0,
+        cachedTokens: r.cacheReads ?? 0,
+        cacheCreationTokens: r.cacheWrites ?? 0,
+        inputIncludesCached: m.agent !== 'cline',
+      },
       ...(r.cost !== undefined ? { cost: r.cost } : {}),
       ...(r.cancelReason !== undefined ? { cancelReason: r.cancelReason } : {}),
       ...(r.aggregate !== undefined ? { aggregate: r.aggregate } : {}),

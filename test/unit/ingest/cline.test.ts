@@ -156,7 +156,7 @@ describe('Cline, Roo Code and Kilo Code tasks', function () {
       assert.deepStrictEqual(dataOf(attempts[0]), {
         messageId: `assistant-${Number(CLINE_TASK) + 3000}`,
         model: 'claude-sonnet-4-5',
-        usage: { inputTokens: 100, outputTokens: 20, cachedTokens: 50, cacheCreationTokens: 10 },
+        usage: { inputTokens: 100, outputTokens: 20, cachedTokens: 50, cacheCreationTokens: 10, inputIncludesCached: false },
         cost: 0.01,
       });
       assert.deepStrictEqual(
@@ -241,6 +241,9 @@ describe('Cline, Roo Code and Kilo Code tasks', function () {
       assert.deepStrictEqual(dataOf(events(store, session, 'roo/checkpoint')[0]).commit, '2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b');
       const meta = dataOf(events(store, session, 'session/meta')[0]);
       assert.deepStrictEqual([meta.agent, meta.model, meta.cwd, meta.title], ['roo', 'claude-3-7-sonnet-20250219', CWD, 'List the files']);
+      // Roo Code's tokensIn counts the cache inside it (Cline's does not): the attempts say so.
+      const usages = events(store, session, 'provider/attempt').map((e) => (dataOf(e).usage as { inputIncludesCached?: unknown }).inputIncludesCached);
+      assert.ok(usages.length > 0 && usages.every((u) => u === true), String(usages));
     });
 
     it("a Kilo Code task is Kilo Code's, with the same files", async () => {
@@ -309,9 +312,9 @@ describe('Cline, Roo Code and Kilo Code tasks', function () {
       await ingestFile(store, writeTask(dir, CLINE_ID, CLINE_TASK, { api: [], ui }));
       const attempts = events(store, session, 'provider/attempt').map((e) => [dataOf(e).aggregate ?? 'request', dataOf(e).usage]);
       assert.deepStrictEqual(attempts, [
-        ['request', { inputTokens: 7, outputTokens: 3, cachedTokens: 0, cacheCreationTokens: 0 }],
-        ['deleted_api_reqs', { inputTokens: 40, outputTokens: 4, cachedTokens: 2, cacheCreationTokens: 1 }],
-        ['subagents', { inputTokens: 500, outputTokens: 50, cachedTokens: 100, cacheCreationTokens: 0 }],
+        ['request', { inputTokens: 7, outputTokens: 3, cachedTokens: 0, cacheCreationTokens: 0, inputIncludesCached: false }],
+        ['deleted_api_reqs', { inputTokens: 40, outputTokens: 4, cachedTokens: 2, cacheCreationTokens: 1, inputIncludesCached: false }],
+        ['subagents', { inputTokens: 500, outputTokens: 50, cachedTokens: 100, cacheCreationTokens: 0, inputIncludesCached: false }],
       ]);
     });
 

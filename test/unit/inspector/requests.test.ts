@@ -126,6 +126,11 @@ describe('inspector requests', () => {
       event('provider/attempt', { messageId: 'msg_1', model: 'claude-opus-4', usage: anthropic }),
       event('provider/attempt', { messageId: 'msg_2', model: 'gpt-5', usage: openai, durationMs: 900 }),
       event('provider/attempt', { messageId: 'msg_3' }),
+      // Roo Code's figures: the cache inside the input, though cache writes are reported.
+      event('provider/attempt', {
+        model: 'claude-sonnet-4',
+        usage: { inputTokens: 1_000, cachedTokens: 600, cacheCreationTokens: 100, inputIncludesCached: true },
+      }),
     ]);
     const { items, skipped } = requestItems(store, 'cc');
     for (const i of items) requestItem.parse(i);
@@ -149,12 +154,13 @@ describe('inspector requests', () => {
         ['attempt', 2, 'claude-opus-4', null, null, null, 1, 12, 300, 9_000, 988, 10_000],
         ['attempt', 3, 'gpt-5', null, null, null, 1, 5_000, 40, 4_000, null, 5_000],
         ['attempt', 4, 'unknown', null, null, null, 1, null, null, null, null, null],
+        ['attempt', 5, 'claude-sonnet-4', null, null, null, 1, 1_000, null, 600, 100, 1_000],
       ],
     );
     // Anthropic-style usage counts cache reads apart from the input, OpenAI-style inside it.
     assert.deepStrictEqual(
       items.map((i) => i.cacheHitShare),
-      [0.9, 0.8, null],
+      [0.9, 0.8, null, 0.6],
     );
     assert.strictEqual(items[1].durationMs, 900);
   });
