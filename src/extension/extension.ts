@@ -10,6 +10,7 @@ import { registerVerifyReplay } from './replay/verifyCommand';
 import { registerCompareSessions } from './compareCommand';
 import { registerReplay } from './replay/registerReplay';
 import { registerRerun } from './rerun/registerRerun';
+import { registerSearchSessions } from './search/searchSessions';
 import type { TapeStore } from '../store/tapeStore';
 import { FollowedTranscripts } from '../ingest/follow';
 import { discoveryPlacesOf } from './agentSessions/discoveryPlaces';
@@ -68,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     ...registerReplay(deps),
     ...registerVerifyReplay(deps),
     ...registerCompareSessions(deps),
+    registerSearchSessions(deps),
     ...registerRerun({ ...deps, panels: inspector.panels }),
     ...registerForkCommands({ ...deps, tree: inspector.tree }),
     ...registerCheckpoints(deps),

@@ -104,6 +104,8 @@ export class InspectorController {
   private pendingEvaluation: string | undefined;
   /** Likewise an anchor to show. */
   private pendingAnchor: number | undefined;
+  /** Likewise an entry to reveal. */
+  private pendingReveal: number | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private readonly batchMs: number;
@@ -147,8 +149,10 @@ export class InspectorController {
     if (this.started) this.guarded(() => this.announce());
   }
 
+  /** The page shows the entry `entryId` in the Entries view, selected (once it is ready). */
   reveal(entryId: number): void {
-    this.post({ type: 'reveal', entryId });
+    if (!this.started) this.pendingReveal = entryId;
+    else this.post({ type: 'reveal', entryId });
   }
 
   /**
@@ -190,8 +194,10 @@ export class InspectorController {
         this.announce();
         if (this.pendingEvaluation !== undefined) this.showEvaluation(this.pendingEvaluation);
         if (this.pendingAnchor !== undefined) this.showAnchor(this.pendingAnchor);
+        if (this.pendingReveal !== undefined) this.reveal(this.pendingReveal);
         this.pendingEvaluation = undefined;
         this.pendingAnchor = undefined;
+        this.pendingReveal = undefined;
         return;
       case 'selectSession':
         if (!this.readers.store.sessions().some((s) => s.sessionId === m.sessionId)) throw new Error(`the tape has no session ${JSON.stringify(m.sessionId)}`);

@@ -64,14 +64,20 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     );
   }
 
-  /** Shows the inspector on `sessionId`, else on the session the palette commands act on. */
-  async show(sessionId?: string): Promise<void> {
+  /**
+   * Shows the inspector on `sessionId`, else on the session the palette commands act on; with
+   * `entryId` (a position of the session's view), that entry selected in the Entries view.
+   */
+  async show(sessionId?: string, entryId?: number): Promise<void> {
     const ws = await this.deps.tape.open();
     const session = sessionId ?? this.deps.sessions.current(ws.store);
-    const existing = [...this.open].find((p) => session !== undefined && p.hosted.controller.sessionId === session);
-    if (existing) return existing.panel.reveal();
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_PANEL, 'Tape Inspector', vscode.ViewColumn.Active, { enableFindWidget: true });
-    this.attach(panel, ws, session);
+    let shown = [...this.open].find((p) => session !== undefined && p.hosted.controller.sessionId === session);
+    if (shown) shown.panel.reveal();
+    else {
+      const panel = vscode.window.createWebviewPanel(INSPECTOR_PANEL, 'Tape Inspector', vscode.ViewColumn.Active, { enableFindWidget: true });
+      shown = this.attach(panel, ws, session);
+    }
+    if (entryId !== undefined) shown.hosted.controller.reveal(entryId);
   }
 
   /** Shows the inspector on `sessionId` with the report of its evaluation `evalSessionId` open. */
@@ -139,7 +145,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
   private readonly amend: NonNullable<InspectorHost['amend']> = (sessionId, anchorEntryId, amendment) =>
     amendFromInspector(this.deps, sessionId, anchorEntryId, amendment);
 
-  private attach(panel: vscode.WebviewPanel, ws: WorkspaceStore, sessionId: string | undefined): void {
+  private attach(panel: vscode.WebviewPanel, ws: WorkspaceStore, sessionId: string | undefined): OpenPanel {
     loadInspectorPage(panel.webview, this.deps.context, 'Tape Inspector');
     panel.iconPath = vscode.Uri.joinPath(this.deps.context.extensionUri, 'media', 'icon.png');
     const hosted = hostInspector(panel.webview, sourceOf(this.deps.tape, ws), this.deps, {
@@ -162,5 +168,6 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
       visibility.dispose();
       hosted.dispose();
     });
+    return entry;
   }
 }

@@ -17,6 +17,8 @@ interface Deps {
 /** A row of the sessions view, as VS Code hands it to a context action. */
 const sessionNodeArg = z.looseObject({ sessionId: z.string(), title: z.nullable(z.string()) });
 const sessionIdArg = z.optional(z.string());
+/** A session and, optionally, the entry (a position of its view) to select in the Entries view. */
+const openInspectorArgs = z.union([z.tuple([]), z.tuple([sessionIdArg]), z.tuple([sessionIdArg, z.number().check(z.int(), z.positive())])]);
 /** "Review" on a compaction (the chat's notice): the session and its compaction anchor's entry. */
 const showAnchorArgs = z.tuple([z.string(), z.number().check(z.int(), z.positive())]);
 
@@ -33,8 +35,17 @@ export function registerSessionActions(deps: Deps): vscode.Disposable[] {
   const node = (arg: unknown) => sessionNodeArg.parse(arg);
 
   return [
-    run('agentTape.openInspector', async (sessionId?: unknown) => {
-      await panels.show(sessionIdArg.parse(sessionId));
+    run('agentTape.openInspector', async (...args: unknown[]) => {
+      const parsed = openInspectorArgs.safeParse(args);
+      if (!parsed.success) throw new Error(`agentTape.openInspector takes a session id and an entry id, both optional: ${z.prettifyError(parsed.error)}`);
+      const [sessionId, entryId] = parsed.data;
+      if (entryId !== undefined) {
+        if (sessionId === undefined) throw new Error('agentTape.openInspector: an entry id needs the session it is in');
+        const ws = await tape.open();
+        const head = tape.tapeOf(ws).reader.headEntryId(sessionId);
+        if (entryId > head) throw new Error(`the session ${JSON.stringify(sessionId)} has no entry ${entryId} (it has ${head})`);
+      }
+      await panels.show(sessionId, entryId);
       return true;
     }),
     run('agentTape.inspector.showAnchor', async (...args: unknown[]) => {
