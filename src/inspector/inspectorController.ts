@@ -15,6 +15,7 @@ import {
   type InspectorNotice,
   type InspectorRequests,
 } from '../protocol/inspector';
+import { OPENABLE_SCHEMES, openableUrl } from '../protocol/openableLink';
 import { RequestDispatcher, type RequestHandlers } from '../protocol/requestDispatcher';
 import { anchorItems } from './anchorsTimeline';
 import { EntryQuery } from './entryQuery';
@@ -43,6 +44,12 @@ export interface InspectorHost {
    * Absent where the page's tape cannot be written (a tape file's editor).
    */
   amend?(sessionId: string, anchorEntryId: number, amendment: CompactionAmendment): Promise<{ entryId: number; message: string } | null>;
+  /**
+   * Opens an address outside VS Code (`vscode.env.openExternal`, which asks first for a site not
+   * trusted), resolving to whether it was opened. Only ever given an `openableUrl`. Absent where
+   * nothing may be opened (a test's host).
+   */
+  openExternal?(url: string): Promise<boolean>;
 }
 
 const DEFAULT_BATCH_MS = 100;
@@ -270,6 +277,13 @@ export class InspectorController {
         if (!evaluationsOf(this.readers.store, this.readers.reader, sessionId).some((e) => e.evalSessionId === evalSessionId))
           throw new Error(`${evalSessionId} is not an evaluation of ${sessionId}`);
         return { sessionId, report: evaluationReport(this.readers.reader, evalSessionId) };
+      },
+      openLink: async ({ url }) => {
+        // The page makes links of openable addresses only; a page that asks for another is not believed.
+        const target = openableUrl(url);
+        if (target === null) throw new Error(`not opened: only ${OPENABLE_SCHEMES.join(', ')} links open, not ${JSON.stringify(url.slice(0, 200))}`);
+        if (this.host.openExternal === undefined) throw new Error('links do not open here');
+        return { opened: await this.host.openExternal(target) };
       },
     };
   }

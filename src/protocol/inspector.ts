@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { MAX_LINK_LENGTH } from './openableLink';
 import { replyMessage, requestMessage, type RequestMap } from './requestMap';
 
 /**
@@ -379,6 +380,12 @@ export const inspectorRequests = {
   },
   /** One evaluation's report. */
   evaluation: { params: z.object({ evalSessionId: z.string() }), reply: z.object({ sessionId: z.string(), report: evaluationReport }) },
+  /**
+   * A link in tape text was pressed: the host opens it with VS Code (which asks first for a site
+   * not trusted), only for the schemes of `openableLink.ts`; any other is an error reply. `opened`
+   * is false when it was not opened (the user declined). Sent with no reply timeout.
+   */
+  openLink: { params: z.object({ url: z.string().check(z.maxLength(MAX_LINK_LENGTH)) }), reply: z.object({ opened: z.boolean() }) },
 } satisfies RequestMap;
 export type InspectorRequests = typeof inspectorRequests;
 

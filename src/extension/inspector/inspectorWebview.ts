@@ -49,10 +49,11 @@ export interface HostedInspector extends vscode.Disposable {
 
 /**
  * An InspectorController behind a webview: the controller's messages go to the page, the page's
- * to the controller (which parses them), copies to the clipboard, and commands through the
- * whitelist. `onSource` sees each `source` message, so a panel can title itself after the session.
- * `amend` (a panel on the workspace tape) lets the page amend compactions; without it the page's
- * amendments are refused.
+ * to the controller (which parses them), copies to the clipboard, links to `openExternal` (http,
+ * https and mailto only: the controller checks), and commands through the whitelist. `onSource`
+ * sees each `source` message, so a panel can title itself after the session. `amend` (a panel on
+ * the workspace tape) lets the page amend compactions; without it the page's amendments are
+ * refused.
  */
 export function hostInspector(
   webview: vscode.Webview,
@@ -80,6 +81,7 @@ export function hostInspector(
           void vscode.window.showErrorMessage(`Agent Tape: ${errorMessage(e)}`);
         });
       },
+      openExternal: async (url) => await vscode.env.openExternal(vscode.Uri.parse(url, true)),
       ...(options.amend === undefined ? {} : { amend: options.amend }),
     },
     options.sessionId === undefined ? {} : { sessionId: options.sessionId },
