@@ -3,6 +3,8 @@ import { AUDIT_FACT_KINDS } from '../../src/protocol/inspector';
 import { errorMessage } from '../../src/tape/errorMessage';
 import type { CompactionActions } from './compactionActions';
 import { badge, h, num, prettyJson, time, type Child } from './dom';
+import { markdownTree } from './markdownTree';
+import type { TapeText } from './tapeText';
 
 type FactKind = MissingFact['kind'];
 const NOUNS: Record<FactKind, [string, string]> = {
@@ -26,6 +28,27 @@ export function auditLine(audit: CompactionAuditSummary): string {
 
 const isMac = /Mac|iPhone|iPad/.test(navigator.platform);
 
+/**
+ * A reconstruction anchor's state split for reading: its summary (a compaction's summary, a
+ * handoff's notes) as text, and the rest of the state (`undefined` when nothing is left). State
+ * that is not JSON (never from the host) is all rest, as it came.
+ */
+export function splitState(a: Pick<AnchorItem, 'state' | 'checkpoint'>): { summary: string | null; rest: unknown } {
+  let state: unknown;
+  try {
+    state = JSON.parse(a.state);
+  } catch {
+    return { summary: null, rest: a.state };
+  }
+  // Only reconstruction anchors (the ones with a checkpoint) have a summary; another's `summary` is just state.
+  if (a.checkpoint === null) return { summary: null, rest: state };
+  if (typeof state === 'string') return { summary: state, rest: undefined };
+  if (typeof state !== 'object' || state === null || Array.isArray(state) || !('summary' in state) || typeof state.summary !== 'string')
+    return { summary: null, rest: state };
+  const { summary, ...rest } = state;
+  return { summary, rest: Object.keys(rest).length === 0 ? undefined : rest };
+}
+
 /** The summary editor of the compaction in force: kept across re-renders, so the tape growing meanwhile loses no typing. */
 interface SummaryEditor {
   anchorEntryId: number;
@@ -42,7 +65,8 @@ interface SummaryEditor {
  * the view refreshes when the host reports the append.
  */
 export class AnchorsView {
-  readonly element = h('ol', { class: 'timeline', 'aria-label': 'Anchors' });
+  private readonly list = h('ol', { class: 'timeline', 'aria-label': 'Anchors' });
+  readonly element: HTMLElement;
   private sessionId: string | null = null;
   private items: AnchorItem[] = [];
   private editor: SummaryEditor | null = null;
@@ -55,8 +79,11 @@ export class AnchorsView {
   constructor(
     private readonly reveal: (entryId: number) => void,
     private readonly actions: CompactionActions,
+    private readonly text: TapeText,
   ) {
+    this.element = h('div', { class: 'anchors' }, h('div', { class: 'anchors-bar' }, text.control()), this.list);
     actions.onChange(() => this.render());
+    text.onChange(() => this.render());
   }
 
   set(sessionId: string, items: AnchorItem[]): void {
@@ -85,10 +112,10 @@ export class AnchorsView {
     const amendable = this.actions.enabled ? this.items.find((a) => a.amendable !== null) : undefined;
     if (this.editor !== null && this.editor.anchorEntryId !== amendable?.entryId) this.editor = null;
     if (this.items.length === 0) {
-      this.element.replaceChildren(h('li', { class: 'muted' }, 'No anchors in this session.'));
+      this.list.replaceChildren(h('li', { class: 'muted' }, 'No anchors in this session.'));
       return;
     }
-    this.element.replaceChildren(...this.items.map((a) => this.anchor(a, a === amendable)));
+    this.list.replaceChildren(...this.items.map((a) => this.anchor(a, a === amendable)));
     // A press re-renders the view: the focus stays on the anchor it was in, not lost to the page.
     if (focusedAnchor !== undefined && !this.element.contains(document.activeElement))
       this.element.querySelector<HTMLElement>(`.anchor[data-entry-id="${focusedAnchor}"]`)?.focus();
@@ -96,6 +123,7 @@ export class AnchorsView {
 
   private anchor(a: AnchorItem, amendable: boolean): HTMLElement {
     const undone = a.amendments?.undoneBy != null;
+    const { summary, rest } = splitState(a);
     return h(
       'li',
       {
@@ -121,11 +149,39 @@ export class AnchorsView {
         : null,
       amendable && this.editor !== null ? this.editor.element : null,
       a.audit === null ? null : this.audit(a.audit, a.entryId, amendable ? a : null),
-      h('h4', {}, 'State'),
-      h('pre', { class: 'json' }, prettyJson(a.state)),
-      h('h4', {}, 'Checkpoint'),
-      a.checkpoint === null ? h('p', { class: 'muted' }, 'None') : h('pre', { class: 'checkpoint' }, a.checkpoint),
+      summary === null ? null : this.summary(a, summary),
+      rest === undefined
+        ? null
+        : this.collapsible(
+            a.entryId,
+            'anchor-state',
+            'State',
+            h('pre', { class: 'json' }, typeof rest === 'string' ? prettyJson(rest) : JSON.stringify(rest, null, 2)),
+          ),
+      a.checkpoint === null
+        ? null
+        : this.collapsible(a.entryId, 'anchor-checkpoint', 'Checkpoint: what a request from here reads first', h('pre', { class: 'checkpoint' }, a.checkpoint)),
     );
+  }
+
+  /** A compaction's summary or a handoff's notes, as the anchor wrote them: readable, not a JSON string. */
+  private summary(a: AnchorItem, summary: string): HTMLElement {
+    const label = a.name.startsWith('compaction/') ? 'Summary' : 'Notes';
+    const text = h('div', { class: 'anchor-summary-text' });
+    if (this.text.raw) this.text.showRaw(text, summary);
+    else this.text.showRendered(text, markdownTree(summary));
+    // The edit in force is what the checkpoint reads; this is the anchor's own text.
+    const edited = a.amendments?.summaryEntryId != null ? ' (as first written; edited since)' : '';
+    return h('section', { class: 'anchor-summary', 'aria-label': `${label} of ${a.name} #${a.entryId}` }, h('h4', {}, label + edited), text);
+  }
+
+  /** A details element that stays open across the re-render an amendment or the tape's growth brings. */
+  private collapsible(anchorEntryId: number, cls: string, title: string, ...body: Child[]): HTMLElement {
+    return h('details', { class: cls, open: this.wasOpen(anchorEntryId, cls) }, h('summary', {}, title), ...body);
+  }
+
+  private wasOpen(anchorEntryId: number, cls: string): boolean {
+    return this.list.querySelector(`.anchor[data-entry-id="${anchorEntryId}"] .${cls}`)?.hasAttribute('open') ?? false;
   }
 
   private entryRef(id: number): HTMLElement {
@@ -241,16 +297,14 @@ export class AnchorsView {
           h('ul', { class: 'audit-facts' }, ...facts.map((f) => this.fact(f, amendable))),
         ),
       );
-    // Opened once, it stays open across the refresh an amendment brings.
-    const wasOpen = this.element.querySelector(`.anchor[data-entry-id="${anchorEntryId}"] .audit-missing`)?.hasAttribute('open') ?? false;
     return h(
       'section',
       { class: 'audit', 'aria-label': 'Compaction audit' },
       line,
-      h(
-        'details',
-        { class: 'audit-missing', open: wasOpen },
-        h('summary', {}, `${num(missingTotal)} ${missingTotal === 1 ? 'fact' : 'facts'} not in the summary`),
+      this.collapsible(
+        anchorEntryId,
+        'audit-missing',
+        `${num(missingTotal)} ${missingTotal === 1 ? 'fact' : 'facts'} not in the summary`,
         ...groups,
         audit.missingOmitted > 0 ? h('p', { class: 'muted audit-more' }, `and ${num(audit.missingOmitted)} more`) : null,
       ),

@@ -22,6 +22,7 @@ import { ProjectionsView } from './projectionsView';
 import { RequestsView } from './requestsView';
 import { RerunActions } from './rerunActions';
 import { StateStore } from './state';
+import { TapeText } from './tapeText';
 import { TranscriptView } from './transcriptView';
 
 const TITLES: Record<InspectorView, string> = {
@@ -52,10 +53,11 @@ export class Inspector {
   );
   private readonly forks = new ForkAction(this.channel);
   private readonly checkpoints = new CheckpointActions(this.channel);
-  private readonly transcript = new TranscriptView(this.channel, this.forks, this.checkpoints);
+  private readonly tapeText = new TapeText(this.channel, this.store);
+  private readonly transcript = new TranscriptView(this.channel, this.forks, this.checkpoints, this.tapeText);
   private readonly entries = new EntriesView(this.channel, this.store, this.forks);
   private readonly compactions = new CompactionActions(this.channel);
-  private readonly anchors = new AnchorsView((id) => this.revealEntry(id), this.compactions);
+  private readonly anchors = new AnchorsView((id) => this.revealEntry(id), this.compactions, this.tapeText);
   /** The anchor a `showAnchor` asked for, scrolled to when the anchors next arrive. */
   private preferAnchor: number | undefined;
   private readonly reruns = new RerunActions(this.channel);

@@ -8,6 +8,8 @@ export interface PersistedState {
   filter: EntryListFilter;
   selectedEntryId: number | null;
   scrollTop: number;
+  /** Messages, summaries and notes as their exact text instead of rendered Markdown (absent: rendered). */
+  raw?: boolean;
 }
 
 const persisted = z.object({
@@ -16,6 +18,7 @@ const persisted = z.object({
   filter: entryListFilter,
   selectedEntryId: z.nullable(z.number()),
   scrollTop: z.number(),
+  raw: z.optional(z.boolean()),
 });
 
 const initial = (): PersistedState => ({ view: VIEWS[0], sessionId: null, filter: {}, selectedEntryId: null, scrollTop: 0 });

@@ -5,6 +5,8 @@ import { DetailPane } from './detailPane';
 import { badge, h, num, setAttrs } from './dom';
 import type { ForkAction } from './forkAction';
 import { shortSessionName } from './lineageView';
+import { markdownTree, type MdNode } from './markdownTree';
+import type { TapeText } from './tapeText';
 
 type TurnFileChanges = NonNullable<TranscriptItem['fileChanges']>;
 type FileChange = TurnFileChanges['files'][number];
@@ -16,6 +18,8 @@ const CHANGE_LETTER: Record<FileChange['change'], string> = { added: 'A', modifi
 
 /** Earlier items asked for per press of "Show earlier messages". */
 export const EARLIER_PAGE = 200;
+/** How far outside the scrolled view a message's Markdown is rendered ahead of being seen. */
+const RENDER_AHEAD = '800px 0px';
 
 /**
  * The conversation as the tape folds it: one item per message, its markers, its tool calls. It
@@ -41,24 +45,39 @@ export class TranscriptView {
   private head = 0;
   /** The earlier page asked for: a new last page (`set`) drops it, so its late answer is ignored. */
   private asked: Promise<TranscriptPage> | null = null;
+  /**
+   * Each held message's Markdown, parsed once: a message is parsed when it first comes near the
+   * scrolled view (`pending` until then, showing its text), so thousands held cost only what is seen.
+   */
+  private readonly trees = new Map<string, { text: string; tree: readonly MdNode[] }>();
+  private readonly pending = new Map<Element, TranscriptItem>();
+  private readonly observer: IntersectionObserver;
 
   constructor(
     private readonly channel: HostChannel,
     private readonly forks: ForkAction,
     private readonly checkpoints: CheckpointActions,
+    private readonly text: TapeText,
   ) {
     this.detail = new DetailPane(channel, 'Raw entries', 'transcript-detail');
-    // Where "Restore Files to Here" is offered changed: the held items are drawn again, in place.
+    // Where "Restore Files to Here" is offered changed, or Raw text: the held items are drawn again, in place.
     checkpoints.onChange(() => this.add([...this.held.values()], 'end'));
+    text.onChange(() => this.add([...this.held.values()], 'end'));
     this.earlier.addEventListener('click', () => this.askEarlier());
-    this.scroller = h('div', { class: 'transcript-scroll' }, this.status, this.earlier, this.list);
-    this.element = h('div', { class: 'split' }, this.scroller, this.detail.element);
+    this.scroller = h('div', { class: 'transcript-scroll' }, this.earlier, this.list);
+    this.observer = new IntersectionObserver((seen) => this.renderSeen(seen), { root: this.scroller, rootMargin: RENDER_AHEAD });
+    // The count and Raw text above the scrolled list: the box stays at hand wherever one reads.
+    const bar = h('div', { class: 'transcript-bar' }, this.status, text.control());
+    this.element = h('div', { class: 'split' }, h('div', { class: 'transcript-pane' }, bar, this.scroller), this.detail.element);
   }
 
   /** The host's last page: everything held before is replaced. */
   set(page: TranscriptPage): void {
     this.items.clear();
     this.held.clear();
+    this.trees.clear();
+    this.pending.clear();
+    this.observer.disconnect();
     this.cursor = null;
     this.list.replaceChildren();
     this.detail.clear();
@@ -123,6 +142,7 @@ export class TranscriptView {
       const old = this.items.get(item.messageId);
       if (old) {
         const focused = old.contains(document.activeElement);
+        this.forget(old);
         old.replaceWith(el);
         if (focused) el.focus();
       } else this.list.insertBefore(el, before);
@@ -201,7 +221,7 @@ export class TranscriptView {
         fork,
         restore,
       ),
-      h('div', { class: 'text' }, item.text),
+      this.textOf(item),
       item.cut ? h('p', { class: 'muted' }, 'Cut at 4,000 characters; the entry has the whole text.') : null,
       tools,
       item.fileChanges === undefined ? null : this.fileChanges(item.fileChanges),
@@ -228,6 +248,43 @@ export class TranscriptView {
       }
     });
     return li;
+  }
+
+  /** The message's text: raw, rendered if it was parsed before, else its text until it comes into view. */
+  private textOf(item: TranscriptItem): HTMLElement {
+    const el = h('div', { class: 'text' });
+    const parsed = this.trees.get(item.messageId);
+    if (this.text.raw) this.text.showRaw(el, item.text);
+    else if (parsed?.text === item.text) this.text.showRendered(el, parsed.tree);
+    else {
+      this.text.showRaw(el, item.text);
+      this.pending.set(el, item);
+      this.observer.observe(el);
+    }
+    return el;
+  }
+
+  /** Renders the messages that came near the view; a transcript scrolled to its end stays there. */
+  private renderSeen(seen: IntersectionObserverEntry[]): void {
+    const s = this.scroller;
+    const atEnd = s.scrollTop > 0 && s.scrollTop + s.clientHeight >= s.scrollHeight - 2;
+    for (const { target, isIntersecting } of seen) {
+      const item = this.pending.get(target);
+      if (!isIntersecting || item === undefined) continue;
+      this.observer.unobserve(target);
+      this.pending.delete(target);
+      const tree = markdownTree(item.text);
+      this.trees.set(item.messageId, { text: item.text, tree });
+      this.text.showRendered(target as HTMLElement, tree);
+    }
+    if (atEnd) s.scrollTop = s.scrollHeight;
+  }
+
+  /** An item drawn again: its old text no longer waits to be rendered. */
+  private forget(old: HTMLElement): void {
+    const text = old.querySelector(':scope > .text');
+    if (text === null || !this.pending.delete(text)) return;
+    this.observer.unobserve(text);
   }
 
   private forkButton(entryId: number): HTMLElement {
