@@ -34,6 +34,8 @@ export interface Mapped {
   sessions: MappedSession[];
   /** Source lines (or parts of them) that became no entry, by record type: nothing is dropped silently. */
   skipped: Record<string, number>;
+  /** A source format's log ends in a line still being written: left for the next run (IngestReport.tornLastLine). */
+  tornLastLine?: boolean;
 }
 
 /**

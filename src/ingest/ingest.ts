@@ -124,7 +124,9 @@ export class SourceIngest implements SourceIngestion {
 
   async ingest(store: TapeStore): Promise<IngestReport> {
     const out: IngestReport = { file: this.file, format: this.format.name, sessions: [], appended: 0, skipped: {}, tornLastLine: false };
-    await appendMapped(store, this.format.name, await this.format.read(this.file), out);
+    const mapped = await this.format.read(this.file);
+    await appendMapped(store, this.format.name, mapped, out);
+    out.tornLastLine = mapped.tornLastLine === true;
     return out;
   }
 }

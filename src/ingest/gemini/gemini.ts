@@ -76,7 +76,7 @@ export const gemini: SourceFormat = {
     const place = recordingPlaceOf(source);
     const rec = readRecording(source, skipped);
     // A session just started (its metadata only) has nothing to show yet; the next run maps what it gains.
-    if (rec.messages.length === 0) return Promise.resolve({ sessions: [], skipped });
+    if (rec.messages.length === 0) return Promise.resolve({ sessions: [], skipped, tornLastLine: rec.tornLastLine });
     const own = rec.sessionId ?? stemOf(source);
     const sessions: MappedSession[] = [];
     if (place?.parentFolder != null) {
@@ -106,6 +106,6 @@ export const gemini: SourceFormat = {
       }
       sessions.unshift(mapped(sessionId, rec, source, place, skipped, { children }));
     }
-    return Promise.resolve<Mapped>({ sessions, skipped });
+    return Promise.resolve<Mapped>({ sessions, skipped, tornLastLine: rec.tornLastLine });
   },
 };

@@ -74,6 +74,8 @@ export interface Recording {
   directories?: string[];
   /** 'subagent' for a subagent's recording (v0.31+). */
   kind?: string;
+  /** A log's last line is still being written: left for the next run. */
+  tornLastLine?: boolean;
   /** Every message the file has held, in the order each first appeared. */
   messages: RecordedMessage[];
   /** The ids of the messages a rewind took back and nothing brought back since. */
@@ -199,14 +201,14 @@ function opensWithRecord(head: Buffer): boolean {
 export function readRecording(file: string, skipped: Record<string, number>): Recording {
   const head = file.endsWith('.jsonl') ? null : readSourceHead(file);
   if (head === null || opensWithRecord(head)) {
-    const { lines, invalidLines } = parseTranscript(readSourceBytes(file));
+    const { lines, invalidLines, tornLastLine } = parseTranscript(readSourceBytes(file));
     if (invalidLines.length) countSkip(skipped, 'invalid-json', invalidLines.length);
     const rec = recordingOfLines(
       lines.map((l) => l.record),
       skipped,
     );
     if (rec === null) throw new TapeFileError(file, 'is not a Gemini CLI chat recording: no line is its metadata or a message');
-    return rec;
+    return tornLastLine ? { ...rec, tornLastLine } : rec;
   }
   const doc = readSourceJson(file);
   const m = metadata.safeParse(doc);

@@ -66,6 +66,8 @@ export interface ReplayedLog {
   /** The state the log's whole lines build; undefined when no whole line is there yet (VS Code is writing the first). */
   state: unknown;
   skipped: Record<string, number>;
+  /** The log ends in a line VS Code is still writing: it is left for the next run. */
+  tornLastLine?: boolean;
   /**
    * The request (its index) the line VS Code is still writing changes, when the log ends in one.
    * VS Code appends all it changed since its last save at once, a request's completion before its
@@ -90,7 +92,6 @@ export function replayMutationLog(file: string, bytes: Buffer): ReplayedLog {
   const skipped: Record<string, number> = {};
   const { lines, invalidLines, tornLastLine, next } = parseTranscript(bytes);
   if (invalidLines.length > 0) countSkip(skipped, 'log/invalid-json', invalidLines.length);
-  if (tornLastLine) countSkip(skipped, 'log/torn-last-line');
   let state: unknown = undefined;
   for (const { lineNo, record } of lines) {
     const parsed = entry.safeParse(record);
@@ -132,9 +133,9 @@ export function replayMutationLog(file: string, bytes: Buffer): ReplayedLog {
   }
   // Paths set values deeper than any one line: the state is held to what a JSON file may nest.
   if (nestsDeeperThan(state, MAX_JSON_DEPTH)) throw new TapeFileError(file, `is not read: its session state ${tooDeep()}`);
-  if (!tornLastLine) return { state, skipped };
+  if (!tornLastLine) return { state, skipped, tornLastLine };
   // Too little of the torn line to name its request: the last whole line's is the one being written most likely.
   const last = lines.at(-1)?.record as { k?: unknown } | undefined;
   const lastPath = Array.isArray(last?.k) && last.k[0] === 'requests' && typeof last.k[1] === 'number' ? last.k[1] : undefined;
-  return { state, skipped, unsettledRequest: requestOfLine(bytes.toString('utf8', next.offset)) ?? lastPath };
+  return { state, skipped, tornLastLine, unsettledRequest: requestOfLine(bytes.toString('utf8', next.offset)) ?? lastPath };
 }

@@ -68,10 +68,10 @@ export const vscodeChat: SourceFormat = {
   sourceOfPath: (file) => (isVscodeChatFile(file) ? file : null),
   recognizes: (_source, head) => looksLikeSession(head),
   async read(file): Promise<Mapped> {
-    const { state, skipped, unsettledRequest } = readSessionState(file);
+    const { state, skipped, unsettledRequest, tornLastLine } = readSessionState(file);
     const skip = (type: string): void => countSkip(skipped, type);
     // VS Code has created the file but not written a whole line of it yet.
-    if (state === undefined) return { sessions: [], skipped };
+    if (state === undefined) return { sessions: [], skipped, tornLastLine };
     const parsed = chatSession.safeParse(state);
     if (!parsed.success) throw new TapeFileError(file, 'is not a VS Code chat session (no requests in it)');
     const data = parsed.data;
@@ -99,7 +99,7 @@ export const vscodeChat: SourceFormat = {
       model = req.modelId ?? model;
     });
     if (data.pendingRequests !== undefined && data.pendingRequests.length > 0) countSkip(skipped, 'request/queued', data.pendingRequests.length);
-    if (entries.length === 0) return { sessions: [], skipped };
+    if (entries.length === 0) return { sessions: [], skipped, tornLastLine };
     const cwd = folderOfUri(data.workingDirectory) ?? workspaceFolderOf(file);
     const title = data.customTitle ?? data.computedTitle;
     const extra = {
@@ -107,6 +107,6 @@ export const vscodeChat: SourceFormat = {
       ...(data.initialLocation ? { location: data.initialLocation } : {}),
     };
     const meta = sessionMetaEntry(sessionId, { agent: 'vscode-chat', model, cwd, source: file, title }, data.creationDate, extra);
-    return { sessions: [{ sessionId, entries: [meta, ...entries] }, ...children], skipped };
+    return { sessions: [{ sessionId, entries: [meta, ...entries] }, ...children], skipped, tornLastLine };
   },
 };

@@ -212,11 +212,13 @@ describe('Gemini CLI sessions (gemini)', function () {
       fs.appendFileSync(file, JSON.stringify(records[11]).slice(0, 30));
       const first = await ingestFile(store, file);
       assert.ok(first.appended > 0);
+      assert.strictEqual(first.tornLastLine, true, 'the report says a line is still being written');
       assert.strictEqual((await ingestFile(store, file)).appended, 0);
       assert.deepStrictEqual(conversation(store, SESSION).at(-1), "assistant: I'll read the test.");
 
       fs.writeFileSync(file, jsonl(records));
       const grown = await ingestFile(store, file);
+      assert.strictEqual(grown.tornLastLine, false);
       assert.strictEqual((await ingestFile(store, file)).appended, 0);
       const fresh = await TapeStore.inMemory();
       try {

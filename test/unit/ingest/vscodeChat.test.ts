@@ -313,10 +313,10 @@ describe('VS Code chat sessions (vscode-chat)', function () {
       const line = JSON.stringify({ kind: 2, k: ['requests'], v: [askRequest()] });
       fs.writeFileSync(file, logLines(initialEntry()) + line.slice(0, 40));
       const torn = await ingestFile(store, file);
-      assert.deepStrictEqual([torn.appended, torn.skipped], [0, { 'log/torn-last-line': 1 }]);
+      assert.deepStrictEqual([torn.appended, torn.skipped, torn.tornLastLine], [0, {}, true]);
       fs.writeFileSync(file, logLines(initialEntry()) + line);
       const whole = await ingestFile(store, file);
-      assert.deepStrictEqual(whole.skipped, {});
+      assert.deepStrictEqual([whole.skipped, whole.tornLastLine], [{}, false]);
       assert.deepStrictEqual(conversation(store, SESSION), ['user: Thanks, and the docs?', 'assistant: The docs are in README.md.']);
     });
 
@@ -328,7 +328,7 @@ describe('VS Code chat sessions (vscode-chat)', function () {
       for (const torn of [rest.slice(0, 60), rest.slice(0, 4)]) {
         fs.writeFileSync(file, logLines(initialEntry()) + running + completing + torn);
         const waiting = await ingestFile(store, file);
-        assert.deepStrictEqual([waiting.appended, waiting.skipped], [0, { 'log/torn-last-line': 1, 'request/in-progress': 1 }], torn);
+        assert.deepStrictEqual([waiting.appended, waiting.skipped, waiting.tornLastLine], [0, { 'request/in-progress': 1 }, true], torn);
       }
       fs.writeFileSync(file, logLines(initialEntry()) + running + completing + rest + '\n');
       await ingestFile(store, file);
