@@ -8,6 +8,16 @@ import type { StateStore } from './state';
 import { VirtualList } from './virtualList';
 
 const KINDS = ['message', 'system', 'tool_call', 'tool_result', 'error', 'anchor', 'event'] as const;
+/** A kind in at most six characters, for a list too narrow for the whole word beside the preview. */
+const SHORT_KINDS: Record<EntryRow['kind'], string> = {
+  message: 'msg',
+  system: 'sys',
+  tool_call: 'call',
+  tool_result: 'result',
+  error: 'error',
+  anchor: 'anchor',
+  event: 'event',
+};
 const ROW_HEIGHT = 22;
 const DEBOUNCE_MS = 150;
 
@@ -214,12 +224,19 @@ export class EntriesView {
     }
     el.removeAttribute('aria-busy');
     el.dataset.entryId = String(row.entryId);
+    const when = time(row.createdAt);
+    // Both forms of the kind and the time are there; the list's width decides which one shows (media/inspector.css).
     el.replaceChildren(
       h('span', { class: 'col-id' }, `#${row.entryId}`),
-      h('span', { class: `col-kind kind-${row.kind}` }, row.kind),
-      h('span', { class: 'col-name' }, row.name),
-      h('span', { class: 'col-summary' }, row.summary),
-      h('span', { class: 'col-time' }, time(row.createdAt)),
+      h(
+        'span',
+        { class: `col-kind kind-${row.kind}`, title: row.kind },
+        h('span', { class: 'long' }, row.kind),
+        h('span', { class: 'short' }, SHORT_KINDS[row.kind]),
+      ),
+      h('span', { class: 'col-name', title: row.name }, row.name),
+      h('span', { class: 'col-summary', title: row.summary }, row.summary),
+      h('span', { class: 'col-time', title: when }, h('span', { class: 'year' }, when.slice(0, 5)), when.slice(5)),
     );
   }
 }

@@ -38,6 +38,8 @@ export class VirtualList {
       this.o.onScroll(this.element.scrollTop);
       this.schedule();
     });
+    // The list's height follows the panel's (and its layout, media/inspector.css): a taller list needs more rows.
+    new ResizeObserver(() => this.schedule()).observe(this.element);
     this.element.addEventListener('keydown', (e) => this.onKey(e));
     this.element.addEventListener('click', (e) => {
       const row = (e.target as Element).closest<HTMLElement>('[data-index]');
