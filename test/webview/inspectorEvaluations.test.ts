@@ -74,6 +74,7 @@ function fakeHost(o: { s: string; old: string; nu: string; evil: string; readOnl
     },
   };
   const request = (n: number) => ({
+    source: 'manifest' as const,
     entryId: 100 + n,
     turnId: 't1',
     requestSeq: n,
@@ -88,6 +89,9 @@ function fakeHost(o: { s: string; old: string; nu: string; evil: string; readOnl
     inputTokens: 1000,
     outputTokens: 50,
     cachedTokens: 0,
+    cacheCreationTokens: null,
+    promptTokens: 1000,
+    cacheHitShare: 0,
   });
   const answer = (m: InspectorToHost) => {
     if (m.type === 'ready') {
