@@ -95,7 +95,10 @@ describe('@tape in the Chat view, as a user sees it', () => {
       await page.waitForTimeout(1000);
       if (((await input.textContent()) ?? '').includes('/compact')) await page.keyboard.press('Enter');
       // The chat renders a reply word by word: wait for the sentence's end, not its start.
-      const text = await answer(page, /compaction\/manual \(entry #\d+\); nothing was deleted\. The summary keeps .*?; (it left nothing out|.*? listed for the model after it)/);
+      const text = await answer(
+        page,
+        /compaction\/manual \(entry #\d+\); nothing was deleted\. The summary keeps .*?; (it left nothing out|.*? listed for the model after it)/,
+      );
       const [, entryId, kept] = /the summary anchor compaction\/manual \(entry #(\d+)\); nothing was deleted\. The summary keeps (.*?);/.exec(text) ?? [];
       assert.ok(entryId !== undefined, text);
       // The test model's summary echoes the whole transcript it was sent, so it keeps every fact; notes.txt was read and edited.
