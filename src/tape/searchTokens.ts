@@ -30,6 +30,8 @@ const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Sc
 // scripts (set subtraction needs the `v` flag, Node 20), so a word stops where CJK text starts.
 const RUN = new RegExp(`([${CJK_CLASS}][${CJK_CLASS}\\p{M}]*)|([[\\p{L}\\p{M}\\p{N}]--[${CJK_CLASS}]]+)`, 'gv');
 const ASCII = /^[\x00-\x7f]*$/;
+/** In ASCII text the words are exactly these: nothing to normalise, no CJK (most text, twice as fast). */
+const ASCII_WORD = /[A-Za-z0-9]+/g;
 /** A folded word that normalisation split or turned into CJK (U+FDFA's spaces, `㊀`): tokenised again. */
 const PLAIN_WORD = new RegExp(`^[[\\p{L}\\p{M}\\p{N}]--[${CJK_CLASS}]]+$`, 'v');
 
@@ -39,7 +41,10 @@ function foldWord(word: string): string {
   return word.normalize('NFKC').toUpperCase().toLowerCase().replace(/ς/g, 'σ');
 }
 
-function pushCjk(tokens: SearchToken[], run: string, at: number): void {
+/** Called per token in text order: the term, its offsets in the text as written, whether it is in the phrase sequence. */
+export type TokenSink = (term: string, start: number, end: number, inSequence: boolean) => void;
+
+function cjkTokens(run: string, at: number, emit: TokenSink): void {
   const raw = Array.from(run);
   // A lone voicing mark normalises to a space and the combining mark: the space is no character of the run.
   const chars = Array.from(run.normalize('NFKC')).filter((c) => c !== ' ');
@@ -53,34 +58,41 @@ function pushCjk(tokens: SearchToken[], run: string, at: number): void {
   const exact = chars.length === raw.length;
   const startOf = (i: number): number => (exact ? starts[i] : at);
   const endOf = (i: number): number => (exact ? starts[i] + raw[i].length : at + run.length);
-  if (chars.length === 1) {
-    tokens.push({ term: chars[0], start: startOf(0), end: endOf(0), inSequence: true });
+  if (chars.length === 1) return emit(chars[0], startOf(0), endOf(0), true);
+  for (let i = 0; i < chars.length; i++) {
+    emit(chars[i], startOf(i), endOf(i), false);
+    if (i + 1 < chars.length) emit(chars[i] + chars[i + 1], startOf(i), endOf(i + 1), true);
+  }
+}
+
+/** Each token of `text`, in text order, without building a list (the index's path). */
+export function forEachToken(text: string, emit: TokenSink): void {
+  if (ASCII.test(text)) {
+    ASCII_WORD.lastIndex = 0;
+    for (let m = ASCII_WORD.exec(text); m !== null; m = ASCII_WORD.exec(text)) emit(m[0].toLowerCase(), m.index, m.index + m[0].length, true);
     return;
   }
-  for (let i = 0; i < chars.length; i++) {
-    tokens.push({ term: chars[i], start: startOf(i), end: endOf(i), inSequence: false });
-    if (i + 1 < chars.length) tokens.push({ term: chars[i] + chars[i + 1], start: startOf(i), end: endOf(i + 1), inSequence: true });
+  for (const m of text.matchAll(RUN)) {
+    const at = m.index;
+    if (m[1] !== undefined) {
+      cjkTokens(m[1], at, emit);
+      continue;
+    }
+    const word = m[2];
+    const term = foldWord(word);
+    if (term === word.toLowerCase() || PLAIN_WORD.test(term)) {
+      emit(term, at, at + word.length, true);
+      continue;
+    }
+    // Normalisation changed what the word is made of: its pieces all point at the word as written.
+    forEachToken(term, (t, _s, _e, inSequence) => emit(t, at, at + word.length, inSequence));
   }
 }
 
 /** The tokens of `text`, in text order. */
 export function searchTokens(text: string): SearchToken[] {
   const tokens: SearchToken[] = [];
-  for (const m of text.matchAll(RUN)) {
-    const at = m.index;
-    if (m[1] !== undefined) {
-      pushCjk(tokens, m[1], at);
-      continue;
-    }
-    const word = m[2];
-    const term = foldWord(word);
-    if (term === word.toLowerCase() || PLAIN_WORD.test(term)) {
-      tokens.push({ term, start: at, end: at + word.length, inSequence: true });
-      continue;
-    }
-    // Normalisation changed what the word is made of: its pieces all point at the word as written.
-    for (const t of searchTokens(term)) tokens.push({ ...t, start: at, end: at + word.length });
-  }
+  forEachToken(text, (term, start, end, inSequence) => tokens.push({ term, start, end, inSequence }));
   return tokens;
 }
 

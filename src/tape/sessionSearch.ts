@@ -1,8 +1,9 @@
 import type { Entry, Kind } from './entry';
 import { foldAll, type FoldRow } from './fold';
 import { isSearchable, searchableText } from './searchableText';
+import { Postings, type PostingsCursor } from './searchPostings';
 import { snippetOf, type Snippet } from './searchSnippet';
-import { queryTerms, searchTokens, type SearchToken } from './searchTokens';
+import { forEachToken, queryTerms, searchTokens, type SearchToken } from './searchTokens';
 
 /**
  * Search All Sessions (issue 22): a ranked search over the conversations of every session of a
@@ -37,9 +38,10 @@ import { queryTerms, searchTokens, type SearchToken } from './searchTokens';
  * query is found from the next one on. A change of the source's generation (a reload, a deleted
  * session) rebuilds the index.
  *
- * **Memory.** Postings are typed arrays (an entry id and a term count each, 6 bytes), per entry
- * 33 bytes and the keys of its message or call; no text is kept: snippets are cut from the entries
- * read again for the best hits.
+ * **Memory.** Per term its postings (searchPostings.ts: a plain array while short, varint bytes
+ * once long), per entry 21 bytes in typed arrays and the key of its message or call; no text is
+ * kept: snippets are cut from the entries read again for the best hits. Measured: 90 MiB of heap
+ * for 90,000 entries of about 680 bytes of prose each (bench/sessionSearch.bench.ts).
  */
 
 /** What the index reads: a TapeStore is one. */
@@ -104,43 +106,12 @@ const PHRASE_BONUS = 1.5;
 const RERANKED = 64;
 /** A prefix stands for at most this many words, the most frequent: a one-letter prefix would name the vocabulary. */
 const MAX_EXPANSIONS = 64;
-/** Counts beyond this are this (they fit the postings' 16 bits). */
-const MAX_TF = 0xffff;
 
-function grow<T extends Int32Array | Uint16Array | Uint8Array | Float64Array>(a: T, need: number, make: (n: number) => T): T {
+function grow<T extends Int32Array | Uint8Array | Float64Array>(a: T, need: number, make: (n: number) => T): T {
   if (need <= a.length) return a;
   const b = make(Math.max(need, a.length * 2));
   b.set(a);
   return b;
-}
-
-/** One term's entries, in the order they were indexed (ascending document numbers). */
-class Postings {
-  docs = new Int32Array(2);
-  tfs = new Uint16Array(2);
-  n = 0;
-  /** Live documents with the term (a replaced entry's stay in the arrays, skipped). */
-  df = 0;
-
-  add(doc: number, tf: number): void {
-    this.docs = grow(this.docs, this.n + 1, (n) => new Int32Array(n));
-    this.tfs = grow(this.tfs, this.n + 1, (n) => new Uint16Array(n));
-    this.docs[this.n] = doc;
-    this.tfs[this.n++] = Math.min(tf, MAX_TF);
-    this.df++;
-  }
-
-  /** The term count of `doc`, 0 when it lacks the term. */
-  tf(doc: number): number {
-    let lo = 0;
-    let hi = this.n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.docs[mid] < doc) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.n && this.docs[lo] === doc ? this.tfs[lo] : 0;
-  }
 }
 
 interface Keyed {
@@ -172,14 +143,14 @@ type Candidate = { doc: number; score: number };
 
 const keyOfRow = (r: FoldRow): string => `${r.kind === 'tool_call' ? 'c' : 'r'}\u0000${r.messageId}\u0000${r.toolCallId}`;
 
-/** Term counts of a text's tokens, and its length in words and bigrams. */
-function countsOf(tokens: readonly SearchToken[]): { counts: Map<string, number>; length: number } {
+/** Term counts of a text, and its length in words and bigrams. */
+function countsOf(text: string): { counts: Map<string, number>; length: number } {
   const counts = new Map<string, number>();
   let length = 0;
-  for (const t of tokens) {
-    counts.set(t.term, (counts.get(t.term) ?? 0) + 1);
-    if (t.inSequence) length++;
-  }
+  forEachToken(text, (term, _start, _end, inSequence) => {
+    counts.set(term, (counts.get(term) ?? 0) + 1);
+    if (inSequence) length++;
+  });
   return { counts, length };
 }
 
@@ -255,6 +226,7 @@ export class SessionSearch {
     let floor = -Infinity;
     let total = 0;
     const driver = slots.reduce((a, b) => (b.size < a.size ? b : a));
+    const cursors = slots.map((slot) => slot.alternatives.map((p) => p.cursor()));
     for (const doc of this.docsOf(driver)) {
       if (this.docAlive[doc] === 0) continue;
       const created = this.docCreated[doc];
@@ -262,11 +234,12 @@ export class SessionSearch {
       if (agents !== null && !agents.has(this.sessionOf[this.docSession[doc]].agent)) continue;
       let score = 0;
       let all = true;
-      for (const slot of slots) {
+      for (let i = 0; i < slots.length; i++) {
         let s = 0;
-        for (const p of slot.alternatives) {
-          const tf = p.tf(doc);
-          if (tf > 0) s = Math.max(s, termScore(tf, p.df, doc));
+        const alternatives = slots[i].alternatives;
+        for (let j = 0; j < alternatives.length; j++) {
+          const tf = cursors[i][j].seek(doc);
+          if (tf > 0) s = Math.max(s, termScore(tf, alternatives[j].df, doc));
         }
         if (s === 0) {
           all = false;
@@ -337,7 +310,7 @@ export class SessionSearch {
       if (term === lastWord) continue;
       const p = this.terms.get(term);
       if (p === undefined || p.df === 0) return null;
-      slots.push({ alternatives: [p], size: p.n });
+      slots.push({ alternatives: [p], size: p.length });
     }
     if (lastWord !== null) {
       const alternatives = [...this.terms]
@@ -346,25 +319,18 @@ export class SessionSearch {
         .slice(0, MAX_EXPANSIONS)
         .map(([, p]) => p);
       if (alternatives.length === 0) return null;
-      slots.push({ alternatives, size: alternatives.reduce((n, p) => n + p.n, 0) });
+      slots.push({ alternatives, size: alternatives.reduce((n, p) => n + p.length, 0) });
     }
     return slots;
   }
 
   /** The documents of a slot, ascending, each once. */
-  private docsOf(slot: Slot): Iterable<number> {
-    if (slot.alternatives.length === 1) {
-      const p = slot.alternatives[0];
-      return p.docs.subarray(0, p.n);
-    }
-    const all = new Int32Array(slot.size);
-    let at = 0;
-    for (const p of slot.alternatives) {
-      all.set(p.docs.subarray(0, p.n), at);
-      at += p.n;
-    }
-    all.sort();
-    return all.filter((d, i) => i === 0 || all[i - 1] !== d);
+  private docsOf(slot: Slot): number[] {
+    const docs: number[] = [];
+    for (const p of slot.alternatives) for (const c: PostingsCursor = p.cursor(); c.next();) docs.push(c.doc);
+    if (slot.alternatives.length === 1) return docs;
+    docs.sort((a, b) => a - b);
+    return docs.filter((d, i) => i === 0 || docs[i - 1] !== d);
   }
 
   // ---- indexing ----
@@ -457,7 +423,7 @@ export class SessionSearch {
   private addDoc(s: IndexedSession, entryId: number): number {
     const entry = this.source.getEntry(s.sessionId, entryId);
     if (entry === undefined) return -1;
-    const { counts, length } = countsOf(searchTokens(searchableText(entry)));
+    const { counts, length } = countsOf(searchableText(entry));
     if (counts.size === 0) return -1;
     const doc = this.docCount++;
     this.docSession = grow(this.docSession, doc + 1, (n) => new Int32Array(n));
@@ -473,9 +439,9 @@ export class SessionSearch {
     this.liveDocs++;
     this.totalLength += length;
     for (const [term, tf] of counts) {
-      let p = this.terms.get(term);
-      if (p === undefined) this.terms.set(term, (p = new Postings()));
-      p.add(doc, tf);
+      const p = this.terms.get(term);
+      if (p === undefined) this.terms.set(term, new Postings(doc, tf));
+      else p.add(doc, tf);
     }
     return doc;
   }
@@ -489,7 +455,7 @@ export class SessionSearch {
     this.liveDocs--;
     this.totalLength -= this.docLength[doc];
     if (entry === undefined) return;
-    for (const term of countsOf(searchTokens(searchableText(entry))).counts.keys()) {
+    for (const term of countsOf(searchableText(entry)).counts.keys()) {
       const p = this.terms.get(term);
       if (p !== undefined) p.df--;
     }

@@ -6,6 +6,7 @@ import type { NewEntry } from '../../../src/tape/entry';
 import { isIngestedSession } from '../../../src/tape/ingestedSession';
 import { parseDay, queryFilters } from '../../../src/tape/searchFilters';
 import { SEARCH_TEXT_MAX, searchableText } from '../../../src/tape/searchableText';
+import { MAX_TF, Postings } from '../../../src/tape/searchPostings';
 import { queryTerms, searchTokens } from '../../../src/tape/searchTokens';
 import { SessionSearch, sessionSearchOf, type SessionSearchHit } from '../../../src/tape/sessionSearch';
 import { sessionTitleOf } from '../../../src/tape/sessionTitle';
@@ -95,6 +96,35 @@ describe('search tokens', () => {
     // Half-width katakana with its voicing mark is the full-width syllable.
     assert.deepStrictEqual(queryTerms('ｶﾞｲﾄﾞ').terms, queryTerms('ガイド').terms);
     assert.strictEqual(queryTerms('a.*b (').lastWord, 'b', 'a query is words, never a pattern');
+  });
+});
+
+describe('search postings', () => {
+  it('property: the list reads back as written, short (an array) or long (varint bytes); seek finds each count, 0 between', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 2 ** 31 - 1 }), { minLength: 1, maxLength: 200 }),
+        fc.array(fc.integer({ min: 1, max: 100_000 }), { minLength: 200, maxLength: 200 }),
+        (unsorted, tfs) => {
+          const docs = [...unsorted].sort((a, b) => a - b);
+          const p = new Postings(docs[0], tfs[0]);
+          for (let i = 1; i < docs.length; i++) p.add(docs[i], tfs[i]);
+          const read: [number, number][] = [];
+          for (const c = p.cursor(); c.next();) read.push([c.doc, c.tf]);
+          assert.deepStrictEqual(
+            read,
+            docs.map((d, i) => [d, Math.min(tfs[i], MAX_TF)]),
+          );
+          assert.strictEqual(p.length, docs.length);
+          const c = p.cursor();
+          for (let i = 0; i < docs.length; i++) {
+            if (docs[i] > 0 && (i === 0 || docs[i - 1] < docs[i] - 1)) assert.strictEqual(c.seek(docs[i] - 1), 0, 'a document not in the list');
+            assert.strictEqual(c.seek(docs[i]), Math.min(tfs[i], MAX_TF));
+          }
+          assert.strictEqual(c.seek(2 ** 31), 0);
+        },
+      ),
+    );
   });
 });
 
