@@ -1,6 +1,7 @@
 import * as esbuild from 'esbuild';
 import * as path from 'path';
 import { run } from '../../../src/cli/main';
+import { TapeStore } from '../../../src/store/tapeStore';
 
 export const ROOT = path.resolve(__dirname, '../../../..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -21,4 +22,17 @@ export async function cli(...argv: string[]): Promise<{ code: number; out: strin
   let err = '';
   const code = await run(argv, { out: (t) => (out += t), err: (t) => (err += t) });
   return { code, out, err };
+}
+
+/** The session ids of a tape the CLI wrote, sorted: read-only, as a user's other window would. */
+export async function sessionsOf(file: string): Promise<string[]> {
+  const store = await TapeStore.open(file, { readOnly: true });
+  try {
+    return store
+      .sessions()
+      .map((s) => s.sessionId)
+      .sort();
+  } finally {
+    await store.close();
+  }
 }

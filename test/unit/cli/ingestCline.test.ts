@@ -2,7 +2,6 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { TapeStore } from '../../../src/store/tapeStore';
 import { runCli } from '../../support/cliProcess';
 import {
   CLINE_TASK,
@@ -17,7 +16,7 @@ import {
   writeRooXmlTask,
   writeTask,
 } from '../ingest/clineFixtures';
-import { buildCli, cli } from './build';
+import { buildCli, cli, sessionsOf } from './build';
 
 const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -31,18 +30,6 @@ describe('agent-tape ingest of Cline, Roo Code and Kilo Code tasks', function ()
     fs.mkdirSync(path.dirname(tape));
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  const sessionsOf = async (file: string): Promise<string[]> => {
-    const store = await TapeStore.open(file, { readOnly: true });
-    try {
-      return store
-        .sessions()
-        .map((s) => s.sessionId)
-        .sort();
-    } finally {
-      await store.close();
-    }
-  };
 
   it('the built CLI ingests a task folder --from roo, wherever it is kept, and appends nothing the second time', async () => {
     await buildCli();

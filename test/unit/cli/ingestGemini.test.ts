@@ -3,7 +3,6 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { runCli } from '../../support/cliProcess';
-import { TapeStore } from '../../../src/store/tapeStore';
 import { writeCodex } from '../ingest/fixtures';
 import {
   JSONL_AGENT,
@@ -16,7 +15,7 @@ import {
   writeJsonlSession,
   writeV38Session,
 } from '../ingest/geminiFixtures';
-import { buildCli, cli } from './build';
+import { buildCli, cli, sessionsOf } from './build';
 
 describe('agent-tape ingest of Gemini CLI sessions', function () {
   this.timeout(60_000);
@@ -28,18 +27,6 @@ describe('agent-tape ingest of Gemini CLI sessions', function () {
     fs.mkdirSync(path.dirname(tape));
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  const sessionsOf = async (file: string): Promise<string[]> => {
-    const store = await TapeStore.open(file, { readOnly: true });
-    try {
-      return store
-        .sessions()
-        .map((s) => s.sessionId)
-        .sort();
-    } finally {
-      await store.close();
-    }
-  };
 
   it('walks ~/.gemini, telling recordings by their path: a damaged one is reported by name and the others are ingested, once', async () => {
     const jsonlFile = writeJsonlSession(dir);
