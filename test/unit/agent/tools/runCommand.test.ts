@@ -62,7 +62,11 @@ describe('run_command', () => {
   (posix ? it : it.skip)('kills a background child left running when the shell exits, and says so', async function () {
     this.timeout(10_000);
     const started = Date.now();
-    const result = await ws.call('run_command', { command: `sh -c 'echo $$ > bg.pid; exec sleep 30' & echo done`, timeoutMs: 20_000 });
+    // The shell waits for the child to write its pid: on a loaded machine it could exit (and the child be killed) first.
+    const result = await ws.call('run_command', {
+      command: `sh -c 'echo $$ > bg.pid.tmp && mv bg.pid.tmp bg.pid; exec sleep 30' & while [ ! -f bg.pid ]; do sleep 0.01; done; echo done`,
+      timeoutMs: 20_000,
+    });
     assert.ok(Date.now() - started < 5000, 'the tool returns when the shell exits, not at the timeout');
     assert.strictEqual(result.status, 'ok');
     assert.match(result.output, /^exit code 0\ndone\n/);
