@@ -27,7 +27,7 @@ function twoAgentsTape(ws: string): void {
   const day = path.join(dir, '2026', '01', '02');
   fs.mkdirSync(day, { recursive: true });
   const codex = path.join(day, `rollout-2026-01-02T03-04-00-${CODEX_SESSION}.jsonl`);
-  const said = { type: 'message', role: 'user', content: [{ type: 'input_text', text: `A ${WORD}, a ${WORD} and a ${WORD} again` }] };
+  const said = { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Three times: ${WORD}, ${WORD} and ${WORD}` }] };
   fs.writeFileSync(codex, jsonl([...codexRecords(), { timestamp: '2026-01-02T03:05:00.000Z', type: 'response_item', payload: said }]));
   const sqlite = path.join(dir, 'agents.tape.sqlite');
   agentTape(['ingest', claude, codex, sqlite]);
@@ -80,14 +80,16 @@ describe('Search All Sessions in the VS Code web workbench', () => {
     }
   }
 
-  it('types a word into the QuickPick, sees hits of Codex and Claude Code best first, and Enter shows the entry in the inspector', async () => {
+  before(async () => {
     await importTapeFile(path.join(ws, 'agents.tape.jsonl'));
     // The import runs after the dialog closes: searched before it ends, the tape would not have the
     // sessions yet. The Tape Sessions view shows them, grouped by agent, once it has.
     const sessionsView = page.locator('.pane-header', { hasText: 'Tape Sessions' });
     if ((await sessionsView.getAttribute('aria-expanded')) !== 'true') await sessionsView.click();
     await page.locator('.pane-body .monaco-list-row', { hasText: 'Codex' }).first().waitFor({ timeout: 30_000 });
+  });
 
+  it('types a word into the QuickPick, sees hits of Codex and Claude Code best first, and Enter shows the entry in the inspector', async () => {
     await runCommand(page, 'Tape: Search All Sessions…');
     const input = page.locator('.quick-input-widget input[placeholder*="Words to find in every session"]');
     await input.waitFor();
@@ -97,7 +99,8 @@ describe('Search All Sessions in the VS Code web workbench', () => {
     await rows.filter({ hasText: 'Codex' }).first().waitFor();
     const shown = await rows.evaluateAll((els) => els.map((e) => e.textContent ?? ''));
     assert.strictEqual(shown.length, 2, shown.join('\n'));
-    assert.match(shown[0], new RegExp(`A ${WORD}, a ${WORD} and a ${WORD} again.*Codex · List files`), 'the prompt saying it three times first');
+    // Sorted by label, as VS Code sorts the items that match what is typed, "Is a …" would come first.
+    assert.match(shown[0], new RegExp(`Three times: ${WORD}, ${WORD} and ${WORD}.*Codex · List files`), 'the prompt saying it three times first');
     assert.match(shown[0], /message\/user #\d+/);
     assert.match(shown[1], /Claude Code · Fix the failing test/);
     assert.match((await page.locator('.quick-input-title').textContent()) ?? '', /2 matches/);
@@ -108,8 +111,41 @@ describe('Search All Sessions in the VS Code web workbench', () => {
     const selected = inspector().locator('vscode-tab-panel[data-view="entries"] [role="option"][aria-selected="true"]');
     await selected.waitFor({ timeout: 60_000 });
     assert.strictEqual(await selected.getAttribute('data-entry-id'), String(entryId));
-    assert.match((await selected.textContent()) ?? '', new RegExp(`#${entryId}.*message/user.*A ${WORD}, a ${WORD}`));
+    assert.match((await selected.textContent()) ?? '', new RegExp(`#${entryId}.*message/user.*Three times: ${WORD}`));
     assert.match((await page.locator('.tabs-container .tab.active').textContent()) ?? '', /Tape: List files/, "the inspector on the hit's session");
     await page.screenshot({ path: path.join(shots, 'workbench-search-sessions-entry.png') });
+  });
+
+  it('the title bar buttons filter by agent (a second pick of the agents on the tape) and by date range, and come back to the search', async () => {
+    await page.locator('.explorer-folders-view').click();
+    await runCommand(page, 'Tape: Search All Sessions…');
+    await page.locator('.quick-input-widget input[placeholder*="Words to find in every session"]').waitFor();
+    await page.keyboard.type(WORD);
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    const title = page.locator('.quick-input-title');
+    await title.filter({ hasText: '2 matches' }).waitFor({ timeout: 30_000 });
+
+    await page.locator('.quick-input-titlebar .action-label[aria-label="Filter by Agent…"]').click();
+    await page.locator('.quick-input-title', { hasText: 'Search All Sessions: agents' }).waitFor();
+    const codex = rows.filter({ hasText: 'Codex' });
+    await codex.waitFor();
+    const agents = await rows.evaluateAll((els) =>
+      els.map((e) => `${e.querySelector('.label-name')?.textContent ?? ''}: ${e.querySelector('.label-description')?.textContent ?? ''}`),
+    );
+    assert.deepStrictEqual(agents.sort(), ['Claude Code: 1 session', 'Codex: 1 session'], 'the agents on the tape, with their sessions');
+    await codex.locator('.label-name').first().click();
+    await page.locator('.quick-input-count', { hasText: '1 Selected' }).waitFor();
+    await page.locator('.quick-input-action .monaco-button', { hasText: 'OK' }).click();
+    await title.filter({ hasText: /1 match · Codex/ }).waitFor({ timeout: 30_000 });
+    assert.strictEqual(await rows.count(), 1);
+    assert.match((await rows.first().textContent()) ?? '', /Codex · List files/);
+
+    await page.locator('.quick-input-titlebar .action-label[aria-label="Filter by Date…"]').click();
+    await rows.filter({ hasText: 'Today' }).waitFor();
+    await rows.filter({ hasText: 'Today' }).click();
+    // The sessions are from January 2026.
+    await title.filter({ hasText: /no matches · Codex · Today/ }).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: path.join(shots, 'workbench-search-sessions-filters.png') });
+    await page.keyboard.press('Escape');
   });
 });
