@@ -7,7 +7,7 @@ export interface Snippet {
   hits: [number, number][];
 }
 
-export const SNIPPET_WIDTH = 120;
+const WIDTH = 120;
 /** How much of the text before the first hit the window shows. */
 const LEAD = 30;
 const ELLIPSIS = '…';
@@ -27,18 +27,18 @@ function merged(ranges: [number, number][]): [number, number][] {
 }
 
 /**
- * A window of about `width` characters of `text` around its first hit (from a little before it),
+ * A window of about 120 characters of `text` around its first hit (from a little before it),
  * whitespace and control characters as single spaces, an ellipsis where it was cut, and every hit
  * inside the window marked. `tokens` are the text's own (searchTokens), `hit` says which are hits.
  */
-export function snippetOf(text: string, tokens: readonly SearchToken[], hit: (term: string) => boolean, width = SNIPPET_WIDTH): Snippet {
+export function snippetOf(text: string, tokens: readonly SearchToken[], hit: (term: string) => boolean): Snippet {
   const ranges = merged(tokens.filter((t) => hit(t.term)).map((t): [number, number] => [t.start, t.end]));
   let start = ranges.length === 0 ? 0 : Math.max(0, ranges[0][0] - LEAD);
   // Start after a blank when there is one close before the lead's start: whole words read better.
   const blank = text.slice(start, ranges[0]?.[0] ?? start).search(BLANK);
   if (start > 0 && blank >= 0) start += blank + 1;
   if (isLowSurrogate(text, start)) start--;
-  let end = Math.min(text.length, Math.max(start + width, ranges[0]?.[1] ?? 0));
+  let end = Math.min(text.length, Math.max(start + WIDTH, ranges[0]?.[1] ?? 0));
   if (isLowSurrogate(text, end)) end++;
 
   // Output offset of each text offset in [start, end], blanks collapsed, leading ones dropped.

@@ -98,7 +98,7 @@ export interface SessionSearchResult {
   total: number;
 }
 
-export const DEFAULT_LIMIT = 50;
+const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 const K1 = 1.2;
 const B = 0.75;
