@@ -146,7 +146,8 @@ export async function runCommand(page: Page, title: string): Promise<void> {
  * in the extension's custom editor, a click opens the text editor (which is then closed again).
  */
 export async function openTapeFromExplorer(page: Page, name: string): Promise<void> {
-  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name });
+  // By its whole name: a .tape.sqlite's journal (.tape.sqlite.tapelog) beside it has it as a prefix.
+  const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label="${name}"]`);
   await row.waitFor({ timeout: 30_000 });
   for (let attempt = 1; ; attempt++) {
     await row.click();
