@@ -97,7 +97,13 @@ describe('Search All Sessions in the VS Code web workbench', () => {
     const rows = page.locator('.quick-input-list .monaco-list-row');
     await rows.filter({ hasText: 'Claude Code' }).first().waitFor({ timeout: 30_000 });
     await rows.filter({ hasText: 'Codex' }).first().waitFor();
-    const shown = await rows.evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+    // The list is searched as the word is typed: hits of an earlier prefix ("wall" finds "Wall
+    // time") stand until the whole word's come, so wait for every row to hold the word.
+    let shown: string[] = [];
+    for (let i = 0; i < 100; i++, await page.waitForTimeout(100)) {
+      shown = await rows.evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+      if (shown.length > 0 && shown.every((t) => t.toLowerCase().includes(WORD))) break;
+    }
     assert.strictEqual(shown.length, 2, shown.join('\n'));
     // Sorted by label, as VS Code sorts the items that match what is typed, "Is a …" would come first.
     assert.match(shown[0], new RegExp(`Three times: ${WORD}, ${WORD} and ${WORD}.*Codex · List files`), 'the prompt saying it three times first');
