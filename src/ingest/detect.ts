@@ -9,12 +9,12 @@ import type { SourceLine } from './transcriptLines';
 import { vscodeChat } from './vscodeChat/vscodeChatFormat';
 
 /** Formats read line by line from where the last run stopped (format.ts). */
-export const LINE_FORMATS: readonly TranscriptFormat[] = [claudeCode, codex];
+const LINE_FORMATS: readonly TranscriptFormat[] = [claudeCode, codex];
 
 /** Formats whose sources are read whole on every run (sourceFormat.ts). */
 export const SOURCE_FORMATS: readonly SourceFormat[] = [vscodeChat, opencode, gemini, cline, roo, kilo];
 
-export type KnownFormat = { kind: 'lines'; format: TranscriptFormat } | { kind: 'source'; format: SourceFormat };
+type KnownFormat = { kind: 'lines'; format: TranscriptFormat } | { kind: 'source'; format: SourceFormat };
 
 /** The format called `name`. */
 export function formatNamed(name: FormatName): KnownFormat {

@@ -151,7 +151,7 @@ function firstCodexPrompt(lines: readonly Json[]): string | null {
  * The JSON objects on the complete lines of a file's first HEAD_BYTES, and its mtime; null when it
  * cannot be read or is not a regular file (safeRead: a FIFO or a device is never opened for long).
  */
-export function readJsonlHead(file: string): { lines: Json[]; modifiedAt: number } | null {
+function readJsonlHead(file: string): { lines: Json[]; modifiedAt: number } | null {
   let opened: RegularFd;
   try {
     opened = openRegularSync(file);

@@ -11,7 +11,7 @@ import { TRANSCRIPT_MAX_BYTES } from './transcriptLines';
  */
 
 /** How much of a file content detection looks at. */
-export const SOURCE_HEAD_BYTES = 64 * 1024;
+const SOURCE_HEAD_BYTES = 64 * 1024;
 
 /** A file's first SOURCE_HEAD_BYTES, or null when it is not a regular file that can be read. */
 export function readSourceHead(file: string): Buffer | null {

@@ -106,7 +106,7 @@ export function promptTokensOf(u: Usage): number | null {
 }
 
 /** The share of the prompt read from the cache (promptTokensOf), null without the figures. */
-export function cacheHitShareOf(u: Usage): number | null {
+function cacheHitShareOf(u: Usage): number | null {
   const prompt = promptTokensOf(u);
   if (prompt === null || u.cachedTokens === null || prompt <= 0) return null;
   return Math.min(1, Math.max(0, u.cachedTokens / prompt));
