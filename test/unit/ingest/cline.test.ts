@@ -13,7 +13,6 @@ import { readLinked } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { Entry } from '../../../src/tape/entry';
 import { FoldCache } from '../../../src/tape/foldCache';
-import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
 import {
   CLINE_ID,
   CLINE_TASK,
@@ -34,16 +33,9 @@ import {
   writeRooXmlTask,
   writeTask,
 } from './clineFixtures';
+import { conversation, usageOf } from './foldedSession';
 
 /** The conversation a person reads: user prompts and assistant texts, in order. */
-function conversation(store: TapeStore, sessionId: string): string[] {
-  const view = new FoldCache(store).view(sessionId, { includePending: false });
-  return view.messages
-    .map((m) => store.requireEntry(sessionId, m.entryId).payload)
-    .filter((p) => p.content !== '')
-    .map((p) => `${String(p.role)}: ${String(p.content)}`);
-}
-
 /** Every tool call of the folded session with its result, and what they are. */
 function pairs(store: TapeStore, sessionId: string): [string, string, unknown][] {
   const view = new FoldCache(store).view(sessionId, { includePending: false });
@@ -55,7 +47,6 @@ function pairs(store: TapeStore, sessionId: string): [string, string, unknown][]
   });
 }
 
-const usageOf = (store: TapeStore, sessionId: string) => store.entries(sessionId).reduce(tokenUsageProjection.apply, tokenUsageProjection.init());
 const events = (store: TapeStore, sessionId: string, name: string): Entry[] => store.entries(sessionId).filter((e) => e.kind === 'event' && e.name === name);
 const dataOf = (e: Entry | undefined): Record<string, unknown> => (e?.payload.data ?? {}) as Record<string, unknown>;
 

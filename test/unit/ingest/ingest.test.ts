@@ -13,26 +13,14 @@ import { readLinked, searchScoped } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { entryHash } from '../../../src/tape/fork';
 import { FoldCache } from '../../../src/tape/foldCache';
-import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
 import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, CODEX_SESSION, codexRecords, jsonl, writeClaudeCode, writeCodex } from './fixtures';
+import { conversation, usageOf } from './foldedSession';
 
 /** The conversation a person reads: user prompts and assistant texts, in order. */
-function conversation(store: TapeStore, sessionId: string): string[] {
-  const view = new FoldCache(store).view(sessionId, { includePending: false });
-  return view.messages
-    .map((m) => store.requireEntry(sessionId, m.entryId).payload)
-    .filter((p) => p.content !== '')
-    .map((p) => `${String(p.role)}: ${String(p.content)}`);
-}
-
 function assertPaired(store: TapeStore, sessionId: string): void {
   const view = new FoldCache(store).view(sessionId, { includePending: false });
   assert.ok(view.toolCalls.length > 0);
   for (const call of view.toolCalls) assert.ok(view.toolFacts.get(call.messageId)?.results.has(call.toolCallId), `call ${call.toolCallId} has its result`);
-}
-
-function usageOf(store: TapeStore, sessionId: string) {
-  return store.entries(sessionId).reduce(tokenUsageProjection.apply, tokenUsageProjection.init());
 }
 
 describe('ingest', function () {

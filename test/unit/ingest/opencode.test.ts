@@ -13,23 +13,15 @@ import { loadSqlJs } from '../../../src/store/sqljs';
 import { readLinked } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { FoldCache } from '../../../src/tape/foldCache';
-import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
 import { buildCli, CLI } from '../cli/build';
 import { CHILD, EMPTY, finishStreaming, OcDatabase, OcStorage, OTHER, PARENT, stepTokens, writeNextTurn, writeSessions, WS } from './opencodeFixture';
+import { conversation, usageOf } from './foldedSession';
 
 const parent = `opencode:${PARENT}`;
 const child = `opencode:${CHILD}`;
 const other = `opencode:${OTHER}`;
 
 /** The conversation a person reads: prompts and answers with text, in order. */
-function conversation(store: TapeStore, sessionId: string): string[] {
-  const view = new FoldCache(store).view(sessionId, { includePending: false });
-  return view.messages
-    .map((m) => store.requireEntry(sessionId, m.entryId).payload)
-    .filter((p) => p.content !== '')
-    .map((p) => `${String(p.role)}: ${String(p.content)}`);
-}
-
 function toolPairs(store: TapeStore, sessionId: string): string[] {
   const view = new FoldCache(store).view(sessionId, { includePending: false });
   return view.toolCalls.map((c) => {
@@ -38,8 +30,6 @@ function toolPairs(store: TapeStore, sessionId: string): string[] {
     return `${c.toolCallId} ${String(result?.name)} ${String(result?.payload.status)}`;
   });
 }
-
-const usageOf = (store: TapeStore, sessionId: string) => store.entries(sessionId).reduce(tokenUsageProjection.apply, tokenUsageProjection.init());
 
 /** The source's own token figures: its step-finish parts, summed. */
 function sourceUsage(sessionId: string) {

@@ -12,8 +12,6 @@ import { TapeFileError } from '../../../src/store/errors';
 import { parentOf } from '../../../src/store/forks';
 import { readLinked } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { FoldCache } from '../../../src/tape/foldCache';
-import { tokenUsageProjection } from '../../../src/tape/projections/tokenUsage';
 import {
   agentRequest,
   askRequest,
@@ -26,30 +24,11 @@ import {
   WORKSPACE,
   workspaceStorage,
 } from './vscodeChatFixtures';
+import { calls, conversation, usageOf } from './foldedSession';
 
 const SESSION = `vscode-chat:${VSC_SESSION}`;
 
 /** The conversation a person reads: user prompts and assistant texts, in order. */
-function conversation(store: TapeStore, sessionId: string): string[] {
-  const view = new FoldCache(store).view(sessionId, { includePending: false });
-  return view.messages
-    .map((m) => store.requireEntry(sessionId, m.entryId).payload)
-    .filter((p) => p.content !== '')
-    .map((p) => `${String(p.role)}: ${String(p.content)}`);
-}
-
-/** Every call of the folded session with its result's status and output. */
-function calls(store: TapeStore, sessionId: string): [string, string, string, unknown][] {
-  const view = new FoldCache(store).view(sessionId, { includePending: false });
-  return view.toolCalls.map((c) => {
-    const result = view.toolFacts.get(c.messageId)?.results.get(c.toolCallId);
-    assert.ok(result, `call ${c.toolCallId} has its result`);
-    const r = store.requireEntry(sessionId, result.entryId).payload;
-    return [c.toolCallId, c.name, String(r.status), r.output];
-  });
-}
-
-const usageOf = (store: TapeStore, sessionId: string) => store.entries(sessionId).reduce(tokenUsageProjection.apply, tokenUsageProjection.init());
 const events = (store: TapeStore, sessionId: string, name: string) =>
   store
     .entries(sessionId)
