@@ -50,7 +50,9 @@ const record = z.looseObject({
   subtype: z.string().optional(),
   isMeta: z.boolean().optional(),
   isCompactSummary: z.boolean().optional(),
-  compactMetadata: z.looseObject({ trigger: z.string().optional() }).optional(),
+  compactMetadata: z
+    .looseObject({ trigger: z.string().optional(), preservedSegment: z.looseObject({ headUuid: z.string().optional() }).optional() })
+    .optional(),
   parentToolUseID: z.string().optional(),
   data: z.looseObject({ agentId: z.string().optional() }).optional(),
   toolUseResult: z.unknown().optional(),
@@ -121,6 +123,8 @@ class SessionMapper {
   /** The time of the last record with one: a link with no spawning call is written at it. */
   private lastTimestamp: string | undefined;
   private boundary: Line | null = null;
+  /** Each user and assistant record's message position (`orderSeq`), for a compaction that keeps messages. */
+  private readonly orderSeqOf = new Map<string, number>();
   private model = 'unknown';
 
   constructor(readonly sessionId: string) {}
@@ -141,6 +145,7 @@ class SessionMapper {
       let g = this.groups.get(id);
       if (!g) this.groups.set(id, (g = { messageId: id, firstLine: lineNo, firstTimestamp: rec.timestamp, keyUuid: rec.uuid, texts: [] }));
       else if (g.firstLine < firstNew) continued.add(g);
+      this.orderSeqOf.set(rec.uuid, g.firstLine);
       const t = texts(blocksOf(rec));
       if (t.length) {
         g.texts.push(...t);
@@ -196,17 +201,17 @@ class SessionMapper {
           } else if (b.type !== 'text') countSkip(skipped, `assistant/${b.type}`);
         });
       } else if (rec.type === 'user') {
+        if (rec.uuid !== undefined) this.orderSeqOf.set(rec.uuid, lineNo);
         if (rec.isCompactSummary) {
           const boundary = this.boundary;
           if (!boundary) countSkip(skipped, 'user/compact_summary_without_boundary');
           else {
             const trigger = boundary.rec.compactMetadata?.trigger === 'manual' ? 'manual' : 'auto';
             const summary = typeof rec.message?.content === 'string' ? rec.message.content : texts(blocksOf(rec)).join('\n\n');
-            // Messages after the boundary line are the ones the summary does not cover.
             const anchor = compactionAnchorEntry({
               trigger,
               summary,
-              cursorOrderSeq: boundary.lineNo,
+              cursorOrderSeq: this.coveredThrough(boundary),
               sourceEntryIds: [],
               model: { id: this.model, vendor: 'anthropic' },
             });
@@ -274,6 +279,18 @@ class SessionMapper {
     if (this.boundary) countSkip(skipped, 'system/compact_boundary_awaiting_summary');
     for (const agentId of agents.keys()) if (!linked.has(agentId)) out.push(link(agentId));
     return out;
+  }
+
+  /**
+   * The last message position a compaction's summary stands for. Messages after the boundary line
+   * are the ones it does not cover; a compaction that keeps the latest messages as they were
+   * (`preservedSegment`, Claude Code's partial and session-memory compaction) covers only what came
+   * before the first of them, which is earlier in the file.
+   */
+  private coveredThrough(boundary: Line): number {
+    const head = boundary.rec.compactMetadata?.preservedSegment?.headUuid;
+    const headSeq = head === undefined ? undefined : this.orderSeqOf.get(head);
+    return headSeq !== undefined && headSeq <= boundary.lineNo ? headSeq - 1 : boundary.lineNo;
   }
 
   /** An API message as its texts so far, and its usage; a message that grew has a new key (its latest record's). */

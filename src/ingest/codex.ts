@@ -23,6 +23,7 @@ import {
  */
 
 const REASONING_EVENT = 'codex/reasoning';
+const CONTEXT_EVENT = 'codex/context';
 
 const RECORD_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
 
@@ -47,6 +48,48 @@ const tokenCount = z.looseObject({
   info: z.looseObject({ last_token_usage: z.looseObject({ input_tokens: n, cached_input_tokens: n, output_tokens: n, reasoning_output_tokens: n }) }),
 });
 const meta = z.looseObject({ id: z.string().min(1).optional(), model: z.string().optional() });
+const compacted = z.looseObject({ message: z.string().optional(), replacement_history: z.array(z.unknown()).optional() });
+
+/**
+ * What Codex itself sends as user messages but the person did not type (codex-rs
+ * `is_contextual_user_fragment`): the AGENTS.md instructions, the environment, skills, a shell
+ * command run with `!`, an aborted turn's note, subagent notices. A part is one when, trimmed, it
+ * starts with the open tag and ends with the close tag, in any case.
+ */
+const CONTEXT_FRAGMENTS: readonly (readonly [string, string])[] = [
+  ['# agents.md instructions for ', '</instructions>'],
+  ['<user_instructions>', '</user_instructions>'],
+  ['<environment_context>', '</environment_context>'],
+  ['<skill>', '</skill>'],
+  ['<user_shell_command>', '</user_shell_command>'],
+  ['<turn_aborted>', '</turn_aborted>'],
+  ['<subagents>', '</subagents>'],
+  ['<subagent_notification>', '</subagent_notification>'],
+];
+const isContextFragment = (text: string): boolean => {
+  const t = text.trim().toLowerCase();
+  return CONTEXT_FRAGMENTS.some(([open, close]) => t.startsWith(open) && t.endsWith(close));
+};
+
+/**
+ * A compaction's summary: the text of a local compaction, else (a remote one, whose summary the
+ * server keeps encrypted) the readable messages of the history that replaced the conversation,
+ * which keeps the person's recent requests as they were.
+ */
+function compactedSummary(payload: unknown): string {
+  const p = compacted.safeParse(payload);
+  if (!p.success) return '';
+  if (p.data.message !== undefined && p.data.message !== '') return p.data.message;
+  return (p.data.replacement_history ?? [])
+    .flatMap((item) => {
+      const m = message.safeParse(item);
+      if (!m.success || (m.data.role !== 'user' && m.data.role !== 'assistant')) return [];
+      const parts = m.data.content.flatMap((part) => (part.text === undefined ? [] : [part.text]));
+      return parts.some(isContextFragment) ? [] : [parts.join('\n\n')];
+    })
+    .filter((t) => t !== '')
+    .join('\n\n');
+}
 
 // Codex writes each message twice: as a response item (kept, it sits among the tool calls) and as
 // one of these events (counted as skipped).
@@ -125,11 +168,10 @@ export const codex: TranscriptFormat = {
             if (m.success && m.data.model) state.model = m.data.model;
             entries.push(eventEntry(SESSION_META, sourceKey(sessionId, SESSION_META, lineNo), { source: rec.type, ...p }, rec.timestamp));
           } else if (rec.type === 'compacted') {
-            const summary = typeof p.message === 'string' ? p.message : '';
             // Messages after this line are those the summary does not cover.
             const anchor = compactionAnchorEntry({
               trigger: 'auto',
-              summary,
+              summary: compactedSummary(p),
               cursorOrderSeq: lineNo,
               sourceEntryIds: [],
               model: { id: state.model, vendor: 'openai' },
@@ -155,9 +197,12 @@ export const codex: TranscriptFormat = {
             const c = call.safeParse(p);
             const o = callOutput.safeParse(p);
             if (m.success) {
-              const content = m.data.content.flatMap((part) => (part.text === undefined ? [] : [part.text])).join('\n\n');
+              const parts = m.data.content.flatMap((part) => (part.text === undefined ? [] : [part.text]));
+              const content = parts.join('\n\n');
               const messageId = m.data.id ?? `line-${lineNo}`;
-              if (m.data.role === 'user') {
+              if (m.data.role === 'user' && parts.some(isContextFragment)) {
+                entries.push(eventEntry(CONTEXT_EVENT, sourceKey(sessionId, 'message', messageId), { content }, rec.timestamp));
+              } else if (m.data.role === 'user') {
                 entries.push(messageOf(messageId, 'user', content));
                 state.assistantId = null;
               } else if (m.data.role === 'assistant') {

@@ -11,6 +11,9 @@ import { TapeFileError } from '../../../src/store/errors';
 import { childrenOf, parentOf } from '../../../src/store/forks';
 import { readLinked, searchScoped } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
+import { auditCompaction } from '../../../src/tape/compactionAudit';
+import { contextItems, cursorOf } from '../../../src/tape/context';
+import { foldAll, foldRowOf } from '../../../src/tape/fold';
 import { entryHash } from '../../../src/tape/fork';
 import { FoldCache } from '../../../src/tape/foldCache';
 import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, CODEX_SESSION, codexRecords, jsonl, writeClaudeCode, writeCodex } from './fixtures';
@@ -300,6 +303,66 @@ describe('ingest', function () {
       }
     });
 
+    it('a compaction that keeps the latest messages (preservedSegment) stands only for what came before them: they stay in the context and out of the audit', async () => {
+      const u = (uuid: string, i: number, content: unknown) => ({
+        type: 'user',
+        uuid,
+        sessionId: CC_SESSION,
+        timestamp: `2026-01-02T03:04:${String(i).padStart(2, '0')}.000Z`,
+        message: { role: 'user', content },
+      });
+      const a = (uuid: string, i: number, block: object) => ({
+        type: 'assistant',
+        uuid,
+        sessionId: CC_SESSION,
+        timestamp: `2026-01-02T03:04:${String(i).padStart(2, '0')}.000Z`,
+        message: { id: `msg_${uuid}`, role: 'assistant', content: [block] },
+      });
+      const records = [
+        u('u1', 1, 'Rename the parser'),
+        a('a1', 2, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/w/src/parser.ts' } }),
+        u('r1', 3, [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export class Parser {}' }]),
+        u('u2', 4, 'Now run the tests'),
+        a('a2', 5, { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'npm test -- --grep lexer' } }),
+        u('r2', 6, [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'ok' }]),
+        {
+          type: 'system',
+          subtype: 'compact_boundary',
+          uuid: 'cb',
+          sessionId: CC_SESSION,
+          timestamp: '2026-01-02T03:04:07.000Z',
+          compactMetadata: { trigger: 'manual', preTokens: 9000, preservedSegment: { headUuid: 'u2', anchorUuid: 'cs', tailUuid: 'r2' } },
+        },
+        { ...u('cs', 8, 'Summary: renamed it.'), isCompactSummary: true },
+        u('u3', 9, 'Thanks'),
+      ];
+      fs.writeFileSync(path.join(dir, `${CC_SESSION}.jsonl`), jsonl(records));
+      await ingestFile(store, path.join(dir, `${CC_SESSION}.jsonl`));
+      const entries = store.entries(parent);
+      const anchor = entries.find((e) => e.name === 'compaction/manual');
+      assert.ok(anchor);
+      assert.strictEqual((anchor.payload.state as { cursorOrderSeq: number }).cursorOrderSeq, 3, 'covers lines 1-3, before the kept u2');
+      const audit = auditCompaction(entries, anchor.entryId);
+      assert.deepStrictEqual(audit.facts.map((f) => `${f.kind} ${f.value}`).sort(), ['path /w/src/parser.ts', 'request Rename the parser', 'tool Read']);
+      const view = foldAll(entries.map(foldRowOf), { includePending: false });
+      const kept = [...contextItems(view, cursorOf(anchor))].flatMap((item) =>
+        item.kind === 'message' ? [String(store.requireEntry(parent, item.message.entryId).payload.content)] : [],
+      );
+      assert.deepStrictEqual(kept, ['Now run the tests', '', 'Thanks']);
+    });
+
+    it('a compaction whose preserved head is unknown covers everything before its boundary', async () => {
+      const records = claudeCodeRecords().map((r) =>
+        (r as { subtype?: string }).subtype === 'compact_boundary'
+          ? { ...r, compactMetadata: { trigger: 'auto', preservedSegment: { headUuid: 'nowhere' } } }
+          : r,
+      );
+      const file = writeClaudeCode(dir, records);
+      await ingestFile(store, file);
+      const anchor = store.entries(parent).find((e) => e.name === 'compaction/auto');
+      assert.strictEqual((anchor?.payload.state as { cursorOrderSeq: number }).cursorOrderSeq, 13, 'the boundary line');
+    });
+
     it('a message that grows between runs gets a revision the fold prefers', async () => {
       const records = claudeCodeRecords();
       const file = writeClaudeCode(dir, records.slice(0, 3));
@@ -426,6 +489,43 @@ describe('ingest', function () {
         [session],
       );
       assert.ok(!store.entries(session).some((e) => (e.payload.data as { cwd?: string } | undefined)?.cwd === '/elsewhere'));
+    });
+
+    it("Codex's own context (AGENTS.md, environment) is not a request; a remote compaction's summary is the readable history that replaced the conversation", async () => {
+      const c = (i: number, type: string, payload: object) => ({ timestamp: `2026-01-02T03:04:${String(i).padStart(2, '0')}.000Z`, type, payload });
+      const userText = (text: string) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+      const records = [
+        c(0, 'session_meta', { id: CODEX_SESSION, cwd: '/w' }),
+        c(1, 'response_item', userText('# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nUse pnpm.\n</INSTRUCTIONS>')),
+        c(2, 'response_item', userText('<environment_context>\n  <cwd>/w</cwd>\n</environment_context>')),
+        c(3, 'response_item', userText('Fix src/app.ts please')),
+        c(4, 'response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Fixed.' }] }),
+        c(5, 'compacted', {
+          message: '',
+          replacement_history: [
+            userText('<environment_context>\n  <cwd>/w</cwd>\n</environment_context>'),
+            userText('Fix src/app.ts please'),
+            { type: 'compaction', encrypted_content: 'gAAAA' },
+          ],
+        }),
+        c(6, 'response_item', userText('<ENVIRONMENT_CONTEXT><cwd>/w</cwd></ENVIRONMENT_CONTEXT>')),
+        c(7, 'response_item', userText('And the tests')),
+      ];
+      const file = writeCodex(dir, records);
+      const r = await ingestFile(store, file);
+      assert.deepStrictEqual(conversation(store, session), ['user: Fix src/app.ts please', 'assistant: Fixed.', 'user: And the tests']);
+      const entries = store.entries(session);
+      assert.strictEqual(entries.filter((e) => e.name === 'codex/context').length, 3);
+      const anchor = entries.find((e) => e.name === 'compaction/auto');
+      assert.ok(anchor);
+      assert.strictEqual((anchor.payload.state as { summary: string }).summary, 'Fix src/app.ts please');
+      const audit = auditCompaction(entries, anchor.entryId);
+      assert.deepStrictEqual(
+        audit.facts.map((f) => [f.kind, f.value, f.inSummary]),
+        [['request', 'Fix src/app.ts please', true]],
+      );
+      assert.strictEqual((await ingestFile(store, file)).appended, 0, 'a second run appends nothing');
+      assert.ok(r.appended > 0);
     });
 
     it('reads the status from the exit code a tool output carries', () => {
