@@ -2,6 +2,7 @@ import { amendableAnchor, applyAnchorRow, type ViewAnchor } from './anchorFold';
 import { contextItems, cursorOf, isAfterCursor, type Cursor } from './context';
 import { textOf, type Entry } from './entry';
 import { foldAll, foldRowOf } from './fold';
+import { jsonTextTooDeep } from './jsonDepth';
 import { editedSummaryOf } from './pinnedContext';
 
 /**
@@ -27,12 +28,16 @@ import { editedSummaryOf } from './pinnedContext';
  *   `notebook_path` and `paths` (a string or a list of them), the files of apply_patch headers
  *   (`*** Add|Update|Delete File: P` lines in any string of a call's input), and path-looking tokens of tool
  *   results' output (at least one `/`, a file name with an extension starting with a letter, not
- *   part of a URL; in the first 200,000 characters). A result's output is read as its text: a
- *   string as it is, otherwise its string leaves one per line (content blocks, not their JSON);
- * - `command`: a tool call's `command` or `cmd` argument (a list of strings is joined by spaces,
- *   `sh|bash|zsh -c|-lc SCRIPT` is taken as SCRIPT);
+ *   part of a URL; in the first 200,000 characters). A result's output is read as its text: its
+ *   string leaves one per line (content blocks, not their JSON), a string that holds a JSON object
+ *   or array (Codex's `{"output": …, "metadata": …}`, at most 1 MiB) read the same way, any other
+ *   string as it is;
+ * - `command`: a tool call's `command` or `cmd` argument (a list of strings is joined by spaces;
+ *   `sh|bash|zsh -c|-lc SCRIPT`, as a list or as one string with SCRIPT quoted, is taken as SCRIPT);
  * - `error`: the first non-empty line of an error entry's message and of a tool result with
- *   status error;
+ *   status error, after the header lines a shell tool puts before the output (`Exit code N` or `Exit code: N`,
+ *   `Process exited with code N`, `Wall time: …`, `Chunk ID: …`, `Original token count: …`,
+ *   `Output:`), unless nothing else is there;
  * - `request`: the first non-empty line of each user message;
  * - `tool`: each tool call's name.
  *
@@ -97,6 +102,11 @@ const firstLine = (s: string): string =>
     .split('\n')
     .find((l) => l.trim() !== '')
     ?.trim() ?? '';
+/** A failed tool's first line of what it said, past a shell tool's header (its first line when that is all). */
+function errorLine(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim());
+  return lines.find((l) => l !== '' && !SHELL_HEADER.test(l)) ?? firstLine(output);
+}
 const fileName = (p: string): string =>
   p
     .split(/[/\\]/)
@@ -128,6 +138,12 @@ const PATH_TOKEN = /(?<![\w:/.~-])(?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w-][\w.-]*\.[
 // A result's first part is enough to find the paths it names; a huge output is not scanned whole.
 const SCAN_LIMIT = 200_000;
 const SHELLS = new Set(['sh', 'bash', 'zsh']);
+// `bash -lc 'npm test'` as one string: the script, single- or double-quoted, is the command.
+const SHELL_STRING = /^(?:\S*\/)?(?:ba|z)?sh\s+-l?c\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)")$/s;
+// Lines a shell tool writes before what the command printed (Codex's shell and exec outputs).
+const SHELL_HEADER = /^(?:exit code:? -?\d+|process exited with code -?\d+|wall time: .*|chunk id: .*|original token count: .*|output:)$/i;
+// A JSON text is read as its leaves only up to this size; a bigger one is scanned as it is.
+const JSON_TEXT_LIMIT = 1 << 20;
 
 // Codex edits files with apply_patch, whose input (a custom tool's text, or a shell command's
 // argument) names each file on a header line.
@@ -147,7 +163,11 @@ function commandArgument(input: unknown): string | null {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return null;
   const o = input as Record<string, unknown>;
   const v = o.command ?? o.cmd;
-  if (typeof v === 'string') return v.trim() === '' ? null : v.trim();
+  if (typeof v === 'string') {
+    const script = SHELL_STRING.exec(v.trim());
+    const command = (script === null ? v : (script[1] ?? script[2])).trim();
+    return command === '' ? null : command;
+  }
   if (Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string')) {
     const words = v as string[];
     if (words.length === 3 && SHELLS.has(fileName(words[0])) && (words[1] === '-c' || words[1] === '-lc')) return words[2].trim() || null;
@@ -156,9 +176,24 @@ function commandArgument(input: unknown): string | null {
   return null;
 }
 
+/** A string holding a JSON object or array, parsed; null for any other string. */
+function jsonInText(text: string): unknown {
+  const t = text.trimStart();
+  if ((t[0] !== '{' && t[0] !== '[') || t.length > JSON_TEXT_LIMIT || jsonTextTooDeep(t) !== null) return null;
+  try {
+    const v: unknown = JSON.parse(t);
+    return typeof v === 'object' ? v : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A tool output's words: its string leaves, so a transcript's content blocks read as their text, not as JSON. */
 function outputText(value: unknown): string {
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') {
+    const parsed = jsonInText(value);
+    return parsed === null ? value : outputText(parsed);
+  }
   if (Array.isArray(value))
     return value
       .map(outputText)
@@ -253,7 +288,7 @@ export function auditCompaction(entries: readonly Entry[], anchorEntryId: number
     } else if (e.kind === 'tool_result') {
       const output = outputText(p.output);
       for (const m of output.slice(0, SCAN_LIMIT).matchAll(PATH_TOKEN)) list.add('path', m[0], id);
-      if (p.status === 'error') list.add('error', firstLine(output), id);
+      if (p.status === 'error') list.add('error', errorLine(output), id);
     } else if (e.kind === 'error') list.add('error', firstLine(textOf(p.message)), id);
   }
   const facts = list.facts(summary);

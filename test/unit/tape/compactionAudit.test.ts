@@ -281,4 +281,40 @@ describe('compactionAudit', () => {
       ['src/p.ts', 'docs/new.md', 'old.txt', 'src/a.ts', '/abs/dir/b.json', './rel/c.md', '~/home/d.txt'],
     );
   });
+
+  it("reads a tool's JSON output text as its strings, an error past a shell's header lines, and a quoted shell script as the command", () => {
+    const t = new TapeBuilder();
+    t.user('u1', 'go');
+    t.assistant('a1', 'x');
+    t.call('a1', 'c1', 'shell', { command: ['ls'] });
+    t.call('a1', 'c2', 'shell', { command: ['cat', 'src/nope.ts'] });
+    t.call('a1', 'c3', 'exec_command', { cmd: 'tsc' });
+    t.call('a1', 'c4', 'Bash', { command: "bash -lc 'docker compose up -d db'" });
+    t.call('a1', 'c5', 'Bash', { command: 'git push' });
+    // Codex's shell output: a JSON text whose strings hold the lines.
+    t.result('a1', 'c1', 'shell', JSON.stringify({ output: 'src\npackage.json\nsrc/x.ts\n', metadata: { exit_code: 0 } }));
+    t.result('a1', 'c2', 'shell', JSON.stringify({ output: 'cat: src/nope.ts: No such file or directory\n', metadata: { exit_code: 1 } }), 'error');
+    t.result(
+      'a1',
+      'c3',
+      'exec_command',
+      'Chunk ID: 9f\nWall time: 0.5 seconds\nProcess exited with code 2\nOriginal token count: 9\nOutput:\nerror TS2304: Cannot find name',
+      'error',
+    );
+    t.result('a1', 'c4', 'Bash', 'Exit code: 1\nWall time: 0.1 seconds\nOutput:\n', 'error');
+    t.result('a1', 'c5', 'Bash', 'Exit code 128\nfatal: not a git repository', 'error');
+    const anchor = compaction(t, 'Ran docker compose up and tsc.', 2);
+    const a = auditCompaction(t.entries, anchor.entryId);
+    const values = (kind: AuditFact['kind']) => a.facts.filter((f) => f.kind === kind).map((f) => f.value);
+    assert.deepStrictEqual(values('path'), ['src/x.ts', 'src/nope.ts']);
+    assert.deepStrictEqual(values('error'), [
+      'cat: src/nope.ts: No such file or directory',
+      'error TS2304: Cannot find name',
+      'Exit code: 1',
+      'fatal: not a git repository',
+    ]);
+    assert.deepStrictEqual(values('command'), ['ls', 'cat src/nope.ts', 'tsc', 'docker compose up -d db', 'git push']);
+    assert.strictEqual(fact(a, 'command', 'docker compose up -d db')?.inSummary, true, 'its program and first argument');
+    assertTotalsAddUp(a);
+  });
 });
