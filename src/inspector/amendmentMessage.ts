@@ -16,6 +16,8 @@ export interface ContextFitInfo {
 export interface AmendmentReceiptInfo {
   entry: { entryId: number };
   anchorEntryId: number;
+  /** The entries asked for that were already pinned, so not pinned again. */
+  alreadyPinned?: readonly number[];
   fit: ContextFitInfo;
 }
 
@@ -48,12 +50,17 @@ export function amendmentMessage(amendment: CompactionAmendment, receipt: Amendm
   switch (amendment.kind) {
     case 'pin': {
       const facts = amendment.facts ?? [];
-      const entries = amendment.entryIds ?? [];
+      const already = receipt.alreadyPinned ?? [];
+      const entries = [...new Set(amendment.entryIds ?? [])].filter((id) => !already.includes(id)).sort((a, b) => a - b);
       const what = [
         facts.length === 1 ? `${facts[0].kind} "${cut(facts[0].value)}"` : facts.length > 1 ? `${n(facts.length)} facts` : null,
         entries.length === 0 ? null : `${entries.length === 1 ? 'entry' : 'entries'} ${entries.map((id) => `#${id}`).join(', ')}`,
       ].filter((s) => s !== null);
-      return `Pinned ${what.join(' and ')} to ${of} (${at}): later requests include it after the summary.`;
+      const skipped =
+        already.length === 0
+          ? ''
+          : ` ${already.length === 1 ? 'Entry' : 'Entries'} ${already.map((id) => `#${id}`).join(', ')} ${already.length === 1 ? 'was' : 'were'} already pinned.`;
+      return `Pinned ${what.join(' and ')} to ${of} (${at}): later requests include it after the summary.${skipped}`;
     }
     case 'edit':
       return `Edited the summary of ${of} (${at}): later requests read the new one.`;

@@ -110,6 +110,17 @@ export const PIN_MAX_ITEMS = 200;
 export const PIN_FACT_MAX_CHARS = 4000;
 export const SUMMARY_MAX_CHARS = 64 * 1024;
 
+/**
+ * Why `summary` is too long for an edited summary, or null. Characters are code points, as a
+ * person counts them: an emoji is one, not its two UTF-16 units. Code points never outnumber the
+ * units, so every summary the units' bound accepted still passes.
+ */
+export function summaryTooLong(summary: string): string | null {
+  if (summary.length <= SUMMARY_MAX_CHARS) return null;
+  const chars = [...summary].length;
+  return chars <= SUMMARY_MAX_CHARS ? null : `the summary is ${chars.toLocaleString('en-US')} characters; at most ${SUMMARY_MAX_CHARS.toLocaleString('en-US')}`;
+}
+
 const entryRef = z.number().int().positive();
 const pinnedFact = z.strictObject({ kind: z.string().min(1).max(32), value: z.string().min(1).max(PIN_FACT_MAX_CHARS) });
 export const pinData = loose({
@@ -123,7 +134,7 @@ export const summaryEditData = loose({
   summary: z
     .string()
     .refine((s) => s.trim() !== '', 'the summary is empty')
-    .refine((s) => s.length <= SUMMARY_MAX_CHARS, `the summary is over ${SUMMARY_MAX_CHARS} characters`),
+    .refine((s) => summaryTooLong(s) === null, `the summary is over ${SUMMARY_MAX_CHARS.toLocaleString('en-US')} characters`),
 });
 export const undoData = loose({ anchorEntryId: entryRef, reason: z.string().optional() });
 

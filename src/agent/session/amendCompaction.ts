@@ -26,6 +26,8 @@ export interface AmendReceipt {
   entry: Entry;
   /** The compaction it amends. */
   anchorEntryId: number;
+  /** The entries a pin asked for that an earlier pin already names, and so were not pinned again. */
+  alreadyPinned: number[];
   fit: ContextFit;
 }
 
@@ -88,10 +90,12 @@ export async function amendCompaction(tape: TapeParts, sessionId: string, amendm
   const getEntry = (id: number): Entry => tape.reader.requireEntry(sessionId, id);
   const view = tape.folds.view(sessionId, { includePending: false });
   const anchor = compactionInForce(view, getEntry, expectedAnchor);
-  const { entry } = await tape.store.append(sessionId, amendmentEntry(view, anchor, parsed.data, getEntry), { durable: true });
+  const plan = amendmentEntry(view, anchor, parsed.data, getEntry);
+  const { entry } = await tape.store.append(sessionId, plan.entry, { durable: true });
   return {
     entry: tape.reader.requireEntry(sessionId, tape.reader.positionOf(sessionId, entry.entryId)),
     anchorEntryId: anchor.entryId,
+    alreadyPinned: plan.alreadyPinned,
     fit: nextContextFit(tape, sessionId),
   };
 }

@@ -4,7 +4,7 @@ import type { SessionHandle } from '../../agent/session/sessionHandle';
 import { readRegularFileSync } from '../../store/safeRead';
 import { TapeStore } from '../../store/tapeStore';
 import { CompactionAmendError, type Amendment } from '../../tape/compactionAmendment';
-import { SUMMARY_MAX_CHARS } from '../../tape/entry';
+import { SUMMARY_MAX_CHARS, summaryTooLong } from '../../tape/entry';
 import { errorMessage } from '../../tape/errorMessage';
 import { parseArgs, required, str, UsageError, type Parsed } from '../args';
 import type { Io } from '../output';
@@ -12,6 +12,8 @@ import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '..
 import { requireSession, requireSqliteTape } from './session';
 
 const AMEND_FLAGS = ['pin', 'summary-file'];
+/** The flags that name the model a compaction by the model calls; an amendment calls none. */
+const CALL_FLAGS = MODEL_FLAGS.filter((f) => f !== 'session');
 
 /** `--pin 12,15`: entry ids, each a positive integer. */
 function pinnedIds(value: string): number[] {
@@ -24,6 +26,9 @@ function pinnedIds(value: string): number[] {
 function amendmentOf(p: Parsed): Amendment | null {
   const given = [...AMEND_FLAGS, 'undo'].filter((f) => p.flags.has(f));
   if (given.length > 1) throw new UsageError(`--${given.join(', --')}: give one amendment at a time`);
+  const model = CALL_FLAGS.filter((f) => p.flags.has(f));
+  if (given.length > 0 && model.length > 0)
+    throw new UsageError(`--${given[0]} with --${model.join(', --')}: an amendment calls no model, so it takes no model flags`);
   const pin = str(p, 'pin');
   if (pin !== undefined) return { kind: 'pin', entryIds: pinnedIds(pin) };
   if (p.flags.has('undo')) return { kind: 'undo' };
@@ -36,6 +41,8 @@ function amendmentOf(p: Parsed): Amendment | null {
   } catch (e) {
     throw new UsageError(`--summary-file ${file}: ${e instanceof TypeError ? 'not UTF-8 text' : errorMessage(e)}`);
   }
+  const tooLong = summaryTooLong(summary);
+  if (tooLong !== null) throw new UsageError(`--summary-file ${file}: ${tooLong}`);
   return { kind: 'edit', summary };
 }
 
@@ -51,11 +58,14 @@ function fitLine(fit: ContextFit): string {
 
 function printAmendment(io: Io, p: Parsed, sessionId: string, r: AmendReceipt): void {
   if (p.flags.has('json')) {
-    io.data(`${JSON.stringify({ type: 'amendment', sessionId, entryId: r.entry.entryId, name: r.entry.name, anchorEntryId: r.anchorEntryId, fit: r.fit })}\n`);
+    io.data(
+      `${JSON.stringify({ type: 'amendment', sessionId, entryId: r.entry.entryId, name: r.entry.name, anchorEntryId: r.anchorEntryId, alreadyPinned: r.alreadyPinned, fit: r.fit })}\n`,
+    );
     return;
   }
   io.out(`${r.entry.entryId}\n`);
-  io.err(`${r.entry.name} of the compaction at entry ${r.anchorEntryId}; ${fitLine(r.fit)}\n`);
+  const already = r.alreadyPinned.length === 0 ? '' : ` (${r.alreadyPinned.length === 1 ? 'entry' : 'entries'} ${r.alreadyPinned.join(', ')} already pinned)`;
+  io.err(`${r.entry.name} of the compaction at entry ${r.anchorEntryId}${already}; ${fitLine(r.fit)}\n`);
 }
 
 async function amend(io: Io, p: Parsed, session: SessionHandle, amendment: Amendment): Promise<number> {

@@ -151,6 +151,17 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
       pin.err,
       /^compaction\/pin of the compaction at entry 4; the next context starts from the anchor at entry 4: about \d+ tokens \(no recorded request/,
     );
+    const refusedPins: [string, RegExp][] = [
+      ['3', /^agent-tape: entry 3 is already pinned\n$/],
+      ['3,3', /^agent-tape: entry 3 is already pinned\n$/],
+      ['1', /^agent-tape: entry 1 is a session\/start anchor; only messages, tool calls, tool results and errors can be pinned\n$/],
+      ['4', /not before the compaction at entry 4/],
+    ];
+    for (const [ids, message] of refusedPins) {
+      const r = await runCli(['compact', tape, '--session', SESSION, '--pin', ids]);
+      assert.deepStrictEqual([r.code, r.out], [2, ''], ids);
+      assert.match(r.err, message);
+    }
     let ctx = await context();
     assert.deepStrictEqual(
       ctx.messages.map((m) => m.entryId),
@@ -171,6 +182,7 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
       entryId: 6,
       name: 'compaction/summary-edit',
       anchorEntryId: 4,
+      alreadyPinned: [],
       fit: JSON.parse(edit.out).fit,
     });
     ctx = await context();
@@ -197,12 +209,22 @@ describe('agent-tape compact, and auto-compaction that fails', function () {
 
   it('refuses bad amendment flags before touching the tape', async () => {
     await seed();
+    // 70,000 characters of two UTF-8 bytes each: within the file's byte bound, over the summary's.
+    const long = path.join(dir, 'long.md');
+    fs.writeFileSync(long, '\u00e9'.repeat(70_000));
     const before = JSON.stringify(await entries());
     const cases: [string[], RegExp][] = [
       [['--pin', '3,x'], /--pin takes entry ids separated by commas/],
       [['--pin', '3', '--undo'], /give one amendment at a time/],
       [['--summary-file', path.join(dir, 'missing.md')], /--summary-file .*missing\.md/],
       [['--summary-file', '/dev/zero'], /--summary-file \/dev\/zero: \/dev\/zero: is a character device, not a regular file/],
+      [['--summary-file', long], new RegExp(`^agent-tape: --summary-file ${long}: the summary is 70,000 characters; at most 65,536\n`)],
+      [
+        ['--pin', '3', '--base-url', 'http://127.0.0.1:9', '--model', 'm'],
+        /--pin with --base-url, --model: an amendment calls no model, so it takes no model flags/,
+      ],
+      [['--undo', '--api-key-env', 'KEY'], /--undo with --api-key-env: an amendment calls no model/],
+      [['--summary-file', long, '--context-window', '4096'], /--summary-file with --context-window: an amendment calls no model/],
     ];
     for (const [flags, message] of cases) {
       const r = await runCli(['compact', tape, '--session', SESSION, ...flags]);

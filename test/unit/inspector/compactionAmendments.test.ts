@@ -129,6 +129,42 @@ describe('inspector: amending a compaction from the Anchors view', () => {
     c.dispose();
   });
 
+  it('Pin of entries some already pinned: the reply names those and the pin holds only the new ones, in entry order; all of them is refused', async () => {
+    const store = await compactedStore();
+    const host = new Host(new OpenTape(store));
+    const c = new InspectorController(inspectorSource(store, 'Workspace tape', false), host, { sessionId: S });
+    const first = await ask(c, host, 1, 8, { kind: 'pin', entryIds: [7, 5] });
+    assert.ok(first.type === 'reply' && first.ok, JSON.stringify(first));
+    assert.strictEqual(
+      z.parse(inspectorRequests.amendCompaction.reply, first.result).message,
+      'Pinned entries #5, #7 to the compaction #8 (entry #10): later requests include it after the summary.',
+    );
+    const some = await ask(c, host, 2, 8, { kind: 'pin', entryIds: [7, 3, 7] });
+    assert.ok(some.type === 'reply' && some.ok, JSON.stringify(some));
+    assert.strictEqual(
+      z.parse(inspectorRequests.amendCompaction.reply, some.result).message,
+      'Pinned entry #3 to the compaction #8 (entry #11): later requests include it after the summary. Entry #7 was already pinned.',
+    );
+    assert.deepStrictEqual(
+      store
+        .entries(S)
+        .slice(9)
+        .map((e) => e.payload.data),
+      [
+        { anchorEntryId: 8, entryIds: [5, 7] },
+        { anchorEntryId: 8, entryIds: [3] },
+      ],
+    );
+    const all = await ask(c, host, 3, 8, { kind: 'pin', entryIds: [5, 3] });
+    assert.ok(all.type === 'reply' && !all.ok);
+    assert.strictEqual(all.error, 'entries 3, 5 are already pinned');
+    const event = await ask(c, host, 4, 8, { kind: 'pin', entryIds: [1] });
+    assert.ok(event.type === 'reply' && !event.ok);
+    assert.strictEqual(event.error, 'entry 1 is a session/start anchor; only messages, tool calls, tool results and errors can be pinned');
+    assert.strictEqual(store.headEntryId(S), 11, 'nothing was appended');
+    c.dispose();
+  });
+
   it('a stale anchor, an invalid pin and a read-only tape are refused with a reason, and nothing is written', async () => {
     const store = await compactedStore();
     await new OpenTape(store).session(S).amendCompaction({ kind: 'undo' }, 8);

@@ -12,7 +12,7 @@ import { auditCompaction } from '../../../src/tape/compactionAudit';
 import { CompactionAmendError } from '../../../src/tape/compactionAmendment';
 import { contextFrom, type ContextResult } from '../../../src/tape/context';
 import { assembleFromCache, BUILDER_BEFORE_AMENDMENTS } from '../../../src/tape/contextAssembly';
-import { PIN_EVENT, type Entry } from '../../../src/tape/entry';
+import { PIN_EVENT, SUMMARY_EDIT_EVENT, validateNewEntry, type Entry } from '../../../src/tape/entry';
 import { FoldCache } from '../../../src/tape/foldCache';
 import { viewAssembledEntry } from '../../../src/tape/manifest';
 import { assistant, demoStore, user } from '../agent/tapeToolPort/fixture';
@@ -144,6 +144,84 @@ describe('amending a compaction (pin, edit, undo), by appending', () => {
     await refused({ kind: 'drop table' }, 'invalid', /not an amendment/);
     await session.handoff('next', 'go on');
     await refused({ kind: 'undo' }, 'no_compaction', /the anchor in force is handoff\/next at entry 11, not a compaction/);
+  });
+
+  const refusedPin = async (amendment: unknown, message: RegExp): Promise<void> => {
+    const before = rows(store);
+    await assert.rejects(
+      session.amendCompaction(amendment),
+      (e: unknown) => e instanceof CompactionAmendError && e.code === 'invalid' && message.test(e.message),
+    );
+    assert.strictEqual(rows(store), before);
+  };
+
+  it('a pin names conversation only: the session start, the system prompt, an earlier compaction or an event is refused by name', async () => {
+    await store.append('s1', { kind: 'event', name: 'provider/attempt', payload: { name: 'provider/attempt', data: { attempt: 1 } } });
+    await store.append('s1', { kind: 'error', name: 'error/provider', payload: { kind: 'provider', message: 'HTTP 503 from the model' } });
+    const second = await session.compact(new ScriptedModel([[{ text: 'second summary' }]], MODEL), signal);
+    assert.ok('anchor' in second && second.anchor.entryId === 13, JSON.stringify(second));
+    const only = 'only messages, tool calls, tool results and errors can be pinned';
+    await refusedPin({ kind: 'pin', entryIds: [1] }, new RegExp(`^entry 1 is a session/start anchor; ${only}$`));
+    await refusedPin({ kind: 'pin', entryIds: [2] }, new RegExp(`^entry 2 is a system/prompt system entry; ${only}$`));
+    await refusedPin({ kind: 'pin', entryIds: [6, 8] }, new RegExp(`^entry 8 is a compaction/manual anchor; ${only}$`));
+    await refusedPin({ kind: 'pin', entryIds: [11] }, new RegExp(`^entry 11 is a provider/attempt event; ${only}$`));
+
+    const receipt = await session.amendCompaction({ kind: 'pin', entryIds: [12, 5, 9] });
+    assert.deepStrictEqual(receipt.entry.payload.data, { anchorEntryId: 13, entryIds: [5, 9, 12] });
+    assert.deepStrictEqual(
+      contextOf(store)
+        .messages.filter((m) => m.pinned)
+        .map((m) => m.content.split('\n')[0]),
+      [
+        '[Pinned by the user: entry 5 (tool_call read_file), from before the checkpoint]',
+        '[Pinned by the user: entry 9 (message message/user), from before the checkpoint]',
+        '[Pinned by the user: entry 12 (error error/provider), from before the checkpoint]',
+      ],
+    );
+  });
+
+  it('an entry already pinned is not pinned again: all of them refused, some of them left out of the pin (the receipt names them), repeats once', async () => {
+    await session.amendCompaction({ kind: 'pin', entryIds: [6], facts: [{ kind: 'path', value: 'src/db.ts' }] });
+    await refusedPin({ kind: 'pin', entryIds: [6] }, /^entry 6 is already pinned$/);
+    await refusedPin({ kind: 'pin', entryIds: [6, 6] }, /^entry 6 is already pinned$/);
+    await refusedPin({ kind: 'pin', facts: [{ kind: 'path', value: 'src/db.ts' }] }, /^the fact is already pinned$/);
+    await refusedPin({ kind: 'pin', entryIds: [6], facts: [{ kind: 'path', value: 'src/db.ts' }] }, /^entry 6 and the fact are already pinned$/);
+
+    const some = await session.amendCompaction({ kind: 'pin', entryIds: [6, 4, 6, 4] });
+    assert.deepStrictEqual([some.entry.payload.data, some.alreadyPinned], [{ anchorEntryId: 8, entryIds: [4] }, [6]]);
+    const facts = await session.amendCompaction({ kind: 'pin', entryIds: [4, 6], facts: [{ kind: 'command', value: 'npm test' }] });
+    assert.deepStrictEqual([facts.entry.payload.data, facts.alreadyPinned], [{ anchorEntryId: 8, facts: [{ kind: 'command', value: 'npm test' }] }, [4, 6]]);
+    await refusedPin({ kind: 'pin', entryIds: [4, 6] }, /^entries 4, 6 are already pinned$/);
+    assert.deepStrictEqual(
+      contextOf(store)
+        .messages.filter((m) => m.pinned)
+        .map((m) => m.entryId),
+      [null, 6, 4],
+    );
+  });
+
+  it('a pin written before entry order was settled keeps its order: the builder lays out a pin as written, so recorded requests rebuild', async () => {
+    await store.append('s1', { kind: 'event', name: PIN_EVENT, payload: { name: PIN_EVENT, data: { anchorEntryId: 8, entryIds: [6, 4] } } });
+    assert.deepStrictEqual(
+      contextOf(store)
+        .messages.filter((m) => m.pinned)
+        .map((m) => m.entryId),
+      [6, 4],
+    );
+  });
+
+  it('an edited summary is bounded in characters a person counts (code points), with a plain reason', async () => {
+    const emoji = '\u{1F600}'.repeat(40_000);
+    assert.strictEqual(emoji.length, 80_000);
+    const receipt = await session.amendCompaction({ kind: 'edit', summary: emoji });
+    assert.strictEqual(receipt.entry.payload.data && (receipt.entry.payload.data as { summary: string }).summary, emoji);
+    assert.match(contextOf(store).messages[1].content, /\u{1F600}{40000}$/u);
+    const atBound = '\u{1F600}'.repeat(65_536);
+    assert.doesNotThrow(() =>
+      validateNewEntry({ kind: 'event', name: SUMMARY_EDIT_EVENT, payload: { name: SUMMARY_EDIT_EVENT, data: { anchorEntryId: 8, summary: atBound } } }),
+    );
+    await refusedPin({ kind: 'edit', summary: 'x'.repeat(70_000) }, /^the summary is 70,000 characters; at most 65,536$/);
+    await refusedPin({ kind: 'edit', summary: `${atBound}!` }, /^the summary is 65,537 characters; at most 65,536$/);
   });
 
   it('a pin from a hostile file naming entries the view lacks, or later ones, is skipped, not a failure', async () => {
