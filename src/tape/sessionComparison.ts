@@ -1,4 +1,4 @@
-import { isSessionStart, textOf, type Entry } from './entry';
+import { isSessionStart, pinData, PIN_EVENT, SUMMARY_EDIT_EVENT, summaryEditData, textOf, UNDO_EVENT, undoData, type Entry } from './entry';
 import type { EffectiveView } from './fold';
 import { jsonEqual } from './jsonEqual';
 import { VIEW_ASSEMBLED } from './manifest';
@@ -27,7 +27,11 @@ export interface ComparedSession {
 export type ComparedItem =
   | { kind: 'message'; entryId: number; role: string; status: string; firstLine: string }
   | { kind: 'tool_call'; entryId: number; name: string; input: string }
-  | { kind: 'tool_result'; entryId: number; name: string | null; status: string };
+  | { kind: 'tool_result'; entryId: number; name: string | null; status: string }
+  /** A `compaction/pin`: the entries it names and its facts (`kind: value`, each on one line, cut at 120 characters). */
+  | { kind: 'compaction_pin'; entryId: number; anchorEntryId: number; entryIds: number[]; facts: string[] }
+  | { kind: 'compaction_summary_edit'; entryId: number; anchorEntryId: number; firstLine: string }
+  | { kind: 'compaction_undo'; entryId: number; anchorEntryId: number; reason: string | null };
 
 export interface TokenTotals {
   inputTokens: number;
@@ -35,10 +39,17 @@ export interface TokenTotals {
   cachedTokens: number;
 }
 
+/**
+ * Where a side's segment starts: at a `turn/start`, or, on a side whose remainder has none (a
+ * session ingested from another agent), at a user message; null for the entries before the first.
+ */
+export type SegmentStart = 'turn_start' | 'user_message' | null;
+
 /** One side of one aligned turn. */
 export interface TurnSide {
-  /** Null for the entries after the divergence that come before the side's first `turn/start`. */
+  /** The `turn/start`'s turn id; null for a segment that does not start at one. */
   turnId: string | null;
+  startsAt: SegmentStart;
   fromEntryId: number;
   toEntryId: number;
   items: ComparedItem[];
@@ -73,7 +84,8 @@ export interface SessionComparison {
   totals: { a: SideTotals; b: SideTotals };
 }
 
-const LINE_MAX = 120;
+/** How long an item's text may be on its line, here and in the text rendering. */
+export const LINE_MAX = 120;
 
 /**
  * Whether position i of both views is the same entry. With origins, by where it is stored, so a
@@ -115,6 +127,37 @@ function effectiveIds(view: EffectiveView | undefined): Set<number> | null {
   return new Set([...view.messages, ...view.toolCalls, ...view.toolResults].map((f) => f.entryId));
 }
 
+/** An amendment as an item; one whose data does not parse (another agent's, a hand-edited tape) is not listed. */
+function amendmentItemOf(entry: Entry): ComparedItem | null {
+  const data = entry.payload.data;
+  const { entryId } = entry;
+  switch (entry.name) {
+    case PIN_EVENT: {
+      const d = pinData.safeParse(data);
+      if (!d.success) return null;
+      const facts = (d.data.facts ?? []).map((f) => oneLine(`${f.kind}: ${f.value}`, LINE_MAX));
+      return { kind: 'compaction_pin', entryId, anchorEntryId: d.data.anchorEntryId, entryIds: d.data.entryIds ?? [], facts };
+    }
+    case SUMMARY_EDIT_EVENT: {
+      const d = summaryEditData.safeParse(data);
+      return d.success ? { kind: 'compaction_summary_edit', entryId, anchorEntryId: d.data.anchorEntryId, firstLine: firstLineOf(d.data.summary) } : null;
+    }
+    case UNDO_EVENT: {
+      const d = undoData.safeParse(data);
+      return d.success
+        ? {
+            kind: 'compaction_undo',
+            entryId,
+            anchorEntryId: d.data.anchorEntryId,
+            reason: d.data.reason === undefined ? null : oneLine(d.data.reason, LINE_MAX),
+          }
+        : null;
+    }
+    default:
+      return null;
+  }
+}
+
 function itemOf(entry: Entry, toolNames: ReadonlyMap<string, string>): ComparedItem | null {
   const p = entry.payload;
   switch (entry.kind) {
@@ -124,6 +167,8 @@ function itemOf(entry: Entry, toolNames: ReadonlyMap<string, string>): ComparedI
       return { kind: 'tool_call', entryId: entry.entryId, name: entry.name, input: oneLine(textOf(p.input ?? null), LINE_MAX) };
     case 'tool_result':
       return { kind: 'tool_result', entryId: entry.entryId, name: toolNames.get(String(p.toolCallId)) ?? null, status: String(p.status) };
+    case 'event':
+      return amendmentItemOf(entry);
     default:
       return null;
   }
@@ -152,12 +197,32 @@ function countsOf(entries: readonly Entry[], effective: ReadonlySet<number> | nu
   return c;
 }
 
-/** The remainder cut at each `turn/start`; what comes before the first one is a segment with no turn id. */
-function segmentsOf(remainder: readonly Entry[]): { turnId: string | null; entries: Entry[] }[] {
-  const segments: { turnId: string | null; entries: Entry[] }[] = [];
+interface Segment {
+  turnId: string | null;
+  startsAt: SegmentStart;
+  entries: Entry[];
+}
+
+const isTurnStart = (e: Entry): boolean => e.kind === 'event' && e.name === TURN_START;
+
+/**
+ * The remainder cut at each `turn/start`. Another agent's session records no turns, so one whose
+ * remainder has none is cut at each user message listed instead (with a view, an effective one: a
+ * superseded draft starts no row), so each prompt faces a prompt. What comes before the first cut is
+ * a segment that starts at nothing.
+ */
+function segmentsOf(remainder: readonly Entry[], effective: ReadonlySet<number> | null): Segment[] {
+  const byTurns = remainder.some(isTurnStart);
+  const startOf = (e: Entry): SegmentStart => {
+    if (byTurns) return isTurnStart(e) ? 'turn_start' : null;
+    const prompt = e.kind === 'message' && e.payload.role === 'user' && (effective === null || effective.has(e.entryId));
+    return prompt ? 'user_message' : null;
+  };
+  const segments: Segment[] = [];
   for (const e of remainder) {
-    if (e.kind === 'event' && e.name === TURN_START) segments.push({ turnId: turnIdOf(e), entries: [e] });
-    else if (segments.length === 0) segments.push({ turnId: null, entries: [e] });
+    const startsAt = startOf(e);
+    if (startsAt !== null) segments.push({ turnId: startsAt === 'turn_start' ? turnIdOf(e) : null, startsAt, entries: [e] });
+    else if (segments.length === 0) segments.push({ turnId: null, startsAt: null, entries: [e] });
     else segments[segments.length - 1].entries.push(e);
   }
   return segments;
@@ -169,7 +234,7 @@ function sideOf(session: ComparedSession, sharedPrefix: number): { turns: TurnSi
   const effective = effectiveIds(session.view);
   const changes = turnChanges(session.entries);
   const remainder = session.entries.slice(sharedPrefix);
-  const turns = segmentsOf(remainder).map(({ turnId, entries }): TurnSide => {
+  const turns = segmentsOf(remainder, effective).map(({ turnId, startsAt, entries }): TurnSide => {
     const items: ComparedItem[] = [];
     for (const e of entries) {
       if (effective !== null && (e.kind === 'message' || e.kind === 'tool_call' || e.kind === 'tool_result') && !effective.has(e.entryId)) continue;
@@ -179,6 +244,7 @@ function sideOf(session: ComparedSession, sharedPrefix: number): { turns: TurnSi
     const change = turnId === null ? undefined : changes.get(turnId);
     return {
       turnId,
+      startsAt,
       fromEntryId: entries[0].entryId,
       toEntryId: entries[entries.length - 1].entryId,
       items,
@@ -206,13 +272,18 @@ function totalsOf(entries: readonly Entry[], turns: readonly TurnSide[], effecti
  * - `shared`: `{entries, requests, tokens: {inputTokens, outputTokens, cachedTokens}, toolCalls,
  *   filesChanged}` of the shared positions;
  * - `turns`: the remainders aligned, row k holding the k-th turn after the divergence of each side
- *   (`{turnId, fromEntryId, toEntryId, items, requests, tokens, toolCalls, files, filesOmitted}`,
- *   or null where that side has fewer); entries before either side's first `turn/start` make a first
- *   row (its sides' `turnId` null, or a side null when that side has none), so turn 1 stays beside
- *   turn 1 and sessions without turns are compared item by item in that one row.
+ *   (`{turnId, startsAt, fromEntryId, toEntryId, items, requests, tokens, toolCalls, files,
+ *   filesOmitted}`, or null where that side has fewer). A side is cut at its `turn/start`s
+ *   (`startsAt: "turn_start"`), or, when its remainder has none (a session ingested from another
+ *   agent), at its user messages (`"user_message"`, `turnId` null); each side by its own rule.
+ *   Entries before either side's first cut make a first row (`startsAt` null, or a side null when
+ *   that side has none), so turn 1 stays beside turn 1.
  *   Items are `{kind: "message", entryId, role, status, firstLine}`, `{kind: "tool_call", entryId,
- *   name, input}` (input on one line, cut at 120 characters) and `{kind: "tool_result", entryId,
- *   name, status}`; `files` is the turn's `turn_end` checkpoint's list, null without checkpoints;
+ *   name, input}` (input on one line, cut at 120 characters), `{kind: "tool_result", entryId,
+ *   name, status}`, and the amendments of a compaction: `{kind: "compaction_pin", entryId,
+ *   anchorEntryId, entryIds, facts}`, `{kind: "compaction_summary_edit", entryId, anchorEntryId,
+ *   firstLine}` (of the new summary), `{kind: "compaction_undo", entryId, anchorEntryId, reason}`;
+ *   `files` is the turn's `turn_end` checkpoint's list, null without checkpoints;
  * - `totals.a`, `totals.b`: the same totals as `shared`, of each remainder.
  * Tokens are summed over `provider/attempt` events (retries included), requests count
  * `view/assembled` events.
@@ -221,9 +292,9 @@ export function compareSessions(a: ComparedSession, b: ComparedSession): Session
   const sharedPrefix = sharedPrefixOf(a, b);
   const sideA = sideOf(a, sharedPrefix);
   const sideB = sideOf(b, sharedPrefix);
-  // The entries before a side's first turn/start face the other side's, or nothing: turn 1 stays beside turn 1.
-  const leading = (t: TurnSide[]) => (t.length > 0 && t[0].turnId === null ? [t[0]] : [null]);
-  const rest = (t: TurnSide[]) => (t.length > 0 && t[0].turnId === null ? t.slice(1) : t);
+  // The entries before a side's first cut face the other side's, or nothing: turn 1 stays beside turn 1.
+  const leading = (t: TurnSide[]) => (t.length > 0 && t[0].startsAt === null ? [t[0]] : [null]);
+  const rest = (t: TurnSide[]) => (t.length > 0 && t[0].startsAt === null ? t.slice(1) : t);
   const turns: SessionComparison['turns'] = [];
   const [la] = leading(sideA.turns);
   const [lb] = leading(sideB.turns);

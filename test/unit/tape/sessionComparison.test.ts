@@ -3,6 +3,7 @@ import type { Entry, NewEntry } from '../../../src/tape/entry';
 import { foldAll, foldRowOf } from '../../../src/tape/fold';
 import { compareSessions, type ComparedSession } from '../../../src/tape/sessionComparison';
 import { checkpointEntry } from '../../../src/tape/workspaceCheckpoint';
+import { TapeBuilder } from './tapeBuilder';
 
 const start: NewEntry = { kind: 'anchor', name: 'session/start', payload: { name: 'session/start', state: {} } };
 const say = (messageId: string, role: 'user' | 'assistant', orderSeq: number, content: string, turnId?: string): NewEntry => ({
@@ -104,11 +105,13 @@ describe('compareSessions', () => {
       { sessionId: 'y', entries: y, origin: (entryId) => ({ sessionId: 'y', entryId }) },
     );
     assert.strictEqual(r.sharedPrefix, 0);
-    // No turns on either side: one row, item beside item.
-    assert.strictEqual(r.turns.length, 1);
+    // No turns on either side: session/start before the first prompt, then the prompt beside the prompt.
     assert.deepStrictEqual(
-      r.turns[0].a?.items.map((i) => i.kind),
-      ['message'],
+      r.turns.map((t) => [t.a?.startsAt, t.a?.items.map((i) => i.kind), t.b?.startsAt]),
+      [
+        [null, [], null],
+        ['user_message', ['message'], 'user_message'],
+      ],
     );
     assert.strictEqual(r.totals.a.entries, 2);
   });
@@ -175,6 +178,7 @@ describe('compareSessions', () => {
       { ...first.a, items: undefined },
       {
         turnId: 'ta1',
+        startsAt: 'turn_start',
         fromEntryId: 7,
         toEntryId: 16,
         items: undefined,
@@ -219,11 +223,110 @@ describe('compareSessions', () => {
     ]);
     const view = foldAll(entries.map(foldRowOf), { includePending: false });
     const r = compareSessions({ sessionId: 'x', entries, view }, { sessionId: 'y', entries: session('y', [start]) });
+    // The superseded draft starts no row: session/start and the draft lead, the effective revision is the prompt.
     assert.deepStrictEqual(
-      r.turns[0].a?.items.map((i) => (i.kind === 'message' ? i.firstLine : '')),
-      ['final'],
+      r.turns.map((t) => [t.a?.fromEntryId, t.a?.items.map((i) => (i.kind === 'message' ? i.firstLine : ''))]),
+      [
+        [1, []],
+        [3, ['final']],
+      ],
     );
-    assert.strictEqual(r.turns[0].a?.toolCalls, 0);
+    assert.strictEqual(r.turns[1].a?.toolCalls, 0);
     assert.strictEqual(compareSessions({ sessionId: 'x', entries }, { sessionId: 'y', entries: [] }).totals.a.toolCalls, 1);
+  });
+
+  /** A session as another agent's ingest writes it: messages, tool calls and results, anchors and events, no turn/start. */
+  const ingested = (sessionId: string, prompts: string[]): TapeBuilder => {
+    const t = new TapeBuilder(sessionId);
+    t.anchor('session/start', { ingestedFrom: 'claude-code' });
+    t.event('claude/meta', { cwd: '/w' });
+    prompts.forEach((ask, k) => {
+      t.user(`u${k}`, ask);
+      t.call(`a${k}`, `c${k}`, 'read_file', { path: 'a.txt' });
+      t.result(`a${k}`, `c${k}`, 'read_file', 'x');
+      t.assistant(`a${k}`, `answer to ${ask}`);
+    });
+    return t;
+  };
+  const rowsOf = (r: ReturnType<typeof compareSessions>) =>
+    r.turns.map((t) =>
+      [t.a, t.b].map((side) =>
+        side === null
+          ? null
+          : [side.startsAt, side.fromEntryId, side.toEntryId, side.items.map((i) => (i.kind === 'message' ? `${i.role}: ${i.firstLine}` : i.kind))],
+      ),
+    );
+
+  it('cuts a session without turn/start (ingested from another agent) at each user message, so each prompt faces a prompt', () => {
+    const a = ingested('claude:a', ['Which walrus?', 'Why?']);
+    const b = ingested('claude:b', ['Which walrus?', 'How?', 'And then?']);
+    const r = compareSessions({ sessionId: 'claude:a', entries: a.entries }, { sessionId: 'claude:b', entries: b.entries });
+    assert.strictEqual(r.sharedPrefix, 0);
+    const prompt = (from: number, ask: string) => ['user_message', from, from + 3, [`user: ${ask}`, 'tool_call', 'tool_result', `assistant: answer to ${ask}`]];
+    assert.deepStrictEqual(rowsOf(r), [
+      [
+        [null, 1, 2, []],
+        [null, 1, 2, []],
+      ],
+      [prompt(3, 'Which walrus?'), prompt(3, 'Which walrus?')],
+      [prompt(7, 'Why?'), prompt(7, 'How?')],
+      [null, prompt(11, 'And then?')],
+    ]);
+    assert.ok(r.turns.every((t) => t.a?.turnId === undefined || t.a.turnId === null));
+    assert.deepStrictEqual([r.turns[1].a?.toolCalls, r.totals.a.toolCalls, r.totals.b.toolCalls], [1, 2, 3]);
+  });
+
+  it('cuts each side by its own rule when only one has turn/start', () => {
+    const own = session('s1', [start, ...turn('t1', 1, 'Which walrus?', [10, 1, 0]), ...turn('t2', 3, 'Why?', [20, 2, 0])]);
+    const other = ingested('codex:x', ['Which walrus?']);
+    const r = compareSessions({ sessionId: 's1', entries: own }, { sessionId: 'codex:x', entries: other.entries });
+    assert.deepStrictEqual(
+      r.turns.map((t) => [t.a === null ? '-' : t.a.startsAt, t.a?.turnId ?? '-', t.b === null ? '-' : t.b.startsAt, t.b?.fromEntryId ?? '-']),
+      [
+        // s1's session/start precedes its first turn/start; codex:x's start and meta event precede its first prompt.
+        [null, '-', null, 1],
+        ['turn_start', 't1', 'user_message', 3],
+        ['turn_start', 't2', '-', '-'],
+      ],
+    );
+    // In the agent's own session the user message stays inside its turn: no row of its own.
+    assert.deepStrictEqual(
+      r.turns[1].a?.items.map((i) => i.kind),
+      ['message', 'message'],
+    );
+  });
+
+  it('lists the amendments of a compaction (pin, summary edit, undo) as items of the row they are in', () => {
+    const base = (sessionId: string): TapeBuilder => {
+      const t = new TapeBuilder(sessionId);
+      t.anchor('session/start');
+      t.user('u1', 'Which walrus?');
+      t.assistant('a1', 'The big one.');
+      t.anchor('compaction/manual', { summary: 'The user asked about a walrus.', cursorOrderSeq: 2 }); // #4
+      return t;
+    };
+    const a = base('a');
+    a.user('u2', 'Go on');
+    a.event('compaction/pin', { anchorEntryId: 4, entryIds: [3, 2], facts: [{ kind: 'decision', value: 'the big\nwalrus' }] });
+    a.event('compaction/summary-edit', { anchorEntryId: 4, summary: '\nThe user asked which walrus.\nMore.' });
+    const b = base('b');
+    b.user('u2', 'Go on');
+    b.event('compaction/undo', { anchorEntryId: 4, reason: 'lost the\nanswer' });
+    b.event('compaction/undo', { anchorEntryId: 4 });
+    // A malformed amendment (a hand-edited tape) is not listed; the store would have refused it.
+    b.entries.push({ ...b.entries[b.entries.length - 1], entryId: 8, payload: { name: 'compaction/pin', data: { anchorEntryId: 'x' } } });
+    const origin = (id: string) => (entryId: number) => ({ sessionId: entryId <= 4 ? 'base' : id, entryId });
+    const r = compareSessions({ sessionId: 'a', entries: a.entries, origin: origin('a') }, { sessionId: 'b', entries: b.entries, origin: origin('b') });
+    assert.strictEqual(r.sharedPrefix, 4);
+    assert.strictEqual(r.turns.length, 1);
+    assert.deepStrictEqual(r.turns[0].a?.items.slice(1), [
+      { kind: 'compaction_pin', entryId: 6, anchorEntryId: 4, entryIds: [3, 2], facts: ['decision: the big walrus'] },
+      { kind: 'compaction_summary_edit', entryId: 7, anchorEntryId: 4, firstLine: 'The user asked which walrus.' },
+    ]);
+    assert.deepStrictEqual(r.turns[0].b?.items.slice(1), [
+      { kind: 'compaction_undo', entryId: 6, anchorEntryId: 4, reason: 'lost the answer' },
+      { kind: 'compaction_undo', entryId: 7, anchorEntryId: 4, reason: null },
+    ]);
+    assert.strictEqual(r.turns[0].b?.toEntryId, 8);
   });
 });

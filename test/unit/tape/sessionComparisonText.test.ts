@@ -2,6 +2,7 @@ import * as assert from 'assert';
 import type { Entry, NewEntry } from '../../../src/tape/entry';
 import { compareSessions } from '../../../src/tape/sessionComparison';
 import { sessionComparisonText } from '../../../src/tape/sessionComparisonText';
+import { TapeBuilder } from './tapeBuilder';
 
 const start: NewEntry = { kind: 'anchor', name: 'session/start', payload: { name: 'session/start', state: {} } };
 const say = (messageId: string, role: 'user' | 'assistant', orderSeq: number, content: string, turnId: string): NewEntry => ({
@@ -62,6 +63,60 @@ describe('sessionComparisonText', () => {
         '    #15 assistant: answer to How?',
         'total A A: 7 entries, 1 requests, 200 in, 20 out, 50 cached tokens, 1 tool calls, 0 files changed',
         'total B B: 7 entries, 1 requests, 30 in, 3 out, 0 cached tokens, 1 tool calls, 0 files changed',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('says two unrelated sessions share no entry, not "the same up to entry 0"', () => {
+    const x = entries('x', [start, ...turn('t1', 1, 'Hi', [1, 1, 0])]);
+    const y = entries('y', [start, ...turn('t1', 1, 'Hi', [1, 1, 0])]);
+    const [first] = sessionComparisonText('x', 'y', compareSessions({ sessionId: 'x', entries: x }, { sessionId: 'y', entries: y })).split('\n');
+    assert.strictEqual(first, 'shared prefix: none (the sessions share no entry)');
+  });
+
+  it('labels the rows of sessions without turns by the user message that starts them, and prints amendments one line each', () => {
+    const side = (sessionId: string): TapeBuilder => {
+      const t = new TapeBuilder(sessionId);
+      t.anchor('session/start');
+      t.user('u1', 'Which walrus?');
+      t.anchor('compaction/manual', { summary: 'A walrus.', cursorOrderSeq: 1 }); // #3
+      t.user('u2', 'Go on');
+      return t;
+    };
+    const a = side('claude:a');
+    a.event('compaction/pin', { anchorEntryId: 3, entryIds: [2], facts: [{ kind: 'decision', value: 'big' }] });
+    a.event('compaction/summary-edit', { anchorEntryId: 3, summary: 'Which walrus: the big one.' });
+    a.event('compaction/pin', { anchorEntryId: 3, entryIds: [2, 1] });
+    const b = side('claude:b');
+    b.event('compaction/undo', { anchorEntryId: 3 });
+    b.event('compaction/undo', { anchorEntryId: 3, reason: 'too short' });
+    const text = sessionComparisonText('A', 'B', compareSessions({ sessionId: 'A', entries: a.entries }, { sessionId: 'B', entries: b.entries }));
+    assert.strictEqual(
+      text,
+      [
+        'shared prefix: none (the sessions share no entry)',
+        'A A at #7, B B at #6',
+        'before any turn',
+        '  A: #1-#1, 0 requests, 0 in, 0 out, 0 cached tokens, 0 tool calls',
+        '  B: #1-#1, 0 requests, 0 in, 0 out, 0 cached tokens, 0 tool calls',
+        'turn 1 (A user message #2, B user message #2)',
+        '  A: #2-#3, 0 requests, 0 in, 0 out, 0 cached tokens, 0 tool calls',
+        '    #2 user: Which walrus?',
+        '  B: #2-#3, 0 requests, 0 in, 0 out, 0 cached tokens, 0 tool calls',
+        '    #2 user: Which walrus?',
+        'turn 2 (A user message #4, B user message #4)',
+        '  A: #4-#7, 0 requests, 0 in, 0 out, 0 cached tokens, 0 tool calls',
+        '    #4 user: Go on',
+        '    #5 pinned entry 2 and 1 fact to compaction #3: decision: big',
+        '    #6 edited the summary of compaction #3: Which walrus: the big one.',
+        '    #7 pinned entries 2, 1 to compaction #3',
+        '  B: #4-#6, 0 requests, 0 in, 0 out, 0 cached tokens, 0 tool calls',
+        '    #4 user: Go on',
+        '    #5 undid compaction #3',
+        '    #6 undid compaction #3: too short',
+        'total A A: 7 entries, 0 requests, 0 in, 0 out, 0 cached tokens, 0 tool calls, 0 files changed',
+        'total B B: 6 entries, 0 requests, 0 in, 0 out, 0 cached tokens, 0 tool calls, 0 files changed',
         '',
       ].join('\n'),
     );
