@@ -9,6 +9,7 @@ import {
   createdAtOf,
   eventEntry,
   otherSession,
+  sessionMetaEntry,
   sourceKey,
   subagentLinkEntry,
   uuidOfName,
@@ -19,6 +20,7 @@ import {
   type TranscriptMapper,
 } from './format';
 import type { SourceLine } from './transcriptLines';
+import { promptLine } from './agentDiscovery';
 import { companionDirOf } from './transcriptFiles';
 
 /**
@@ -28,6 +30,9 @@ import { companionDirOf } from './transcriptFiles';
  */
 
 const THINKING_EVENT = 'claude-code/thinking';
+const META_EVENT = 'claude-code/meta';
+/** User records Claude Code writes itself: a background task's notice, an interruption's note, a local command's output. */
+const WRITTEN_BY_CLAUDE_CODE = /^\s*(?:<task-notification>|<local-command-std(?:out|err)>|\[Request interrupted by user)/;
 
 const block = z.looseObject({ type: z.string() });
 const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -47,6 +52,7 @@ const record = z.looseObject({
   uuid: z.string().min(1).optional(),
   sessionId: z.string().min(1).optional(),
   timestamp: z.string().optional(),
+  cwd: z.string().optional(),
   subtype: z.string().optional(),
   isMeta: z.boolean().optional(),
   isCompactSummary: z.boolean().optional(),
@@ -127,7 +133,16 @@ class SessionMapper {
   private readonly orderSeqOf = new Map<string, number>();
   private model = 'unknown';
 
-  constructor(readonly sessionId: string) {}
+  private cwd: string | undefined;
+  private firstPrompt: string | undefined;
+  /** The session/meta is written once: with the model of the first answer and the first prompt as its title. */
+  private metaWritten = false;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly source: string,
+    private readonly parentSessionId?: string,
+  ) {}
 
   /**
    * `agents` are the subagents to link, each with the Task call that started it when known: the
@@ -160,7 +175,10 @@ class SessionMapper {
     }
     const callToAgent = new Map([...agents].flatMap(([agentId, callId]) => (callId === undefined ? [] : [[callId, agentId] as const])));
     const linked = new Set<string>();
-    for (const { rec } of lines) this.lastTimestamp = rec.timestamp ?? this.lastTimestamp;
+    for (const { rec } of lines) {
+      this.lastTimestamp = rec.timestamp ?? this.lastTimestamp;
+      this.cwd ??= rec.cwd;
+    }
     // A link is written at its spawning call's time (the source's, not the import's).
     const link = (agentId: string, call?: { toolCallId: string; messageId: string }): NewEntry => {
       linked.add(agentId);
@@ -183,6 +201,19 @@ class SessionMapper {
         const g = this.groups.get(messageId);
         this.model = g?.model ?? this.model;
         if (g?.firstLine === lineNo) out.push(...this.messageEntries(g));
+        // At the first answer, where a whole read and a read as the file grows both put it.
+        if (!this.metaWritten && this.model !== 'unknown') {
+          this.metaWritten = true;
+          const meta = {
+            agent: 'claude-code' as const,
+            model: this.model,
+            cwd: this.cwd,
+            source: this.source,
+            title: this.firstPrompt,
+            parentSessionId: this.parentSessionId,
+          };
+          out.push(sessionMetaEntry(sessionId, meta, rec.timestamp));
+        }
         blocksOf(rec).forEach((b, i) => {
           const use = toolUseBlock.safeParse(b);
           if (use.success) {
@@ -228,8 +259,12 @@ class SessionMapper {
         const userText = typeof content === 'string' ? content : texts(blocksOf(rec)).join('\n\n');
         if (userText !== '') {
           // Meta records (command caveats, injected context) are not what the person typed.
-          if (rec.isMeta) out.push(eventEntry('claude-code/meta', sourceKey(sessionId, 'meta', uuid), { content: userText }, rec.timestamp));
-          else
+          if (rec.isMeta) out.push(eventEntry(META_EVENT, sourceKey(sessionId, 'meta', uuid), { content: userText }, rec.timestamp));
+          // Nor what Claude Code writes as the person without marking it (keyed as the message it was read as before).
+          else if (WRITTEN_BY_CLAUDE_CODE.test(userText))
+            out.push(eventEntry(META_EVENT, sourceKey(sessionId, 'message', uuid), { content: userText }, rec.timestamp));
+          else {
+            this.firstPrompt ??= promptLine(userText);
             out.push({
               kind: 'message',
               name: 'message/user',
@@ -237,6 +272,7 @@ class SessionMapper {
               payload: { messageId: uuid, role: 'user', status: 'sent', orderSeq: lineNo, content: userText },
               ...at,
             });
+          }
         }
         for (const b of blocksOf(rec)) {
           const result = toolResultBlock.safeParse(b);
@@ -377,7 +413,8 @@ export const claudeCode: TranscriptFormat = {
         const skipped: Record<string, number> = {};
         if (own === null) {
           const id = ownIdOf(file, main);
-          own = { id, session: new SessionMapper(`claude-code:${id}${ownAgent === null ? '' : `/agent-${ownAgent}`}`) };
+          const parent = `claude-code:${id}`;
+          own = { id, session: ownAgent === null ? new SessionMapper(parent, file) : new SessionMapper(`${parent}/agent-${ownAgent}`, file, parent) };
         }
         const { id: ownId, session } = own;
         const lines = parsedLines({ file, lines: main }, ownId, skipped);
@@ -386,7 +423,7 @@ export const claudeCode: TranscriptFormat = {
           const agentId = agentIdOf(c.file);
           if (agentId === null) return [];
           let child = children.get(agentId);
-          if (child === undefined) children.set(agentId, (child = new SessionMapper(`${session.sessionId}/agent-${agentId}`)));
+          if (child === undefined) children.set(agentId, (child = new SessionMapper(`${session.sessionId}/agent-${agentId}`, c.file, session.sessionId)));
           return [{ agentId, child, lines: parsedLines(c, ownId, skipped) }];
         });
         const agents = new Map([...children.keys()].map((agentId) => [agentId, taskCalls.get(agentId)] as const));

@@ -12,6 +12,7 @@ const usage = (input: number, output: number, cacheRead: number, cacheCreation: 
   cache_creation_input_tokens: cacheCreation,
 });
 const base = (uuid: string, i: number, extra: object = {}) => ({
+  cwd: '/w',
   uuid,
   parentUuid: null,
   sessionId: CC_SESSION,
@@ -19,7 +20,11 @@ const base = (uuid: string, i: number, extra: object = {}) => ({
   isSidechain: false,
   ...extra,
 });
-const user = (uuid: string, i: number, content: unknown, extra: object = {}) => ({ type: 'user', ...base(uuid, i, extra), message: { role: 'user', content } });
+export const ccUser = (uuid: string, i: number, content: unknown, extra: object = {}) => ({
+  type: 'user',
+  ...base(uuid, i, extra),
+  message: { role: 'user', content },
+});
 const assistant = (uuid: string, i: number, id: string, block: object, u: object) => ({
   type: 'assistant',
   ...base(uuid, i),
@@ -31,16 +36,16 @@ export function claudeCodeRecords(): object[] {
   const u1 = usage(100, 20, 50, 10);
   return [
     { type: 'file-history-snapshot', messageId: 'u1', snapshot: {} },
-    user('u1', 1, 'Fix the failing test'),
+    ccUser('u1', 1, 'Fix the failing test'),
     assistant('a1', 2, 'msg_1', { type: 'thinking', thinking: 'Look at the test first.', signature: 'sig' }, usage(100, 2, 50, 10)),
     assistant('a2', 3, 'msg_1', { type: 'text', text: "I'll look at the tests." }, u1),
     assistant('a3', 4, 'msg_1', { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/w/a.test.ts' } }, u1),
     assistant('a4', 5, 'msg_1', { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'npm test' } }, u1),
-    user('u2', 6, [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'test body' }]),
-    user('u3', 7, [{ type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'exit 1' }], is_error: true }]),
+    ccUser('u2', 6, [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'test body' }]),
+    ccUser('u3', 7, [{ type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'exit 1' }], is_error: true }]),
     assistant('a5', 8, 'msg_2', { type: 'tool_use', id: 'toolu_3', name: 'Task', input: { prompt: 'Investigate' } }, usage(200, 30, 300, 0)),
     { type: 'progress', ...base('p1', 9), data: { type: 'agent_progress', agentId: 'abc' }, parentToolUseID: 'toolu_3', toolUseID: 'agent_msg_1' },
-    user('u4', 10, [{ type: 'tool_result', tool_use_id: 'toolu_3', content: [{ type: 'text', text: 'Subagent done' }] }], {
+    ccUser('u4', 10, [{ type: 'tool_result', tool_use_id: 'toolu_3', content: [{ type: 'text', text: 'Subagent done' }] }], {
       toolUseResult: { agentId: 'abc' },
     }),
     assistant('a6', 11, 'msg_3', { type: 'text', text: 'Fixed.' }, usage(10, 3, 400, 5)),
@@ -51,8 +56,8 @@ export function claudeCodeRecords(): object[] {
       content: 'Conversation compacted',
       compactMetadata: { trigger: 'manual', preTokens: 1000 },
     },
-    user('s1', 13, 'Summary: the test is fixed.', { isCompactSummary: true }),
-    user('u5', 14, 'Now add docs'),
+    ccUser('s1', 13, 'Summary: the test is fixed.', { isCompactSummary: true }),
+    ccUser('u5', 14, 'Now add docs'),
     { type: 'mystery', ...base('m1', 15) },
     { type: 'system', ...base('h1', 16), subtype: 'stop_hook_summary', hookCount: 1 },
     assistant('a7', 17, 'msg_4', { type: 'text', text: 'Done with docs.' }, usage(5, 7, 0, 0)),
@@ -61,7 +66,7 @@ export function claudeCodeRecords(): object[] {
 
 export function claudeCodeSubagent(): object[] {
   const extra = { isSidechain: true, agentId: 'abc' };
-  return [user('x1', 20, 'Investigate', extra), { ...assistant('x2', 21, 'msg_s1', { type: 'text', text: 'Found it.' }, usage(1, 2, 3, 0)), ...extra }];
+  return [ccUser('x1', 20, 'Investigate', extra), { ...assistant('x2', 21, 'msg_s1', { type: 'text', text: 'Found it.' }, usage(1, 2, 3, 0)), ...extra }];
 }
 
 export const CODEX_SESSION = '019a0000-1111-7222-8333-444455556666';

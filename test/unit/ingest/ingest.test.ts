@@ -16,7 +16,7 @@ import { contextItems, cursorOf } from '../../../src/tape/context';
 import { foldAll, foldRowOf } from '../../../src/tape/fold';
 import { entryHash } from '../../../src/tape/fork';
 import { FoldCache } from '../../../src/tape/foldCache';
-import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, CODEX_SESSION, codexRecords, jsonl, writeClaudeCode, writeCodex } from './fixtures';
+import { CC_SESSION, ccUser, claudeCodeRecords, claudeCodeSubagent, CODEX_SESSION, codexRecords, jsonl, writeClaudeCode, writeCodex } from './fixtures';
 import { conversation, usageOf } from './foldedSession';
 
 /** The conversation a person reads: user prompts and assistant texts, in order. */
@@ -349,6 +349,24 @@ describe('ingest', function () {
         item.kind === 'message' ? [String(store.requireEntry(parent, item.message.entryId).payload.content)] : [],
       );
       assert.deepStrictEqual(kept, ['Now run the tests', '', 'Thanks']);
+    });
+
+    it("what Claude Code writes as the person (a task's notice, an interruption's note, a local command's output) is an event, not a request", async () => {
+      const records = [
+        ...claudeCodeRecords().slice(0, 3),
+        ccUser('n1', 20, '<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>'),
+        ccUser('n2', 21, [{ type: 'text', text: '[Request interrupted by user for tool use]' }]),
+        ccUser('n3', 22, '<local-command-stdout>Compacted</local-command-stdout>'),
+        ccUser('n4', 23, '<command-name>/compact</command-name>'),
+      ];
+      await ingestFile(store, writeClaudeCode(dir, records));
+      assert.deepStrictEqual(conversation(store, parent), ['user: Fix the failing test', 'user: <command-name>/compact</command-name>']);
+      assert.strictEqual(store.entries(parent).filter((e) => e.name === 'claude-code/meta').length, 3);
+      const meta = store.entries(parent).filter((e) => e.name === 'session/meta');
+      assert.deepStrictEqual(
+        meta.map((e) => e.payload.data),
+        [{ agent: 'claude-code', model: 'claude-sonnet-4-5', cwd: '/w', source: path.join(dir, `${CC_SESSION}.jsonl`), title: 'Fix the failing test' }],
+      );
     });
 
     it('a compaction whose preserved head is unknown covers everything before its boundary', async () => {
