@@ -72,23 +72,26 @@ const isContextFragment = (text: string): boolean => {
 };
 
 /**
- * A compaction's summary: the text of a local compaction, else (a remote one, whose summary the
- * server keeps encrypted) the readable messages of the history that replaced the conversation,
- * which keeps the person's recent requests as they were.
+ * A compaction's summary: what replaced the conversation in the model's context. Codex writes
+ * that history (`replacement_history`) for a local compaction too, as the user's latest requests
+ * kept verbatim and then the summary, so its readable messages are the summary; a remote
+ * compaction's own summary is encrypted and those messages are all there is to read. Without a
+ * history (older rollouts), the message alone; a message the history does not hold is added.
  */
 function compactedSummary(payload: unknown): string {
   const p = compacted.safeParse(payload);
   if (!p.success) return '';
-  if (p.data.message !== undefined && p.data.message !== '') return p.data.message;
-  return (p.data.replacement_history ?? [])
+  const parts = (p.data.replacement_history ?? [])
     .flatMap((item) => {
       const m = message.safeParse(item);
       if (!m.success || (m.data.role !== 'user' && m.data.role !== 'assistant')) return [];
-      const parts = m.data.content.flatMap((part) => (part.text === undefined ? [] : [part.text]));
-      return parts.some(isContextFragment) ? [] : [parts.join('\n\n')];
+      const texts = m.data.content.flatMap((part) => (part.text === undefined ? [] : [part.text]));
+      return texts.some(isContextFragment) ? [] : [texts.join('\n\n')];
     })
-    .filter((t) => t !== '')
-    .join('\n\n');
+    .filter((t) => t !== '');
+  const summary = p.data.message ?? '';
+  if (summary !== '' && !parts.some((t) => t.includes(summary))) parts.push(summary);
+  return parts.join('\n\n');
 }
 
 // Codex writes each message twice: as a response item (kept, it sits among the tool calls) and as

@@ -546,6 +546,38 @@ describe('ingest', function () {
       assert.ok(r.appended > 0);
     });
 
+    it("a local compaction's summary is the history that replaced the conversation: the requests Codex kept verbatim, then its summary", async () => {
+      const c = (i: number, type: string, payload: object) => ({ timestamp: `2026-01-02T03:04:${String(i).padStart(2, '0')}.000Z`, type, payload });
+      const userText = (text: string) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+      const summary = 'Fixed the null check; the tests are next.';
+      const prefixed = `Another language model started to solve this problem and produced a summary of its thinking process.\n${summary}`;
+      const records = [
+        c(0, 'session_meta', { id: CODEX_SESSION, cwd: '/w' }),
+        c(1, 'response_item', userText('Fix src/app.ts please')),
+        c(2, 'response_item', userText('Also lib/db.ts')),
+        c(3, 'compacted', {
+          message: summary,
+          replacement_history: [userText('<environment_context>\n  <cwd>/w</cwd>\n</environment_context>'), userText('Also lib/db.ts'), userText(prefixed)],
+        }),
+        c(4, 'compacted', { message: 'An older rollout: the summary alone.' }),
+        c(5, 'compacted', { message: 'Not in its history.', replacement_history: [userText('Kept request')] }),
+      ];
+      await ingestFile(store, writeCodex(dir, records));
+      const entries = store.entries(session);
+      const anchors = entries.filter((e) => e.name === 'compaction/auto');
+      assert.deepStrictEqual(
+        anchors.map((a) => (a.payload.state as { summary: string }).summary),
+        [`Also lib/db.ts\n\n${prefixed}`, 'An older rollout: the summary alone.', 'Kept request\n\nNot in its history.'],
+      );
+      assert.deepStrictEqual(
+        auditCompaction(entries, anchors[0]!.entryId).facts.map((f) => [f.kind, f.value, f.inSummary]),
+        [
+          ['request', 'Fix src/app.ts please', false],
+          ['request', 'Also lib/db.ts', true],
+        ],
+      );
+    });
+
     it('reads the status from the exit code a tool output carries', () => {
       assert.strictEqual(statusOfOutput('{"output":"x","metadata":{"exit_code":2}}'), 'error');
       assert.strictEqual(statusOfOutput('Exit code: 0\nOutput:\nok'), 'ok');
