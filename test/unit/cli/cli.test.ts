@@ -274,6 +274,18 @@ describe('agent-tape CLI', function () {
       assert.doesNotMatch(r.err, CONTROL);
       assert.match(r.err, /no session "no2Jsuch" in this tape; sessions: evil\]0;owned-session/);
     });
+
+    it('bidi formatting (overrides, isolates, marks) is shown as escapes in human output and kept exactly in --json', async () => {
+      const t = path.join(dir, 'bidi.tape.sqlite');
+      const command = 'rm -rf ./build \u202e\u2066 /* keep */\u2069\u202c; echo ok\u200f';
+      const s = await TapeStore.open(t);
+      await s.append('b', { kind: 'message', name: 'message/user', payload: { messageId: 'u1', role: 'user', status: 'sent', orderSeq: 1, content: command } });
+      await s.close();
+      const text = (await cli('view', t, '--session', 'b')).out;
+      assert.doesNotMatch(text, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+      assert.match(text, /#2 user: rm -rf \.\/build \\u202e\\u2066 \/\* keep \*\/\\u2069\\u202c; echo ok\\u200f/);
+      assert.strictEqual(JSON.parse((await cli('view', t, '--session', 'b', '--json')).out).messages[0].content, command);
+    });
   });
 
   it("info reports the journal's record bytes, not its preallocated file size", async () => {
