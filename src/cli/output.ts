@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import { safeJsonText } from '../tape/safeJsonText';
+import { BIDI_FORMATTING, unicodeEscape } from '../tape/unicodeEscape';
 
 /** Where the CLI's output ends up: the process's stdout and stderr, or a test's buffers. */
 export interface Sink {
@@ -76,15 +77,8 @@ export const processSink: Sink = {
 /** C0 controls except tab and newline, DEL, and the C1 controls (U+0080-U+009F, CSI among them). */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/**
- * The bidirectional formatting characters (embeddings, overrides, isolates and the marks): in a
- * terminal they reorder what is printed around them, so a hostile command can read as a harmless
- * one (Trojan Source). Printed as their escapes, so what was there stays visible.
- */
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
 /** Text for a terminal: controls dropped, bidi formatting shown as escapes. */
-export const terminalText = (text: string): string => text.replace(CONTROL, '').replace(BIDI, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const terminalText = (text: string): string => text.replace(CONTROL, '').replace(BIDI_FORMATTING, unicodeEscape);
 
 export const ioOf = (sink: Sink): Io => ({
   out: (t) => sink.out(terminalText(t)),

@@ -1,12 +1,12 @@
 import type { Entry } from '../tape/entry';
 import { summaryOf } from '../tape/entrySummary';
+import { unicodeEscape } from '../tape/unicodeEscape';
 
 // Control characters other than the whitespace `summaryOf` already folds: shown, never interpreted.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** The short, single-line text of an entry, as its replay document line and the Variables show it. */
-export const shortText = (e: Entry): string =>
-  summaryOf(e.kind, e.name, e.payload).replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const shortText = (e: Entry): string => summaryOf(e.kind, e.name, e.payload).replace(CONTROL, unicodeEscape);
 
 /** Line n of a session's replay document, for entry n: `#n kind name: short text`. */
 export const entryLine = (e: Entry): string => `#${e.entryId} ${e.kind} ${e.name.replace(CONTROL, '?')}: ${shortText(e)}`;

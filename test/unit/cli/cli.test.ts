@@ -275,7 +275,7 @@ describe('agent-tape CLI', function () {
       assert.match(r.err, /no session "no2Jsuch" in this tape; sessions: evil\]0;owned-session/);
     });
 
-    it('bidi formatting (overrides, isolates, marks) is shown as escapes in human output and kept exactly in --json', async () => {
+    it('bidi formatting (overrides, isolates, marks) is shown as escapes in human output and in --json, whose values stay exact', async () => {
       const t = path.join(dir, 'bidi.tape.sqlite');
       const command = 'rm -rf ./build \u202e\u2066 /* keep */\u2069\u202c; echo ok\u200f';
       const s = await TapeStore.open(t);
@@ -284,7 +284,9 @@ describe('agent-tape CLI', function () {
       const text = (await cli('view', t, '--session', 'b')).out;
       assert.doesNotMatch(text, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
       assert.match(text, /#2 user: rm -rf \.\/build \\u202e\\u2066 \/\* keep \*\/\\u2069\\u202c; echo ok\\u200f/);
-      assert.strictEqual(JSON.parse((await cli('view', t, '--session', 'b', '--json')).out).messages[0].content, command);
+      const json = (await cli('view', t, '--session', 'b', '--json')).out;
+      assert.doesNotMatch(json, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/, 'escaped in JSON too');
+      assert.strictEqual(JSON.parse(json).messages[0].content, command);
     });
   });
 
