@@ -28,7 +28,7 @@ const NODE = [
 ];
 
 /** Pure files of src/tape (no imports) that the protocol and the webview may use too. */
-const SHARED_HELPERS = { path: '^src/tape/(errorMessage|usageFigures)\\.ts$' };
+const SHARED_HELPERS = { path: '^src/tape/(errorMessage|usageFigures|unicodeEscape)\\.ts$' };
 
 /** A layer: what its files may import. */
 const layer = (from, ...targets) => targets.map((to) => ({ from: { path: `^${from}/` }, to }));

@@ -161,7 +161,7 @@ interface Opened {
   errors: string[];
 }
 
-async function openPage(browser: Browser, state: unknown = undefined): Promise<Opened> {
+async function openPage(browser: Browser, state: unknown = undefined, hostile = HOSTILE): Promise<Opened> {
   const url = webviewPageUrl(root, {
     title: 'Tape Inspector',
     nonce: 'testnonce123',
@@ -178,7 +178,7 @@ async function openPage(browser: Browser, state: unknown = undefined): Promise<O
     if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  await page.addInitScript(fakeHost, { rich: RICH, hostile: HOSTILE, long: LONG, earlier: EARLIER, summary: SUMMARY, state });
+  await page.addInitScript(fakeHost, { rich: RICH, hostile, long: LONG, earlier: EARLIER, summary: SUMMARY, state });
   await page.goto(url);
   page.on('framenavigated', (f) => navigations.push(f.url()));
   await page.waitForSelector('.transcript-item[data-message-id="plain"]', { state: 'attached' });
@@ -266,6 +266,30 @@ describe('Tape Inspector webview in Chromium: Markdown of tape text', function (
       [],
     );
     assert.deepStrictEqual(navigations, []);
+    assert.deepStrictEqual(errors, []);
+  });
+
+  it('bidirectional formatting characters are shown as marked escapes, rendered and raw; Copy keeps them', async () => {
+    // Rendered raw, U+202E would show this command's tail reversed, and the isolate would hide where it ends.
+    const tail = ' \u202e\u2066 /* keep */\u2069\u202c; echo ok';
+    const bidi = `Run this:\n\n\`\`\`sh\nrm -rf ./build${tail}\n\`\`\`\n\nthen \`npm test\u200f\`.`;
+    const { page, errors } = await openPage(browser, undefined, bidi);
+    const text = item(page, 'hostile').locator('.text.md');
+    await text.waitFor();
+    const raw = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    const shown = (await text.textContent()) ?? '';
+    assert.doesNotMatch(shown, raw);
+    assert.ok(shown.includes('rm -rf ./build \\u202e\\u2066 /* keep */\\u2069\\u202c; echo ok'), shown);
+    assert.deepStrictEqual(await text.locator('.bidi-mark').allTextContents(), ['\\u202e', '\\u2066', '\\u2069', '\\u202c', '\\u200f']);
+    assert.strictEqual(await text.locator('.bidi-mark').first().getAttribute('title'), 'U+202E, a bidirectional formatting character: shown, not applied');
+    await item(page, 'hostile').locator('button.md-copy').click();
+    const copies = (await posted(page)).filter((m) => m.type === 'copy');
+    assert.deepStrictEqual(copies, [{ type: 'copy', text: `rm -rf ./build${tail}` }], 'Copy gives the exact text');
+    await page.locator('.transcript-bar .raw-toggle').click();
+    const rawText = item(page, 'hostile').locator('.text.raw');
+    await rawText.waitFor();
+    assert.doesNotMatch((await rawText.textContent()) ?? '', raw);
+    assert.strictEqual(await rawText.locator('.bidi-mark').count(), 5);
     assert.deepStrictEqual(errors, []);
   });
 

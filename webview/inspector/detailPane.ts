@@ -1,4 +1,4 @@
-import { h, prettyJson } from './dom';
+import { h, prettyJson, textOf } from './dom';
 import type { HostChannel } from './channel';
 
 /**
@@ -31,7 +31,7 @@ export class DetailPane {
       this.channel.request('entry', { entryId }).then(
         (reply) => {
           if (!this.body.contains(pre)) return;
-          pre.textContent = prettyJson(reply.entry);
+          pre.replaceChildren(textOf(prettyJson(reply.entry)));
           pre.removeAttribute('aria-busy');
           copy.removeAttribute('disabled');
         },

@@ -1,3 +1,5 @@
+import { BIDI_CLASS, unicodeEscape } from '../../src/tape/unicodeEscape';
+
 /**
  * The one way the inspector builds DOM. Children that are strings become text nodes and attributes
  * are set one by one, so a string from the tape is never parsed as markup (SPEC 3.20); no view of
@@ -26,7 +28,33 @@ export function setAttrs(e: Element, attrs: Record<string, string | number | boo
 }
 
 export function append(e: Element, children: Child[]): void {
-  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
+  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(typeof c === 'string' ? textOf(c) : c);
+}
+
+const BIDI = new RegExp(`[${BIDI_CLASS}]`);
+const BIDI_SPLIT = new RegExp(`([${BIDI_CLASS}])`);
+
+/**
+ * Text from the tape as DOM text. A bidirectional formatting character would reorder what the
+ * reader sees around it, so a hostile command could read as a harmless one (Trojan Source): each
+ * is shown as a marked escape (`\u202e`) instead of applied.
+ */
+export function textOf(text: string): Node {
+  if (!BIDI.test(text)) return document.createTextNode(text);
+  const fragment = document.createDocumentFragment();
+  for (const part of text.split(BIDI_SPLIT)) {
+    if (part === '') continue;
+    if (!BIDI.test(part)) {
+      fragment.append(document.createTextNode(part));
+      continue;
+    }
+    const mark = document.createElement('span');
+    mark.className = 'bidi-mark';
+    mark.title = `U+${part.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, a bidirectional formatting character: shown, not applied`;
+    mark.textContent = unicodeEscape(part);
+    fragment.append(mark);
+  }
+  return fragment;
 }
 
 const SVG = 'http://www.w3.org/2000/svg';

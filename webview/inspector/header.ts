@@ -1,6 +1,6 @@
 import type { HostToInspector } from '../../src/protocol/inspector';
 import { sameUsage, usageDetail, usageLine } from '../../src/tape/usageFigures';
-import { badge, h, num } from './dom';
+import { badge, h, num, textOf } from './dom';
 
 type Source = Extract<HostToInspector, { type: 'source' }>;
 type Usage = Extract<HostToInspector, { type: 'usage' }>;
@@ -51,7 +51,7 @@ export class Header {
   }
 
   update(s: Source): void {
-    this.label.textContent = s.label;
+    this.label.replaceChildren(textOf(s.label));
     this.readOnly.hidden = !s.readOnly;
     this.select.replaceChildren(
       ...s.sessions.map((x) =>

@@ -1,4 +1,4 @@
-import { h } from './dom';
+import { h, textOf } from './dom';
 import { imageText, markdownTree, type MdCode, type MdLink, type MdNode } from './markdownTree';
 
 /** What a rendered text's controls do: both go to the host, the only one that may open or copy. */
@@ -42,7 +42,7 @@ function codeBlock(n: MdCode, actions: MarkdownActions): HTMLElement {
 }
 
 function nodeOf(n: MdNode, actions: MarkdownActions): Node {
-  if (typeof n === 'string') return document.createTextNode(n);
+  if (typeof n === 'string') return textOf(n);
   switch (n.tag) {
     case 'image':
       return h('span', { class: 'md-image' }, imageText(n));

@@ -1,5 +1,5 @@
 import type { HostChannel } from './channel';
-import { h } from './dom';
+import { h, textOf } from './dom';
 import { markdownFragment, type MarkdownActions } from './markdown';
 import type { MdNode } from './markdownTree';
 import type { StateStore } from './state';
@@ -48,7 +48,7 @@ export class TapeText {
   showRaw(el: HTMLElement, text: string): void {
     el.classList.remove('md');
     el.classList.add('raw');
-    el.textContent = text;
+    el.replaceChildren(textOf(text));
   }
 
   /** `tree` is the text's `markdownTree`. */
