@@ -1,10 +1,15 @@
+import { BIDI_FORMATTING, unicodeEscape } from '../../tape/unicodeEscape';
+
 /**
  * Text from the model or a tape (paths, commands, names, server errors, file content) shown in
  * Markdown as code, so nothing in it is read as Markdown or HTML: a fence or code span of
  * backticks longer than any run of backticks in the text cannot be closed by the text. This is
- * the one place that turns such text into Markdown; everything else puts it through here.
+ * the one place that turns such text into Markdown; everything else puts it through here. A
+ * bidirectional formatting character is written as its escape (`\u202e`): applied, it would
+ * reorder what the reader sees, so a command or an edit to confirm could read as another.
  */
-export function codeBlock(text: string, language = ''): string {
+export function codeBlock(source: string, language = ''): string {
+  const text = shownText(source);
   // Line breaks inside need nothing: only a line of backticks as long as the fence could close it.
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(text) + 1));
   return `${fence}${language}\n${text}${text.endsWith('\n') ? '' : '\n'}${fence}`;
@@ -27,7 +32,7 @@ export function shownBlock(text: string, language: string, maxLines = MAX_SHOWN_
  * backtick or a space gets one of its own each side; text of spaces only is never stripped.
  */
 export function codeSpan(text: string): string {
-  const line = text.replace(LINE_BREAKS, ' ');
+  const line = shownText(text).replace(LINE_BREAKS, ' ');
   // An empty span would be two backticks with nothing between, which is not a span at all.
   if (line === '') return '` `';
   const ticks = '`'.repeat(longestBacktickRun(line) + 1);
@@ -50,6 +55,8 @@ export function codeCell(text: string): string {
  * (U+0085), LINE SEPARATOR and PARAGRAPH SEPARATOR (U+2028, U+2029), vertical tab and form feed.
  */
 const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
+
+const shownText = (text: string): string => text.replace(BIDI_FORMATTING, unicodeEscape);
 
 function longestBacktickRun(text: string): number {
   let longest = 0;

@@ -19,9 +19,16 @@ const md = new MarkdownIt('commonmark');
 const gfm = new MarkdownIt('default');
 
 const BREAKS = ['\n', '\r', '\r\n', '\u2028', '\u2029', '\u0085', '\u000b', '\u000c'];
+// Bidirectional formatting characters: an override, an isolate and its end, a mark.
+const BIDI = ['\u202e', '\u2066', '\u2069', '\u200f'];
+const escapedBidi = (text: string): string =>
+  text.replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-/** What a code span shows of `text`: each line break a space (the parser also makes NUL U+FFFD). */
-const shown = (text: string): string => text.replace(/\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g, ' ').replace(/\0/g, '\uFFFD');
+/** What a code span shows of `text`: each line break a space, bidi formatting escaped (the parser also makes NUL U+FFFD). */
+const shown = (text: string): string =>
+  escapedBidi(text)
+    .replace(/\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g, ' ')
+    .replace(/\0/g, '\uFFFD');
 
 /** The blocks and inline tokens `markdown` parses to, as `type` or `type:content`. */
 function parsed(markdown: string): string[] {
@@ -43,18 +50,29 @@ describe('markdownCode', () => {
 
   it('a code block holds any text, whatever its line breaks, as one fence', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom(...BREAKS, '```', '`', '~~~', '    ', '![x](http://e/)')), { maxLength: 12 }), (parts) => {
-        const text = parts.join('');
-        const blocks = md.parse(`intro\n\n${codeBlock(text)}\n\nafter`, {});
-        assert.deepStrictEqual(
-          blocks.map((t) => t.type),
-          ['paragraph_open', 'inline', 'paragraph_close', 'fence', 'paragraph_open', 'inline', 'paragraph_close'],
-        );
-        const fence = blocks[3];
-        assert.strictEqual(fence.content, `${text.replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD')}${/(\r\n|\r|\n)$/.test(text) ? '' : '\n'}`);
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom(...BREAKS, ...BIDI, '```', '`', '~~~', '    ', '![x](http://e/)')), { maxLength: 12 }),
+        (parts) => {
+          const text = parts.join('');
+          const blocks = md.parse(`intro\n\n${codeBlock(text)}\n\nafter`, {});
+          assert.deepStrictEqual(
+            blocks.map((t) => t.type),
+            ['paragraph_open', 'inline', 'paragraph_close', 'fence', 'paragraph_open', 'inline', 'paragraph_close'],
+          );
+          const fence = blocks[3];
+          assert.strictEqual(fence.content, `${escapedBidi(text).replace(/\r\n?/g, '\n').replace(/\0/g, '\uFFFD')}${/(\r\n|\r|\n)$/.test(text) ? '' : '\n'}`);
+        },
+      ),
       { numRuns: 500 },
     );
+  });
+
+  it('writes bidirectional formatting characters as escapes, in blocks and spans', () => {
+    const command = 'rm -rf ./build \u202e\u2066 /* keep */\u2069\u202c; echo ok';
+    const escaped = 'rm -rf ./build \\u202e\\u2066 /* keep */\\u2069\\u202c; echo ok';
+    assert.strictEqual(codeBlock(command, 'sh'), `\`\`\`sh\n${escaped}\n\`\`\``);
+    assert.strictEqual(codeSpan(command), `\`${escaped}\``);
+    assert.strictEqual(codeCell('a\u200f|b'), '`a\\u200f\\|b`');
   });
 
   it('shows at most the lines asked for, counting the rest', () => {
@@ -99,7 +117,27 @@ describe('markdownCode', () => {
     const piece = fc.oneof(
       fc.string({ unit: 'grapheme' }),
       fc.string({ unit: 'binary' }),
-      fc.constantFrom(...BREAKS, '`', '``', '```', ' ', '#', '- ', '1. ', '> ', '![x](http://e/)', '[l](x)', '<b>', '&amp;', '\\', '*', '_', '|', '\0'),
+      fc.constantFrom(
+        ...BREAKS,
+        ...BIDI,
+        '`',
+        '``',
+        '```',
+        ' ',
+        '#',
+        '- ',
+        '1. ',
+        '> ',
+        '![x](http://e/)',
+        '[l](x)',
+        '<b>',
+        '&amp;',
+        '\\',
+        '*',
+        '_',
+        '|',
+        '\0',
+      ),
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 10 }), (parts) => {
