@@ -1,6 +1,7 @@
 import type { Entry } from '../entry';
 import { decidesEffectiveness, factOf, foldReduction, type FactLog } from './foldedLog';
 import type { Projection } from './projection';
+import { BIDI_FORMATTING, unicodeEscape } from '../unicodeEscape';
 import { appendLog, emptyLog } from './sharedLog';
 
 /** Titles are shown in lists and tab labels; longer ones are cut at a word-agnostic character count. */
@@ -13,6 +14,13 @@ export interface TitleState {
   /** Message rows (with their first line) and retractions: the guess follows the effective view. */
   readonly messages: FactLog<string | null>;
 }
+
+/**
+ * A title as lists, tab labels, pickers and dialogs show it: its bidirectional formatting characters
+ * as escapes, since VS Code applies them there and a hostile transcript's title could then read as
+ * another session's.
+ */
+const shown = (title: string): string => title.replace(BIDI_FORMATTING, unicodeEscape);
 
 function clip(line: string): string {
   const chars = Array.from(line); // by code point, so a surrogate pair is never cut in half
@@ -61,11 +69,11 @@ export const titleProjection: Projection<TitleState, string | null> = {
     return { explicit: null, messages: appendLog(state.messages, factOf(entry, line)) };
   },
   view(state: TitleState): string | null {
-    if (state.explicit !== null) return state.explicit;
+    if (state.explicit !== null) return shown(state.explicit);
     const { fold, values } = folded.of(state.messages);
     for (const m of fold.messages) {
       const line = m.role === 'user' ? values.get(m.entryId) : null;
-      if (line) return clip(line);
+      if (line) return shown(clip(line));
     }
     return null;
   },

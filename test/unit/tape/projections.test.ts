@@ -130,6 +130,14 @@ describe('tape projections', () => {
     assert.strictEqual(viewAfter(titleProjection, short.entries), 'Fix the 🐛 in parser');
   });
 
+  it('title: bidirectional formatting characters are escapes, in a first message and in a session/title event', () => {
+    const t = new TapeBuilder();
+    t.user('u1', 'Fix login \u202egnp.exe\u202c', { orderSeq: 1 });
+    assert.strictEqual(viewAfter(titleProjection, t.entries), 'Fix login \\u202egnp.exe\\u202c');
+    t.event('session/title', { title: 'Review \u2067PR\u2069 \u200f' });
+    assert.strictEqual(viewAfter(titleProjection, t.entries), 'Review \\u2067PR\\u2069 \\u200f');
+  });
+
   it('title follows the fold: a retracted first message does not name the session, a revised one renames it', () => {
     const t = new TapeBuilder();
     t.user('u1', 'a message I take back', { orderSeq: 1 });
