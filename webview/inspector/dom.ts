@@ -48,10 +48,11 @@ export function textOf(text: string): Node {
       fragment.append(document.createTextNode(part));
       continue;
     }
+    const escaped = unicodeEscape(part);
     const mark = document.createElement('span');
     mark.className = 'bidi-mark';
-    mark.title = `U+${part.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, a bidirectional formatting character: shown, not applied`;
-    mark.textContent = unicodeEscape(part);
+    mark.title = `U+${escaped.slice(2).toUpperCase()}, a bidirectional formatting character: shown, not applied`;
+    mark.textContent = escaped;
     fragment.append(mark);
   }
   return fragment;
