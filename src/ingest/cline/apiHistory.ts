@@ -3,6 +3,7 @@ import { compactionAnchorEntry } from '../../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../../tape/entry';
 import { countSkip, createdAtOf, sourceKey } from '../format';
 import { cwdOfEnvironment, isEnvironmentDetails, modelOfEnvironment } from './environmentDetails';
+import { isFocusChainInstructions } from './focusChain';
 import { agentEvent, digestOf, messageEntry, type TaskMapping } from './taskMapping';
 import { repliesIn, unwrapped } from './userWords';
 import { notRunToolOf, parseAssistantText, resultHeaderOf } from './xmlToolCalls';
@@ -11,8 +12,10 @@ import { notRunToolOf, parseAssistantText, resultHeaderOf } from './xmlToolCalls
  * `api_conversation_history.json`: the messages as the model saw them, Anthropic message params
  * with the agents' own fields (`ts`; Cline's `modelInfo` and per-request `metrics`; Roo Code's
  * `isSummary`/`condenseId` for a condensed context, `isTruncationMarker`, `reasoning` blocks).
- * Tool calls come as `tool_use`/`tool_result` blocks (native tool calls) or as XML in the
- * assistant's text (xmlToolCalls.ts). The tools the model talks to the person through
+ * Tool calls come as `tool_use` blocks (native tool calls) or as XML in the assistant's text
+ * (xmlToolCalls.ts). A native call's result is a `tool_result` block naming it, or, as Cline
+ * (3.x) writes it when it keeps no id for the call, a `[name for '…'] Result:` text block as an
+ * XML call's, the message's calls answered in order in the next user message. The tools the model talks to the person through
  * (attempt_completion, ask_followup_question, plan_mode_respond) are its words, not calls waiting
  * for a result: their text is the assistant's message, and the person's reply in their result is
  * the user's.
@@ -94,6 +97,8 @@ interface Call {
   name: string;
   messageId: string;
   speech: boolean;
+  /** Written as XML in the text, not a `tool_use` block. */
+  xml: boolean;
 }
 
 /** A result's text; an image in it is a marker (the picture is not kept) and counted. */
@@ -126,8 +131,8 @@ export function mapApiHistory(m: TaskMapping, list: readonly unknown[], startTim
   const out: ApiHistoryMapped = { entries: [], messages: [], subtasks: [] };
   const entries = out.entries;
   const calls = new Map<string, Call>();
-  // XML calls of the last assistant message, answered in order by the user message after it.
-  let pendingXml: Call[] = [];
+  // Calls of the last assistant message not yet answered, in order: the user message after it answers them.
+  let pending: Call[] = [];
   const ids = new Set<string>();
   let lastSeq = -1;
   let lastTime = startTime;
@@ -165,7 +170,7 @@ export function mapApiHistory(m: TaskMapping, list: readonly unknown[], startTim
       const native = blocks.some((b) => toolUse.safeParse(b).success);
       const said: string[] = [];
       const after: NewEntry[] = [];
-      pendingXml = [];
+      pending = [];
       blocks.forEach((b, i) => {
         const text = textBlock.safeParse(b);
         const use = toolUse.safeParse(b);
@@ -177,8 +182,8 @@ export function mapApiHistory(m: TaskMapping, list: readonly unknown[], startTim
           said.push(parsedText.text);
           parsedText.thinking.forEach((t, k) => thinking(`${i}-${k}`, { text: t }));
           parsedText.calls.forEach((c, k) => {
-            const call: Call = { toolCallId: `${messageId}/xml-${i}-${k}`, name: c.name, messageId, speech: Object.hasOwn(SPEECH_TOOLS, c.name) };
-            pendingXml.push(call);
+            const call: Call = { toolCallId: `${messageId}/xml-${i}-${k}`, name: c.name, messageId, speech: Object.hasOwn(SPEECH_TOOLS, c.name), xml: true };
+            pending.push(call);
             const words = speechText(c.name, c.input);
             if (call.speech && words !== null) said.push(words);
             after.push(callEntry(m, call, c.input, time));
@@ -189,8 +194,9 @@ export function mapApiHistory(m: TaskMapping, list: readonly unknown[], startTim
             name: use.data.name,
             messageId,
             speech: Object.hasOwn(SPEECH_TOOLS, use.data.name),
+            xml: false,
           };
-          calls.set(call.toolCallId, call);
+          pending.push(call);
           const words = speechText(call.name, use.data.input);
           if (call.speech && words !== null) said.push(words);
           after.push(callEntry(m, call, use.data.input ?? null, time));
@@ -199,7 +205,7 @@ export function mapApiHistory(m: TaskMapping, list: readonly unknown[], startTim
         } else countSkip(m.skipped, `assistant/${type}`);
       });
       entries.push(messageEntry(m, 'assistant', messageId, orderSeq, said.filter((s) => s !== '').join('\n\n'), time), ...after);
-      for (const c of pendingXml) calls.set(c.toolCallId, c);
+      for (const c of pending) calls.set(c.toolCallId, c);
       return;
     }
 
@@ -243,9 +249,11 @@ export function mapApiHistory(m: TaskMapping, list: readonly unknown[], startTim
           ...createdAtOf(time),
         });
     };
-    const takePending = (name: string): Call | null => {
-      const at = pendingXml.findIndex((c) => c.name === name);
-      return at < 0 ? null : pendingXml.splice(at, 1)[0];
+    // The next unanswered call of that tool; a native call's header may name its tool otherwise (an MCP tool's server), so else the next call.
+    const takePending = (name: string, anyNative: boolean): Call | null => {
+      let at = pending.findIndex((c) => c.name === name);
+      if (at < 0 && anyNative) at = pending.findIndex((c) => !c.xml);
+      return at < 0 ? null : pending.splice(at, 1)[0];
     };
     // An XML call's result runs from its header block to the next header or the environment details.
     const xml: { open: { call: Call | null; parts: string[] } | null } = { open: null };
@@ -261,16 +269,19 @@ export function mapApiHistory(m: TaskMapping, list: readonly unknown[], startTim
         const t = text.data.text;
         const header = resultHeaderOf(t);
         const notRun = header === null ? notRunToolOf(t) : null;
-        const notRunCall = notRun === null ? null : takePending(notRun);
+        const notRunCall = notRun === null ? null : takePending(notRun, false);
         if (isEnvironmentDetails(t)) {
           closeOpen();
           out.cwd ??= cwdOfEnvironment(t) ?? undefined;
           const model = modelOfEnvironment(t);
           if (model !== null) info.envModel = model;
           results.push(agentEvent(m, 'environment_details', [messageId, i], { messageId, content: t }, time));
+        } else if (isFocusChainInstructions(t)) {
+          closeOpen();
+          results.push(agentEvent(m, 'focus_chain', [messageId, i], { messageId, content: t }, time));
         } else if (header !== null) {
           closeOpen();
-          const call = takePending(header.name);
+          const call = takePending(header.name, true);
           if (call === null) countSkip(m.skipped, 'user/xml_result_without_call');
           xml.open = { call, parts: header.rest === '' ? [] : [header.rest] };
         } else if (notRunCall !== null) {
@@ -281,6 +292,7 @@ export function mapApiHistory(m: TaskMapping, list: readonly unknown[], startTim
       } else if (res.success) {
         closeOpen();
         const call = calls.get(res.data.tool_use_id);
+        pending = pending.filter((c) => c !== call);
         if (call === undefined) countSkip(m.skipped, 'user/tool_result_without_call');
         else result(call, outputText(res.data.content, m), res.data.is_error);
       } else {

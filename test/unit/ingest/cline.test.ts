@@ -139,6 +139,45 @@ describe('Cline, Roo Code and Kilo Code tasks', function () {
       assert.strictEqual(entries[0].createdAt, Number(CLINE_TASK));
     });
 
+    it("pairs native calls with the `[tool for '…'] Result:` text blocks Cline answers them with, in order (a real Cline CLI 2.14.0 task)", async () => {
+      // Recorded here (test/fixtures/cline/README.md): two calls in one message, a call whose tool failed, a completion.
+      const recorded = path.resolve(__dirname, '../../../../test/fixtures/cline/1796539190819');
+      const task = path.join(dir, CLINE_ID, 'tasks', '1796539190819');
+      fs.mkdirSync(task, { recursive: true });
+      for (const f of fs.readdirSync(recorded)) fs.copyFileSync(path.join(recorded, f), path.join(task, f));
+      const r = await ingestFile(store, task);
+      const id = 'cline:1796539190819';
+      assert.deepStrictEqual(pairs(store, id), [
+        ['read_file', 'ok', '1 | hello from the file\n\n(File has 1 lines total.)'],
+        ['list_files', 'ok', 'hello.txt'],
+        [
+          'read_file',
+          'error',
+          'The tool execution failed with the following error:\n<error>\nError reading file: File not found: /tmp/clinecli/work/missing.txt\n</error>',
+        ],
+      ]);
+      assert.deepStrictEqual(
+        store
+          .entries(id)
+          .filter((e) => e.kind === 'tool_call')
+          .map((e) => [e.payload.toolCallId, e.payload.input]),
+        [
+          ['call_1_0', { path: 'hello.txt' }],
+          ['call_1_1', { path: '.', recursive: false }],
+          ['call_2_0', { path: 'missing.txt' }],
+        ],
+      );
+      assert.deepStrictEqual(r.skipped['user/xml_result_without_call'], undefined);
+      // Cline's todo-list instructions to the model are its own words, kept apart: not the person's, not a result.
+      assert.deepStrictEqual(conversation(store, id), [
+        'user: Read hello.txt and list the folder',
+        'assistant: Reading the file and listing the folder.',
+        'assistant: Reading a file that is not there.',
+        'assistant: The file says hello.',
+      ]);
+      assert.strictEqual(events(store, id, 'cline/focus_chain').length, 3, 'one per user message');
+    });
+
     it('one provider/attempt per request with the chat figures, at the request, with its answer and model', async () => {
       await ingestFile(store, writeClineTask(dir));
       assert.deepStrictEqual(usageOf(store, session), chatTotals(clineUiMessages()));
