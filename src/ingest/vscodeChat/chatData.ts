@@ -103,6 +103,8 @@ export const chatRequest = z.looseObject({
   editedFileEvents: opt(z.array(z.unknown())),
   promptTokens: opt(count),
   completionTokens: opt(count),
+  /** The response's IChatUsage (chatService.ts) as the mutation log keeps it, where the flat file has the figures above. */
+  usage: opt(z.looseObject({ promptTokens: opt(count), completionTokens: opt(count), copilotCredits: opt(count), actualModelId: opt(z.string().min(1)) })),
   modelTotals: opt(z.array(modelTotal)),
   copilotCredits: opt(count),
   elapsedMs: opt(count),

@@ -77,9 +77,13 @@ function usageOf(req: ChatRequest): { model: string | undefined; usage: JsonObje
       model: t.model,
       usage: { inputTokens: t.inputTokens, outputTokens: t.outputTokens, cachedTokens: t.cachedTokens ?? 0 },
     }));
+  const promptTokens = req.promptTokens ?? req.usage?.promptTokens;
+  const completionTokens = req.completionTokens ?? req.usage?.completionTokens;
+  // The model that served a request sent to a meta-model ("auto").
+  const model = req.usage?.actualModelId ?? req.modelId;
   // A request names its model but no figures when the provider reported none: still one model request.
-  if (req.promptTokens === undefined && req.completionTokens === undefined) return req.modelId === undefined ? [] : [{ model: req.modelId, usage: {} }];
-  return [{ model: req.modelId, usage: { inputTokens: req.promptTokens ?? 0, outputTokens: req.completionTokens ?? 0, cachedTokens: 0 } }];
+  if (promptTokens === undefined && completionTokens === undefined) return model === undefined ? [] : [{ model, usage: {} }];
+  return [{ model, usage: { inputTokens: promptTokens ?? 0, outputTokens: completionTokens ?? 0, cachedTokens: 0 } }];
 }
 
 /** The model calls a Copilot Chat request made: one per tool-call round. */
@@ -218,7 +222,8 @@ export function requestEntries(req: ChatRequest, place: RequestPlace, skipped: (
     if (agent !== undefined) data.agent = agent;
     if (modelCalls !== undefined) data.modelCalls = modelCalls;
     if (req.elapsedMs !== undefined) data.elapsedMs = req.elapsedMs;
-    if (req.copilotCredits !== undefined) data.copilotCredits = req.copilotCredits;
+    const credits = req.copilotCredits ?? req.usage?.copilotCredits;
+    if (credits !== undefined) data.copilotCredits = credits;
     entries.push(eventEntry(ATTEMPT_EVENT, sourceKey(sessionId, ATTEMPT_EVENT, requestId, i), data, responseAt));
   });
   return { entries, children };

@@ -11,8 +11,8 @@ import { sourceId, textOfMessage, uriText } from './chatData';
  * `result.metadata`, the model's own tool-call rounds (`toolCallRounds`: each round's calls with
  * their names and JSON arguments) and what each call returned to the model (`toolCallResults`,
  * keyed by call id). When rounds are there, the model's calls are theirs, each joined with the
- * invocation part of the same call for what only that part says; parts no round names (another
- * participant's, a subagent's) are calls of their own.
+ * invocation part of the same call for what only that part says (its messages, its tool id,
+ * whether it ran); parts no round names (another participant's, a subagent's) are calls of their own.
  */
 
 const opt = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
@@ -187,17 +187,24 @@ export interface ToolCallContext {
   timestamp: number | undefined;
 }
 
+/** A call as the tape keeps it: the model's id, name and input, and what its invocation part shows. */
+interface CallData {
+  toolCallId: string;
+  name: string;
+  input: unknown;
+  /** The invocation part's messages: while it ran, and once it was done. */
+  title?: string;
+  pastTense?: string;
+  toolId?: string;
+}
+
 /** One call and its result as entries, keyed by the request and the call's id. */
-function pairEntries(
-  ctx: ToolCallContext,
-  call: { toolCallId: string; name: string; input: unknown; title?: string; toolId?: string },
-  result: { output: string; error: boolean },
-  timestamp: number | undefined,
-): NewEntry[] {
+function pairEntries(ctx: ToolCallContext, call: CallData, result: { output: string; error: boolean }, timestamp: number | undefined): NewEntry[] {
   const { sessionId, requestId, messageId } = ctx;
   const at = createdAtOf(timestamp ?? ctx.timestamp);
   const extra = {
     ...(call.title === undefined ? {} : { title: call.title }),
+    ...(call.pastTense === undefined || call.pastTense === call.title ? {} : { pastTense: call.pastTense }),
     ...(call.toolId === undefined || call.toolId === call.name ? {} : { toolId: call.toolId }),
   };
   return [
@@ -218,6 +225,12 @@ function pairEntries(
   ];
 }
 
+/** What an invocation part shows of its call, beside the call itself. */
+const shownBy = (inv: ToolInvocation): Pick<CallData, 'title' | 'pastTense'> => ({
+  title: textOfMessage(inv.invocationMessage),
+  pastTense: textOfMessage(inv.pastTenseMessage),
+});
+
 /** The result of a call the source keeps none for (a completed request's call cut short by a cancel). */
 const NO_RESULT = { output: 'VS Code kept no result for this tool call.', error: true };
 
@@ -228,16 +241,53 @@ function resultOfInvocation(inv: ToolInvocation): { output: string; error: boole
   return outputOf(inv) ?? { output: textOfMessage(inv.pastTenseMessage) ?? textOfMessage(inv.invocationMessage) ?? '', error: false };
 }
 
+/** A tool's name reduced to compare Copilot's name for the model (`read_file`) with VS Code's tool id (`copilot_readFile`). */
+const toolKey = (name: string): string =>
+  name
+    .replace(/^copilot_/, '')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toLowerCase();
+
+/**
+ * The invocation part of each round call, by the call's id. VS Code keys a part by the id Copilot
+ * gave it (the round's id without the `__vscode…` suffix Copilot adds to keep ids unique); files
+ * written before VS Code took that id hold an id of VS Code's own instead. The parts no id names
+ * are then the rounds' other calls in the same order, one each, when as many are left on both
+ * sides; else each is the next left call of the same tool.
+ */
+function partsOfCalls(calls: readonly { id: string; name: string }[], invocations: readonly ToolInvocation[]): Map<string, ToolInvocation> {
+  const byId = new Map(invocations.map((inv) => [inv.toolCallId, inv] as const));
+  const out = new Map<string, ToolInvocation>();
+  const taken = new Set<ToolInvocation>();
+  for (const { id } of calls) {
+    const inv = byId.get(id) ?? byId.get(id.split('__vscode')[0]);
+    if (inv === undefined || taken.has(inv)) continue;
+    out.set(id, inv);
+    taken.add(inv);
+  }
+  const calledLeft = calls.filter((c) => !out.has(c.id));
+  const partsLeft = invocations.filter((inv) => !taken.has(inv));
+  if (calledLeft.length === partsLeft.length) {
+    calledLeft.forEach((c, i) => out.set(c.id, partsLeft[i]));
+    return out;
+  }
+  for (const c of calledLeft) {
+    const at = partsLeft.findIndex((inv) => toolKey(inv.toolId) === toolKey(c.name));
+    if (at >= 0) out.set(c.id, partsLeft.splice(at, 1)[0]);
+  }
+  return out;
+}
+
 /**
  * The tool_call and tool_result entries of a request: the rounds' calls (when `metadata` has
- * rounds), each with its stored result, then the invocation parts no round names, in response order.
+ * rounds), each with its stored result, then the invocation parts no round call has, in response order.
  */
 export function toolCallEntries(ctx: ToolCallContext, metadata: unknown, invocations: readonly ToolInvocation[], skipped: (type: string) => void): NewEntry[] {
   const out: NewEntry[] = [];
-  const byId = new Map(invocations.map((inv) => [inv.toolCallId, inv] as const));
-  const used = new Set<string>();
   const meta = roundsMetadata.safeParse(metadata).data;
   const results = (meta?.toolCallResults ?? {}) as Record<string, unknown>;
+  const calls: (z.infer<typeof roundCall> & { timestamp: number | undefined })[] = [];
+  const seen = new Set<string>();
   for (const r of meta?.toolCallRounds ?? []) {
     const parsedRound = round.safeParse(r);
     if (!parsedRound.success) {
@@ -246,29 +296,29 @@ export function toolCallEntries(ctx: ToolCallContext, metadata: unknown, invocat
     }
     for (const c of parsedRound.data.toolCalls) {
       const call = roundCall.safeParse(c);
-      if (!call.success) {
-        skipped('result/tool-call');
-        continue;
+      if (!call.success) skipped('result/tool-call');
+      else if (!seen.has(call.data.id)) {
+        seen.add(call.data.id);
+        calls.push({ ...call.data, timestamp: parsedRound.data.timestamp });
       }
-      const { id, name } = call.data;
-      if (used.has(id)) continue;
-      used.add(id);
-      // Copilot Chat gives VS Code the call's id without the `__vscode…` suffix it adds to keep ids unique.
-      const inv = byId.get(id) ?? byId.get(id.split('__vscode')[0]);
-      if (inv !== undefined) used.add(inv.toolCallId);
-      const input = call.data.arguments === undefined ? (inv === undefined ? null : inputOf(inv)) : jsonOr(call.data.arguments);
-      const stored = Object.hasOwn(results, id) ? textOfToolResult(results[id]) : undefined;
-      const fromPart = inv === undefined ? undefined : resultOfInvocation(inv);
-      const result = stored !== undefined ? { output: stored, error: fromPart?.error ?? false } : (fromPart ?? NO_RESULT);
-      const title = inv === undefined ? undefined : textOfMessage(inv.invocationMessage);
-      out.push(...pairEntries(ctx, { toolCallId: id, name, input, title, toolId: inv?.toolId }, result, parsedRound.data.timestamp));
     }
   }
-  for (const inv of invocations) {
-    if (used.has(inv.toolCallId)) continue;
-    used.add(inv.toolCallId);
-    const call = { toolCallId: inv.toolCallId, name: inv.toolId, input: inputOf(inv), title: textOfMessage(inv.invocationMessage) };
-    out.push(...pairEntries(ctx, call, resultOfInvocation(inv), undefined));
+  // A part VS Code kept twice under one id is one call: its latest state.
+  const unique = [...new Map(invocations.map((inv) => [inv.toolCallId, inv] as const)).values()];
+  const parts = partsOfCalls(calls, unique);
+  for (const { id, name, arguments: args, timestamp } of calls) {
+    const inv = parts.get(id);
+    const input = args === undefined ? (inv === undefined ? null : inputOf(inv)) : jsonOr(args);
+    const stored = Object.hasOwn(results, id) ? textOfToolResult(results[id]) : undefined;
+    const fromPart = inv === undefined ? undefined : resultOfInvocation(inv);
+    const result = stored !== undefined ? { output: stored, error: fromPart?.error ?? false } : (fromPart ?? NO_RESULT);
+    const shown = inv === undefined ? {} : { ...shownBy(inv), toolId: inv.toolId };
+    out.push(...pairEntries(ctx, { toolCallId: id, name, input, ...shown }, result, timestamp));
+  }
+  const joined = new Set(parts.values());
+  for (const inv of unique) {
+    if (joined.has(inv)) continue;
+    out.push(...pairEntries(ctx, { toolCallId: inv.toolCallId, name: inv.toolId, input: inputOf(inv), ...shownBy(inv) }, resultOfInvocation(inv), undefined));
   }
   return out;
 }

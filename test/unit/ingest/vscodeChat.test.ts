@@ -178,6 +178,76 @@ describe('VS Code chat sessions (vscode-chat)', function () {
       assert.deepStrictEqual(report.skipped, { 'request/undone': 1, 'request/in-progress': 1, 'request/queued': 1 });
     });
 
+    it("one call per real call: each round's call joined with its invocation part, whose id VS Code took before it kept Copilot's is its own", async () => {
+      // Copilot's ids as the model gave them with the suffix Copilot adds; the parts keyed by ids of VS Code's own (a UUID),
+      // VS Code's tool ids not the names the model used: only the order tells which part is which call.
+      const read = 'toolu_vrtx_01NYhKqQ3cJ5R8sWmX2dTfLa__vscode-1771008513194';
+      const grep = 'toolu_vrtx_01Ku8t39zS9jetGpQMVMQU7X__vscode-1771008513195';
+      const md = (value: string) => ({ value, supportThemeIcons: false, supportHtml: false, uris: {} });
+      const part = (toolCallId: string, toolId: string, invocation: string, pastTense: string) => ({
+        kind: 'toolInvocationSerialized',
+        presentation: undefined,
+        invocationMessage: md(invocation),
+        pastTenseMessage: md(pastTense),
+        isConfirmed: { type: 1 },
+        isComplete: true,
+        source: { type: 'internal', label: 'Built-In' },
+        toolCallId,
+        toolId,
+      });
+      const request = {
+        ...askRequest('r-two-calls', 'Where is foo defined?', 'In src/foo.ts.'),
+        result: {
+          timings: { firstProgress: 400, totalElapsed: 3_000 },
+          metadata: {
+            toolCallRounds: [
+              {
+                response: '',
+                toolCalls: [{ name: 'grep_search', arguments: JSON.stringify({ query: 'function foo', isRegexp: false }), id: grep }],
+                toolInputRetry: 0,
+                id: 'round-a',
+              },
+              {
+                response: '',
+                toolCalls: [{ name: 'read_file', arguments: JSON.stringify({ filePath: `${WORKSPACE}/src/foo.ts`, startLine: 1, endLine: 40 }), id: read }],
+                toolInputRetry: 0,
+                id: 'round-b',
+              },
+              { response: 'In src/foo.ts.', toolCalls: [], toolInputRetry: 0, id: 'round-c' },
+            ],
+            toolCallResults: {
+              [grep]: { $mid: 20, content: [{ $mid: 21, value: '1 match\nsrc/foo.ts:3: export function foo() {' }] },
+              [read]: { $mid: 20, content: [{ $mid: 21, value: 'export function foo() {}\n' }] },
+            },
+          },
+        },
+        response: [
+          part(
+            '9f2d7c1e-3b4a-4c5d-8e6f-7a8b9c0d1e2f',
+            'copilot_findTextInFiles',
+            'Searching text for `function foo`',
+            'Searched text for `function foo`, 1 result',
+          ),
+          part('1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', 'copilot_readFile', 'Reading foo.ts, lines 1 to 40', 'Read foo.ts, lines 1 to 40'),
+          md('In src/foo.ts.'),
+        ],
+      };
+      await ingestFile(store, writeJson(sessionJson([request])));
+      assert.deepStrictEqual(calls(store, SESSION), [
+        [grep, 'grep_search', 'ok', '1 match\nsrc/foo.ts:3: export function foo() {'],
+        [read, 'read_file', 'ok', 'export function foo() {}\n'],
+      ]);
+      const callEntries = store.entries(SESSION).filter((e) => e.kind === 'tool_call');
+      assert.deepStrictEqual(
+        callEntries.map((e) => [e.payload.toolId, e.payload.title, e.payload.pastTense]),
+        [
+          ['copilot_findTextInFiles', 'Searching text for `function foo`', 'Searched text for `function foo`, 1 result'],
+          ['copilot_readFile', 'Reading foo.ts, lines 1 to 40', 'Read foo.ts, lines 1 to 40'],
+        ],
+        "the part's messages are on the call it shows",
+      );
+    });
+
     it("links a subagent's session: its prompt, its own tool calls, its answer", async () => {
       const request = {
         ...askRequest('r-sub', 'Who calls foo?', 'bar.ts calls it.'),
@@ -285,6 +355,25 @@ describe('VS Code chat sessions (vscode-chat)', function () {
       );
       assert.ok(added.slice(1).every((e) => (e.provenanceKey ?? '').includes('request_b2')));
       assert.deepStrictEqual(conversation(store, SESSION).slice(2), ['user: Thanks, and the docs?', 'assistant: The docs are in README.md.']);
+    });
+
+    it("reads a request's figures from its usage, as the log sets them, and from the flat file alike", async () => {
+      const { promptTokens, completionTokens, ...request } = askRequest();
+      const usage = { promptTokens, completionTokens: 73, copilotCredits: 1, actualModelId: 'gpt-4.1-2025-04-14', kind: 'usage' };
+      const { running, completing } = requestLines({ ...request, promptTokens: undefined, completionTokens: undefined }, 0);
+      const file = logFile();
+      fs.writeFileSync(file, logLines(initialEntry()) + running + completing.replace(/.*"(promptTokens|completionTokens)".*\n/g, ''));
+      fs.appendFileSync(file, logLines({ kind: 1, k: ['requests', 0, 'usage'], v: usage }));
+      await ingestFile(store, file);
+      const fromLog = usageOf(store, SESSION);
+      assert.deepStrictEqual([fromLog.attempts, fromLog.inputTokens, fromLog.outputTokens], [1, promptTokens, 73]);
+      const [attempt] = events(store, SESSION, 'provider/attempt');
+      assert.deepStrictEqual([attempt.model, attempt.copilotCredits], ['gpt-4.1-2025-04-14', 1], 'the model that served the request');
+
+      const flatSession = 'flat-usage';
+      await ingestFile(store, writeJson(sessionJson([{ ...request, usage }], { sessionId: flatSession }), `${flatSession}.json`));
+      const fromFlat = usageOf(store, `vscode-chat:${flatSession}`);
+      assert.deepStrictEqual([fromFlat.attempts, fromFlat.inputTokens, fromFlat.outputTokens], [1, promptTokens, 73]);
     });
 
     it('leaves a torn last line for the next run, counted; a whole last line without its newline counts', async () => {
