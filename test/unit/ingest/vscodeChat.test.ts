@@ -358,7 +358,7 @@ describe('VS Code chat sessions (vscode-chat)', function () {
     });
 
     it("reads a request's figures from its usage, as the log sets them, and from the flat file alike", async () => {
-      const { promptTokens, completionTokens, ...request } = askRequest();
+      const { promptTokens, completionTokens: _reportedFlat, ...request } = askRequest();
       const usage = { promptTokens, completionTokens: 73, copilotCredits: 1, actualModelId: 'gpt-4.1-2025-04-14', kind: 'usage' };
       const { running, completing } = requestLines({ ...request, promptTokens: undefined, completionTokens: undefined }, 0);
       const file = logFile();
