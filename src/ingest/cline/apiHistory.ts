@@ -294,7 +294,11 @@ export function mapApiHistory(m: TaskMapping, list: readonly unknown[], startTim
         const call = calls.get(res.data.tool_use_id);
         pending = pending.filter((c) => c !== call);
         if (call === undefined) countSkip(m.skipped, 'user/tool_result_without_call');
-        else result(call, outputText(res.data.content, m), res.data.is_error);
+        else {
+          // Cline (3.x) writes the call's `[name for '…'] Result:` header into the block too: the result is what follows it.
+          const output = outputText(res.data.content, m);
+          result(call, resultHeaderOf(output)?.rest ?? output, res.data.is_error);
+        }
       } else {
         countSkip(m.skipped, `user/${type}`);
         if (type === 'image') xml.open?.parts.push('[image]');

@@ -139,23 +139,26 @@ describe('Cline, Roo Code and Kilo Code tasks', function () {
       assert.strictEqual(entries[0].createdAt, Number(CLINE_TASK));
     });
 
+    // A real task of the Cline CLI 2.14.0, recorded here (test/fixtures/cline/README.md): two calls in one message, a call whose tool failed, a completion.
+    const RECORDED = path.resolve(__dirname, '../../../../test/fixtures/cline/1796539190819');
+    const recordedPairs = [
+      ['read_file', 'ok', '1 | hello from the file\n\n(File has 1 lines total.)'],
+      ['list_files', 'ok', 'hello.txt'],
+      [
+        'read_file',
+        'error',
+        'The tool execution failed with the following error:\n<error>\nError reading file: File not found: /tmp/clinecli/work/missing.txt\n</error>',
+      ],
+    ];
+
     it("pairs native calls with the `[tool for '…'] Result:` text blocks Cline answers them with, in order (a real Cline CLI 2.14.0 task)", async () => {
-      // Recorded here (test/fixtures/cline/README.md): two calls in one message, a call whose tool failed, a completion.
-      const recorded = path.resolve(__dirname, '../../../../test/fixtures/cline/1796539190819');
-      const task = path.join(dir, CLINE_ID, 'tasks', '1796539190819');
-      fs.mkdirSync(task, { recursive: true });
-      for (const f of fs.readdirSync(recorded)) fs.copyFileSync(path.join(recorded, f), path.join(task, f));
+      const task = writeTask(dir, CLINE_ID, '1796539190819', {
+        api: JSON.parse(fs.readFileSync(path.join(RECORDED, 'api_conversation_history.json'), 'utf8')) as object[],
+        ui: JSON.parse(fs.readFileSync(path.join(RECORDED, 'ui_messages.json'), 'utf8')) as object[],
+      });
       const r = await ingestFile(store, task);
       const id = 'cline:1796539190819';
-      assert.deepStrictEqual(pairs(store, id), [
-        ['read_file', 'ok', '1 | hello from the file\n\n(File has 1 lines total.)'],
-        ['list_files', 'ok', 'hello.txt'],
-        [
-          'read_file',
-          'error',
-          'The tool execution failed with the following error:\n<error>\nError reading file: File not found: /tmp/clinecli/work/missing.txt\n</error>',
-        ],
-      ]);
+      assert.deepStrictEqual(pairs(store, id), recordedPairs);
       assert.deepStrictEqual(
         store
           .entries(id)
@@ -176,6 +179,23 @@ describe('Cline, Roo Code and Kilo Code tasks', function () {
         'assistant: The file says hello.',
       ]);
       assert.strictEqual(events(store, id, 'cline/focus_chain').length, 3, 'one per user message');
+    });
+
+    it("reads a tool_result block whose content starts with the call's `[tool for '…'] Result:` header, as Cline writes one when it keeps the call's id", async () => {
+      // The recorded task with each result block turned into the tool_result ToolResultUtils writes then: the same text, the call's id.
+      const api = JSON.parse(fs.readFileSync(path.join(RECORDED, 'api_conversation_history.json'), 'utf8')) as {
+        role: string;
+        content: { type: string; text?: string; id?: string }[];
+      }[];
+      api.forEach((m, i) => {
+        const ids = (api[i - 1]?.content ?? []).filter((b) => b.type === 'tool_use').map((b) => b.id);
+        if (m.role === 'user')
+          m.content = m.content.map((b) =>
+            b.text?.startsWith('[') ? { type: 'tool_result', tool_use_id: ids.shift(), content: b.text } : b,
+          ) as typeof m.content;
+      });
+      await ingestFile(store, writeTask(dir, CLINE_ID, '1796539190819', { api }));
+      assert.deepStrictEqual(pairs(store, 'cline:1796539190819'), recordedPairs, 'the header left out; an error by its text');
     });
 
     it('one provider/attempt per request with the chat figures, at the request, with its answer and model', async () => {
