@@ -115,8 +115,10 @@ export class CheckpointStore {
       () => true,
     );
     if (made && this.create === false) throw new CheckpointMissingError(`there is no checkpoint store at ${gitDir}`);
-    if (made) await fs.mkdir(gitDir, { recursive: true, mode: 0o700 });
-    if (made) await this.serially(() => this.git(['init', '--quiet', '--bare', gitDir], { bare: true }));
+    if (made) {
+      await fs.mkdir(gitDir, { recursive: true, mode: 0o700 });
+      await this.serially(() => this.git(['init', '--quiet', '--bare', gitDir], { bare: true }));
+    }
     // Written every time: a store made by an older build, or edited, gets the safe attributes back.
     await fs.mkdir(path.join(gitDir, 'info'), { recursive: true });
     await fs.writeFile(path.join(gitDir, 'info', 'attributes'), '* -text -eol -filter -ident -working-tree-encoding\n', { mode: 0o600 });

@@ -28,12 +28,13 @@ export interface GitDeadline {
 }
 
 /**
- * Sized from first checkpoints on a 2-core machine running seven other builds (load 12-15, see
- * bench/checkpointDeadline.bench.ts): update-index took about 2 ms a file and 0.2 s a MiB there
- * (50 times what it takes on an idle machine), so these allowances are about twice that. A fixed
- * 60 s stopped the first checkpoint of 40,000 files half-way, every time, on such a machine.
+ * Sized on a 2-core machine shared with seven other builds (load 11-15): `update-index` of a first
+ * checkpoint took 2.0-2.3 ms a file (20,000 files in 37-44 s, 50,000 in 117 s) and more than 5 ms a
+ * file while a lint ran beside it; an idle machine takes a tenth of that. The fixed 60 s before
+ * stopped first checkpoints of 40,000 files half-way there. bench/checkpointDeadline.bench.ts
+ * measures a first checkpoint and a restore against these.
  */
-export const DEFAULT_GIT_DEADLINE: GitDeadline = { baseMs: 60_000, msPerFile: 4, msPerMiB: 400 };
+export const DEFAULT_GIT_DEADLINE: GitDeadline = { baseMs: 60_000, msPerFile: 6, msPerMiB: 400 };
 
 /** When a git run that works through `work` is stopped. */
 export const gitDeadlineMs = (work: GitWork, deadline: GitDeadline = DEFAULT_GIT_DEADLINE): number =>

@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync, promises as fs } from 'fs';
 import * as path from 'path';
-import { setTimeout as wait } from 'timers/promises';
+import { promises as timers } from 'timers';
 import { TapeLockedError } from '../../store/errors';
 import { PRIVATE_FILE_MODE } from '../../store/fsutil';
 import { acquireLock, lockHolder, lockPathOf, lockText } from '../../store/lock';
@@ -74,21 +74,26 @@ async function takeStore(gitDir: string, options: StoreLockOptions): Promise<() 
   }
 }
 
-/** Removes the git lock files a dead git left, once no git recorded as ours still runs (see withStoreLock). */
+/**
+ * Removes the git lock files a dead git left, and its temporary object files (a half-written pack
+ * of a killed first checkpoint can be as large as what it took in), once no git recorded as ours
+ * still runs (see withStoreLock).
+ */
 async function removeStaleLocks(gitDir: string, options: StoreLockOptions): Promise<void> {
   const until = Date.now() + options.waitMs;
   for (;;) {
-    const { locks, gits } = await leftovers(gitDir);
+    const { locks, temporary, gits } = await leftovers(gitDir);
     const running = gits.filter((pid) => lockHolder(recordBase(gitDir, pid)) !== null);
     for (const pid of gits) if (!running.includes(pid)) await fs.rm(lockPathOf(recordBase(gitDir, pid)), { force: true });
-    if (locks.length === 0) return;
     if (running.length === 0) {
-      for (const lock of locks)
-        await fs.rm(lock, { force: true }).catch((error: unknown) => {
-          throw new GitError(`the stale git lock ${lock} could not be removed: ${errorMessage(error)}`);
+      for (const file of [...locks, ...temporary])
+        await fs.rm(file, { force: true }).catch((error: unknown) => {
+          throw new GitError(`${file}, left by a git that died, could not be removed: ${errorMessage(error)}`);
         });
       return;
     }
+    // A running git's temporary files are its own; only its locks stand in the way.
+    if (locks.length === 0) return;
     if (Date.now() >= until)
       throw new GitError(
         `git (pid ${running.join(', ')}), started on the checkpoint store ${gitDir} by a process that is gone, still runs after ${options.waitMs} ms${heldLocks(locks)}`,
@@ -97,9 +102,14 @@ async function removeStaleLocks(gitDir: string, options: StoreLockOptions): Prom
   }
 }
 
-/** The git lock files in the store (top level, `refs/`, `objects/info/`) and the pids of the gits recorded there. */
-async function leftovers(gitDir: string): Promise<{ locks: string[]; gits: number[] }> {
+/**
+ * The git lock files in the store (top level, `refs/`, `objects/info/`), git's temporary object
+ * files (`objects/tmp_obj_*`, `objects/pack/tmp_*` and repack's `.tmp-*`) and the pids of the gits
+ * recorded there.
+ */
+async function leftovers(gitDir: string): Promise<{ locks: string[]; temporary: string[]; gits: number[] }> {
   const locks: string[] = [];
+  const temporary: string[] = [];
   const gits: number[] = [];
   for (const entry of await fs.readdir(gitDir, { withFileTypes: true })) {
     if (entry.isDirectory() || !entry.name.endsWith('.lock')) continue;
@@ -118,7 +128,13 @@ async function leftovers(gitDir: string): Promise<{ locks: string[]; gits: numbe
   };
   await walk(path.join(gitDir, 'refs'), true);
   await walk(path.join(gitDir, 'objects', 'info'), false);
-  return { locks, gits };
+  for (const [dir, made] of [
+    ['objects', /^tmp_obj_/],
+    [path.join('objects', 'pack'), /^(tmp_|\.tmp-)/],
+  ] as const)
+    for (const entry of await fs.readdir(path.join(gitDir, dir), { withFileTypes: true }).catch(() => []))
+      if (!entry.isDirectory() && made.test(entry.name)) temporary.push(path.join(gitDir, dir, entry.name));
+  return { locks, temporary, gits };
 }
 
 const recordBase = (gitDir: string, pid: number): string => path.join(gitDir, `${GIT_RECORD}${pid}`);
@@ -140,7 +156,7 @@ function trackerOf(gitDir: string): GitTracker {
 const heldLocks = (locks: readonly string[]): string => (locks.length > 0 ? `; git's lock files there: ${locks.join(', ')}` : '');
 
 async function pause(signal: AbortSignal | undefined): Promise<void> {
-  await wait(POLL_MS, undefined, { signal }).catch(() => {
+  await timers.setTimeout(POLL_MS, undefined, { signal }).catch(() => {
     throw new GitError('cancelled while waiting for the checkpoint store');
   });
 }

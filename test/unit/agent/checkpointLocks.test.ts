@@ -87,7 +87,7 @@ describe('checkpoint store locks and git deadlines (a git killed mid-run, a stor
     assert.ok(!fs.existsSync(`${index}.lock`));
   });
 
-  it("a process killed during a restore (its store lock, its git's record and git's index, ref, packed-refs and shallow locks left): the next restore and its undo succeed, nothing of them left", async () => {
+  it("a process killed during a restore (its store lock, its git's record, git's index, ref, packed-refs and shallow locks and a temporary pack left): the next restore and its undo succeed, nothing of them left", async () => {
     const store = await open();
     const first = await store.snapshot();
     fs.writeFileSync(path.join(ws, 'a.txt'), 'changed\n');
@@ -99,6 +99,8 @@ describe('checkpoint store locks and git deadlines (a git killed mid-run, a stor
       path.join(storeDir, 'refs', 'tape', `${path.basename(indexOf()).slice('index-'.length)}.lock`),
       path.join(storeDir, 'packed-refs.lock'),
       path.join(storeDir, 'shallow.lock'),
+      // The pack a killed update-index was writing.
+      path.join(storeDir, 'objects', 'pack', 'tmp_pack_Ab12Cd'),
     ];
     for (const lock of leftBehind) fs.writeFileSync(lock, '');
     fs.writeFileSync(storeLock(), lockText(dead));
