@@ -5,7 +5,7 @@
 // well inside its deadline: the ratios time/deadline say by how much. The ratio uses the whole
 // operation's time (several git runs and our own stats) over the smallest deadline of its large
 // runs (N files, no bytes), so each run's own ratio is lower. The default is one short size;
-// CHECKPOINT_DEADLINE_FILES=10000,50000 (a list) measures others. Loaded machines are the point:
+// CHECKPOINT_DEADLINE_FILES=10000,30000 (a list) measures others. Loaded machines are the point:
 // the load average is printed beside the figures.
 import * as fs from 'fs';
 import * as os from 'os';

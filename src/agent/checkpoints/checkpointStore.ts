@@ -15,7 +15,11 @@ export interface CheckpointLimits {
   maxNewBytes: number;
 }
 
-export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = { maxFileBytes: 2 * 1024 * 1024, maxFiles: 50_000, maxNewBytes: 1024 * 1024 * 1024 };
+/**
+ * 30,000 files: a first checkpoint of 50,000 took 372 s on a 2-core machine at load 16-17 (each git
+ * run inside its deadline, but not by much), 10,000 took 36 s (bench/checkpointDeadline.bench.ts).
+ */
+export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = { maxFileBytes: 2 * 1024 * 1024, maxFiles: 30_000, maxNewBytes: 1024 * 1024 * 1024 };
 
 /** The workspace is over a limit of CheckpointLimits: checkpoints are off for it. */
 export class WorkspaceTooLargeError extends Error {}

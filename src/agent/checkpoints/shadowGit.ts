@@ -29,12 +29,13 @@ export interface GitDeadline {
 
 /**
  * Sized on a 2-core machine shared with seven other builds (load 11-15): `update-index` of a first
- * checkpoint took 2.0-2.3 ms a file (20,000 files in 37-44 s, 50,000 in 117 s) and more than 5 ms a
- * file while a lint ran beside it; an idle machine takes a tenth of that. The fixed 60 s before
- * stopped first checkpoints of 40,000 files half-way there. bench/checkpointDeadline.bench.ts
- * measures a first checkpoint and a restore against these.
+ * checkpoint took 2.0-2.3 ms a file (20,000 files in 37-44 s, 50,000 in 117 s), more than 5 ms a
+ * file with a lint beside it (a whole first checkpoint of 50,000 files: 7.4 ms a file at load 16-17);
+ * an idle machine takes a tenth of that. The fixed 60 s before stopped first checkpoints of 40,000
+ * files half-way there. bench/checkpointDeadline.bench.ts measures a first checkpoint and a restore
+ * against these.
  */
-export const DEFAULT_GIT_DEADLINE: GitDeadline = { baseMs: 60_000, msPerFile: 6, msPerMiB: 400 };
+export const DEFAULT_GIT_DEADLINE: GitDeadline = { baseMs: 60_000, msPerFile: 8, msPerMiB: 400 };
 
 /** When a git run that works through `work` is stopped. */
 export const gitDeadlineMs = (work: GitWork, deadline: GitDeadline = DEFAULT_GIT_DEADLINE): number =>
