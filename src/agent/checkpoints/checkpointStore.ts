@@ -17,7 +17,8 @@ export interface CheckpointLimits {
 
 /**
  * 30,000 files: a first checkpoint of 50,000 took 372 s on a 2-core machine at load 16-17 (each git
- * run inside its deadline, but not by much), 10,000 took 36 s (bench/checkpointDeadline.bench.ts).
+ * run inside its deadline, but not by much), 30,000 206 s at load 19.5, 10,000 36 s
+ * (bench/checkpointDeadline.bench.ts).
  */
 export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = { maxFileBytes: 2 * 1024 * 1024, maxFiles: 30_000, maxNewBytes: 1024 * 1024 * 1024 };
 
