@@ -24,9 +24,10 @@ interface LockRecord {
   start?: string;
 }
 
-function lockText(): string {
-  const start = processStart(process.pid);
-  return `${process.pid}\nhost=${os.hostname()}\n${start === null ? '' : `start=${start}\n`}`;
+/** A lock naming the process `pid` (this one by default): what isHeld reads back. */
+export function lockText(pid = process.pid): string {
+  const start = processStart(pid);
+  return `${pid}\nhost=${os.hostname()}\n${start === null ? '' : `start=${start}\n`}`;
 }
 
 function parseLock(content: string): LockRecord {

@@ -2,7 +2,8 @@ import { createHash } from 'crypto';
 import { promises as fs, realpathSync } from 'fs';
 import * as path from 'path';
 import { MAX_LISTED_PATHS, type FileChange, type SkippedFile } from '../../tape/workspaceCheckpoint';
-import { GitError, nulFields, runGit, type GitRun, type ShadowPlace } from './shadowGit';
+import { GitError, nulFields, runGit, type GitRun, type GitTracker, type GitWork, type ShadowPlace } from './shadowGit';
+import { withStoreLock } from './storeLock';
 
 /** What a checkpoint takes in, and when a workspace is too large for checkpoints at all. */
 export interface CheckpointLimits {
@@ -14,7 +15,12 @@ export interface CheckpointLimits {
   maxNewBytes: number;
 }
 
-export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = { maxFileBytes: 2 * 1024 * 1024, maxFiles: 50_000, maxNewBytes: 1024 * 1024 * 1024 };
+/**
+ * 30,000 files: a first checkpoint of 50,000 took 372 s on a 2-core machine at load 16-17 (each git
+ * run inside its deadline, but not by much), 30,000 206 s at load 19.5, 10,000 36 s
+ * (bench/checkpointDeadline.bench.ts).
+ */
+export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = { maxFileBytes: 2 * 1024 * 1024, maxFiles: 30_000, maxNewBytes: 1024 * 1024 * 1024 };
 
 /** The workspace is over a limit of CheckpointLimits: checkpoints are off for it. */
 export class WorkspaceTooLargeError extends Error {}
@@ -53,7 +59,11 @@ export interface CheckpointStoreOptions {
   /** Absolute paths never taken in (the tape's own files, the store itself): a path equal to one or under it. */
   exclude?: readonly string[];
   limits?: Partial<CheckpointLimits>;
+  /** How long a store another live process is using is waited for before an operation fails (default 60 s). */
+  lockWaitMs?: number;
 }
+
+const DEFAULT_LOCK_WAIT_MS = 60_000;
 
 /**
  * Snapshots of a workspace in a shadow git repository beside the tape, on the system `git`: the
@@ -73,8 +83,9 @@ export class CheckpointStore {
   /** Files the last snapshot held; counted once per store object, then kept from the diffs. */
   private fileCount: number | undefined;
   private readonly create: boolean | undefined;
-  /** The end of the last operation that writes the store; the next one starts after it. */
-  private writing: Promise<unknown> = Promise.resolve();
+  private readonly lockWaitMs: number;
+  /** The gits of the operation holding the store (serially) are recorded through it. */
+  private tracker: GitTracker | undefined;
 
   private constructor(gitDir: string, workTree: string, options: CheckpointStoreOptions) {
     const key = createHash('sha256').update(workTree).digest('hex').slice(0, 16);
@@ -82,6 +93,7 @@ export class CheckpointStore {
     this.ref = `refs/tape/${key}`;
     this.limits = { ...DEFAULT_CHECKPOINT_LIMITS, ...options.limits };
     this.create = options.create;
+    this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
     // The store itself always: inside the workspace, a snapshot would take in its own objects and index.
     const exclude = new Set([...(options.exclude ?? []), gitDir].map((p) => path.relative(workTree, realParent(path.resolve(p)))));
     this.excluded = [...exclude].filter((rel) => rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)).map(toSlash);
@@ -110,7 +122,7 @@ export class CheckpointStore {
     if (made && this.create === false) throw new CheckpointMissingError(`there is no checkpoint store at ${gitDir}`);
     if (made) {
       await fs.mkdir(gitDir, { recursive: true, mode: 0o700 });
-      await this.git(['init', '--quiet', '--bare', gitDir], { bare: true });
+      await this.serially(() => this.git(['init', '--quiet', '--bare', gitDir], { bare: true }));
     }
     // Written every time: a store made by an older build, or edited, gets the safe attributes back.
     await fs.mkdir(path.join(gitDir, 'info'), { recursive: true });
@@ -135,7 +147,7 @@ export class CheckpointStore {
    * since `diffFrom` (default: that last snapshot). Rejects with WorkspaceTooLargeError over a limit.
    */
   snapshot(options: { diffFrom?: string | null; signal?: AbortSignal } = {}): Promise<Snapshot> {
-    return this.serially(() => this.takeSnapshot(options));
+    return this.serially(() => this.takeSnapshot(options), options.signal);
   }
 
   private async takeSnapshot(options: { diffFrom?: string | null; signal?: AbortSignal }): Promise<Snapshot> {
@@ -155,7 +167,8 @@ export class CheckpointStore {
             '--exclude-standard',
             ...this.excluded.map((rel) => `--exclude=/${ignorePattern(rel)}`),
           ],
-          { signal },
+          // Every file of the workspace, up to the limit past which it gets no checkpoints.
+          { signal, work: this.treeWork() },
         )
       ).stdout,
     );
@@ -195,7 +208,7 @@ export class CheckpointStore {
       const there = await fs.lstat(path.join(this.place.workTree, rel)).catch(() => undefined);
       if (there !== undefined) skipped.push({ path: rel, reason: 'tape_file' });
     }
-    this.fileCount ??= head === null ? 0 : nulFields((await this.git(['ls-files', '-z', '--cached'], { signal })).stdout).length;
+    this.fileCount ??= head === null ? 0 : nulFields((await this.git(['ls-files', '-z', '--cached'], { signal, work: this.treeWork() })).stdout).length;
     if (this.fileCount + untracked > this.limits.maxFiles)
       throw new WorkspaceTooLargeError(`the workspace has more than ${this.limits.maxFiles} files outside .gitignore (${this.fileCount + untracked})`);
     if (newBytes > this.limits.maxNewBytes)
@@ -209,8 +222,13 @@ export class CheckpointStore {
     // file in the store instead of 10,000 for a first checkpoint. Only here: diff takes files past the
     // threshold for binary. --replace: a file where a directory was (or the reverse) takes its place.
     if (add.size > 0)
-      await this.git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: nulJoin(add), signal, config: ['core.bigFileThreshold=1'] });
-    const tree = (await this.git(['write-tree'], { signal })).stdout.toString('utf8').trim();
+      await this.git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+        input: nulJoin(add),
+        work: { files: add.size, bytes: newBytes },
+        signal,
+        config: ['core.bigFileThreshold=1'],
+      });
+    const tree = (await this.git(['write-tree'], { signal, work: { files: this.fileCount + untracked } })).stdout.toString('utf8').trim();
     let checkpointId = head;
     if (head === null || (await this.treeOf(head)) !== tree) {
       checkpointId = (await this.git(['commit-tree', tree, ...(head !== null ? ['-p', head] : []), '-m', 'checkpoint'], { signal })).stdout
@@ -240,7 +258,10 @@ export class CheckpointStore {
   /** The files that differ between two snapshots, in path order. */
   async changes(fromId: string, toId: string, signal?: AbortSignal): Promise<FileChange[]> {
     if (fromId === toId) return [];
-    const fields = nulFields((await this.git(['diff-tree', '-r', '-z', '--no-renames', '--raw', '--numstat', fromId, toId], { signal })).stdout);
+    // Lines counted in every changed file: as many as a snapshot holds.
+    const fields = nulFields(
+      (await this.git(['diff-tree', '-r', '-z', '--no-renames', '--raw', '--numstat', fromId, toId], { signal, work: this.treeWork() })).stdout,
+    );
     const byPath = new Map<string, FileChange>();
     for (let i = 0; i < fields.length; i++) {
       const field = fields[i];
@@ -342,7 +363,7 @@ export class CheckpointStore {
   private async repackWhenDue(): Promise<void> {
     const packs = await fs.readdir(path.join(this.place.gitDir, 'objects', 'pack')).catch(() => []);
     if (packs.filter((name) => name.endsWith('.pack')).length <= PACKS_BEFORE_REPACK) return;
-    await this.git(['repack', '-a', '-d', '-q'], { bare: true }).catch(() => undefined);
+    await this.git(['repack', '-a', '-d', '-q'], { bare: true, work: this.treeWork() }).catch(() => undefined);
   }
 
   private async treeOf(commit: string): Promise<string> {
@@ -350,7 +371,12 @@ export class CheckpointStore {
   }
 
   private async countFiles(commit: string): Promise<number> {
-    return nulFields((await this.git(['ls-tree', '-r', '-z', '--name-only', commit])).stdout).length;
+    return nulFields((await this.git(['ls-tree', '-r', '-z', '--name-only', commit], { work: this.treeWork() })).stdout).length;
+  }
+
+  /** A run over the whole snapshot: the files the last one held, or as many as the limit allows before the first is counted. */
+  private treeWork(): GitWork {
+    return { files: this.fileCount ?? this.limits.maxFiles };
   }
 
   private isExcluded(file: string): boolean {
@@ -359,18 +385,25 @@ export class CheckpointStore {
   }
 
   /**
-   * Runs `fn` once every write before it has ended. Sessions of one workspace share a store: two
-   * snapshots at once met on the index's lock or the ref's compare-and-swap, and one failed (its
-   * session's checkpoints then off), or both read the same head and listed the same changes.
+   * Runs `fn` holding the store (storeLock.ts), once every write before it, of this process or
+   * another, has ended. Sessions of one workspace share a store: two snapshots at once met on the
+   * index's lock or the ref's compare-and-swap, and one failed (its session's checkpoints then
+   * off), or both read the same head and listed the same changes. Git lock files a dead git left
+   * are removed first.
    */
-  private serially<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.writing.then(fn, fn);
-    this.writing = run.catch(() => undefined);
-    return run;
+  private serially<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return withStoreLock(this.place.gitDir, { waitMs: this.lockWaitMs, signal }, async (tracker) => {
+      this.tracker = tracker;
+      try {
+        return await fn();
+      } finally {
+        this.tracker = undefined;
+      }
+    });
   }
 
   private git(args: readonly string[], options?: GitRun) {
-    return runGit(this.place, args, options);
+    return runGit(this.place, args, { tracker: this.tracker, ...options });
   }
 }
 
