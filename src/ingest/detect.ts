@@ -4,6 +4,7 @@ import { codex } from './codex';
 import type { FormatName, TranscriptFormat } from './format';
 import { gemini } from './gemini/gemini';
 import { opencode } from './opencode/opencode';
+import { readSourceHead } from './sourceFiles';
 import type { SourceFormat } from './sourceFormat';
 import type { SourceLine } from './transcriptLines';
 import { vscodeChat } from './vscodeChat/vscodeChatFormat';
@@ -44,4 +45,10 @@ export function sourceOfPath(file: string): { format: SourceFormat; source: stri
     if (source !== null) return { format, source };
   }
   return null;
+}
+
+/** The source format whose content `file` starts with (its first 64 KiB), or null. */
+export function sourceFormatOfContent(file: string): SourceFormat | null {
+  const head = readSourceHead(file);
+  return head === null ? null : (SOURCE_FORMATS.find((f) => f.recognizes(file, head)) ?? null);
 }
