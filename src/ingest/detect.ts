@@ -52,3 +52,6 @@ export function sourceFormatOfContent(file: string): SourceFormat | null {
   const head = readSourceHead(file);
   return head === null ? null : (SOURCE_FORMATS.find((f) => f.recognizes(file, head)) ?? null);
 }
+
+/** The source format a file is of: by its path (sourceOfPath), else by its first bytes; null for neither (a line transcript, perhaps). */
+export const sourceFormatOf = (file: string): SourceFormat | null => sourceOfPath(file)?.format ?? sourceFormatOfContent(file);

@@ -157,9 +157,10 @@ async function appendMapped(store: TapeStore, format: FormatName, mapped: Mapped
 
 /**
  * How `file` is ingested: with `from`, as that format (a source format's file stands for its
- * source); without, a path a source format knows by its name goes to it, then a file whose first
- * bytes a source format recognizes (a copied Gemini CLI log or VS Code chat under any name); any
- * other is read as a Claude Code or Codex transcript.
+ * source); without, a path a source format knows by its name goes to it; any other `*.jsonl` is
+ * read as a Claude Code or Codex transcript (so a followed one is read once, not sniffed first:
+ * the CLI and a folder walk tell a copied log of a source format by its first bytes before);
+ * any other file goes to the source format that recognizes its first bytes.
  */
 export function ingestionOf(file: string, from?: FormatName): SourceIngestion {
   const known = from === undefined ? null : formatNamed(from);
@@ -167,6 +168,7 @@ export function ingestionOf(file: string, from?: FormatName): SourceIngestion {
   if (known?.kind === 'lines') return new TranscriptIngest(file, from);
   const byPath = sourceOfPath(file);
   if (byPath !== null) return new SourceIngest(byPath.source, byPath.format);
+  if (file.endsWith('.jsonl')) return new TranscriptIngest(file);
   const byContent = sourceFormatOfContent(file);
   return byContent !== null ? new SourceIngest(file, byContent) : new TranscriptIngest(file);
 }

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import { ingestFile, type IngestReport } from '../../ingest/ingest';
 import { AGENT_LABELS, FORMAT_NAMES, countSkip, type FormatName } from '../../ingest/format';
 import { EXTENSION_IDS } from '../../ingest/cline/taskFolder';
+import { sourceFormatOf } from '../../ingest/detect';
 import { lookedFor } from '../../ingest/lookedFor';
 import { sourcesIn, type FolderSources } from '../../ingest/sourcesUnder';
 import { TapeFileError } from '../../store/errors';
@@ -47,7 +48,7 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
   const out: Outcome = { reports: [], passedOver: [], failed: [], notFound: [] };
   try {
     for (const src of sources) {
-      if (typeof src === 'string') out.reports.push(await ingestFile(store, src, from));
+      if (typeof src === 'string') out.reports.push(await ingestFile(store, src, from ?? sourceFormatOf(src)?.name));
       else await ingestFolder(store, src, from, out);
     }
     if (p.flags.has('follow')) {
