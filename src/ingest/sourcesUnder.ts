@@ -1,4 +1,3 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { sourceFormatOfContent, sourceOfPath } from './detect';
 import type { FormatName } from './format';
@@ -27,7 +26,7 @@ export interface FolderSources {
   sources: FoundSource[];
   /** How many files the walk looked at. */
   files: number;
-  /** What the walk did not look into, and why (a limit reached, links out of the folder). */
+  /** What the walk did not look into, and why (a limit reached, links not followed). */
   left: string[];
 }
 
@@ -37,14 +36,13 @@ export interface FolderSources {
  * for the whole source, listed once), an opencode storage folder by its layout, a `*.json`,
  * `*.jsonl` or database file whose first bytes a source format recognizes, and every other
  * `*.jsonl` file. Bounded: WALK_MAX_ENTRIES entries, WALK_MAX_DEPTH levels, WALK_MAX_SNIFFED files
- * read; regular files only; a symbolic link is followed only to a place inside `dir` not walked yet.
+ * read; regular files only; symbolic links are not followed (one inside leads where the walk goes
+ * anyway, one out of `dir` to what the user did not hand over), only counted.
  * Without `tellJsonl` a `*.jsonl` file not claimed by its path is listed unread (its format null):
  * whoever ingests it tells its format then, and a walk of thousands of transcripts reads none.
  */
 export function sourcesIn(dir: string, tellJsonl = true): FolderSources {
   const found = new Map<string, FormatName | null>();
-  const inside = realPathOf(dir);
-  const walked = new Set<string>();
   let entries = 0;
   let files = 0;
   let sniffed = 0;
@@ -52,39 +50,26 @@ export function sourcesIn(dir: string, tellJsonl = true): FolderSources {
   const add = (source: string, format: FormatName | null): void => {
     if (!found.has(source)) found.set(source, format);
   };
-  const visit = (p: string, name: string, kind: 'file' | 'dir', depth: number): void => {
-    const byPath = sourceOfPath(p);
-    if (byPath !== null) add(byPath.source, byPath.format.name);
-    else if (kind === 'dir') {
-      if (name !== COMPANION_DIR) walk(p, depth + 1);
-    } else if (name.endsWith('.jsonl') && !tellJsonl) add(p, null);
-    else if (SNIFFED.test(name)) {
-      const format = sniffed++ < WALK_MAX_SNIFFED ? (sourceFormatOfContent(p)?.name ?? null) : (left.sniffed++, null);
-      if (format !== null) add(p, format);
-      else if (name.endsWith('.jsonl')) add(p, null);
-    }
-  };
   const walk = (d: string, depth: number): void => {
     if (depth > WALK_MAX_DEPTH) return void left.depth++;
-    const real = realPathOf(d);
-    if (real === null || walked.has(real)) return;
-    walked.add(real);
     const list = listDir(d);
     if (isStorageLayout(list)) return add(d, 'opencode');
     for (const e of list) {
       if (++entries > WALK_MAX_ENTRIES) return void (left.entries = true);
+      if (e.isSymbolicLink()) left.links++;
+      if (!e.isFile() && !e.isDirectory()) continue;
       const p = path.join(d, e.name);
-      let kind: 'file' | 'dir' | null = e.isFile() ? 'file' : e.isDirectory() ? 'dir' : null;
-      if (e.isSymbolicLink()) {
-        const target = realPathOf(p);
-        if (target === null || inside === null || !isInside(target, inside)) {
-          left.links++;
-          continue;
-        }
-        kind = kindOf(target);
+      const byPath = sourceOfPath(p);
+      if (byPath !== null) add(byPath.source, byPath.format.name);
+      else if (e.isDirectory()) {
+        if (e.name !== COMPANION_DIR) walk(p, depth + 1);
+      } else if (e.name.endsWith('.jsonl') && !tellJsonl) add(p, null);
+      else if (SNIFFED.test(e.name)) {
+        const format = sniffed++ < WALK_MAX_SNIFFED ? (sourceFormatOfContent(p)?.name ?? null) : (left.sniffed++, null);
+        if (format !== null) add(p, format);
+        else if (e.name.endsWith('.jsonl')) add(p, null);
       }
-      if (kind === 'file') files++;
-      if (kind !== null) visit(p, e.name, kind, depth);
+      if (e.isFile()) files++;
     }
   };
   walk(dir, 0);
@@ -92,34 +77,12 @@ export function sourcesIn(dir: string, tellJsonl = true): FolderSources {
   if (left.entries) notes.push(`stopped after ${WALK_MAX_ENTRIES} entries`);
   if (left.depth > 0) notes.push(`${left.depth} folders deeper than ${WALK_MAX_DEPTH} levels not looked into`);
   if (left.sniffed > 0) notes.push(`${left.sniffed} files past the first ${WALK_MAX_SNIFFED} not read to tell their agent`);
-  if (left.links > 0) notes.push(`${left.links} symbolic links leading out of the folder not followed`);
+  if (left.links > 0) notes.push(`${left.links} symbolic links not followed`);
   return { sources: [...found].map(([source, format]) => ({ source, format })), files, left: notes };
 }
 
 /** The sources under `dir` (sourcesIn, `*.jsonl` files unread), as paths. */
 export const sourcesUnder = (dir: string): string[] => sourcesIn(dir, false).sources.map((s) => s.source);
-
-function realPathOf(p: string): string | null {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return null;
-  }
-}
-
-const isInside = (p: string, dir: string): boolean => {
-  const rel = path.relative(dir, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-};
-
-function kindOf(p: string): 'file' | 'dir' | null {
-  try {
-    const stat = fs.statSync(p);
-    return stat.isFile() ? 'file' : stat.isDirectory() ? 'dir' : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The source to ingest again when `file` changed: the whole source a source format's file belongs

@@ -76,7 +76,9 @@ describe('agent-tape ingest of a folder holding copies of agents’ sessions', f
       const r = await cli('ingest', backup, one, '--from', from);
       assert.strictEqual(r.code, 0, `${from}: ${r.err}`);
       // A copied task folder does not say whose it is: --from roo or kilo reads it as theirs.
-      const wanted = sessions.filter((s) => s.startsWith(`${from === 'roo' || from === 'kilo' ? 'cline' : from}:`)).map((s) => s.replace(/^cline:/, `${from}:`));
+      const wanted = sessions
+        .filter((s) => s.startsWith(`${from === 'roo' || from === 'kilo' ? 'cline' : from}:`))
+        .map((s) => s.replace(/^cline:/, `${from}:`));
       assert.deepStrictEqual(await sessionsOf(one), wanted, from);
       assert.match(r.out, new RegExp(`not a \\S.* session, passed over: `), `${from} lists what it passed over`);
     }
@@ -93,7 +95,12 @@ describe('agent-tape ingest of a folder holding copies of agents’ sessions', f
     assert.match(r.out, /^0 transcripts, 0 sessions, 0 entries appended/);
     assert.match(r.out, new RegExp(`not a transcript, passed over: ${escaped(path.join(empty, 'deep', 'history.jsonl'))}`));
     assert.match(r.err, new RegExp(`^no agent sessions found under ${escaped(empty)} \\(2 files looked at\\)\\. Looked for:\n`));
-    for (const shape of [/Claude Code: \*\.jsonl/, /Gemini CLI: session-<YYYY-MM-DDTHH-mm>-<id>\.json and \.jsonl/, /Cline, Roo Code, Kilo Code: task folders/, /opencode: opencode\*\.db/])
+    for (const shape of [
+      /Claude Code: \*\.jsonl/,
+      /Gemini CLI: session-<YYYY-MM-DDTHH-mm>-<id>\.json and \.jsonl/,
+      /Cline, Roo Code, Kilo Code: task folders/,
+      /opencode: opencode\*\.db/,
+    ])
       assert.match(r.err, shape);
 
     // With --from, only that agent's shapes; a session of another agent is listed as passed over.
@@ -125,7 +132,10 @@ describe('agent-tape ingest of a folder holding copies of agents’ sessions', f
     assert.match(r.err, new RegExp(`could not be read, the others were ingested: ${escaped(renamed)}: is not valid JSON`));
     assert.match(r.err, new RegExp(`no agent sessions found under ${escaped(empty)} \\(0 files looked at\\)`));
     const sessions = await sessionsOf(tape);
-    assert.ok(sessions.includes(`gemini:${JSONL_SESSION}`) && sessions.includes(`vscode-chat:${VSC_SESSION}`) && sessions.includes(`opencode:${PARENT}`), sessions.join(', '));
+    assert.ok(
+      sessions.includes(`gemini:${JSONL_SESSION}`) && sessions.includes(`vscode-chat:${VSC_SESSION}`) && sessions.includes(`opencode:${PARENT}`),
+      sessions.join(', '),
+    );
   });
 
   it('finds a renamed opencode database by its first bytes, and a copied Gemini log named on its own without --from', async () => {
