@@ -3,13 +3,14 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { FORMAT_NAMES } from '../../../src/ingest/format';
+import { TapeStore } from '../../../src/store/tapeStore';
 import { runCli } from '../../support/cliProcess';
 import { CLINE_TASK, writeClineTask } from '../ingest/clineFixtures';
 import { CC_SESSION, CODEX_SESSION, writeClaudeCode, writeCodex } from '../ingest/fixtures';
 import { JSONL_AGENT, JSONL_SESSION, slugProject, V38_AGENT, V38_SESSION, writeJsonlSession, writeV38Session } from '../ingest/geminiFixtures';
 import { OcDatabase, OcStorage, PARENT, writeSessions } from '../ingest/opencodeFixture';
 import { agentRequest, sessionJson, VSC_SESSION } from '../ingest/vscodeChatFixtures';
-import { buildCli, cli, sessionsOf } from './build';
+import { buildCli, cli, ROOT, sessionsOf } from './build';
 
 const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -136,6 +137,33 @@ describe('agent-tape ingest of a folder holding copies of agents’ sessions', f
       sessions.includes(`gemini:${JSONL_SESSION}`) && sessions.includes(`vscode-chat:${VSC_SESSION}`) && sessions.includes(`opencode:${PARENT}`),
       sessions.join(', '),
     );
+  });
+
+  it('ingests a copy, elsewhere, of a chats folder Gemini CLI 0.61 recorded: each session with its subagent, its prompts and calls', async () => {
+    const copy = path.join(dir, 'backup', 'from-ana', 'gemini');
+    fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'agents', 'gemini-cli-0.61', 'chats'), copy, { recursive: true });
+    const r = await cli('ingest', path.join(dir, 'backup'), tape);
+    assert.strictEqual(r.code, 0, r.err);
+    const main = 'gemini:c7373c83-5587-495e-a21a-ca9ff587418c';
+    const child = `${main}/agent-f158fea0-0c3a-4a5a-bdba-3f06af46ef35`;
+    assert.deepStrictEqual(await sessionsOf(tape), [child, main, 'gemini:a5046e1f-0c8e-4ffe-b6fe-90a4b28a4ea2'].sort());
+    const store = await TapeStore.open(tape, { readOnly: true });
+    try {
+      const names = (id: string, name: string): unknown[] =>
+        store
+          .entries(id)
+          .filter((e) => e.name === name)
+          .map((e) => e.payload.content ?? e.payload.name ?? e.payload.toolName);
+      assert.deepStrictEqual(names(main, 'message/user'), ['What does a.txt say? Ask a subagent.']);
+      assert.deepStrictEqual(names(main, 'message/assistant'), ['I will ask a subagent.', 'The subagent says a.txt reads: hello from a.txt']);
+      assert.strictEqual(store.entries(main).filter((e) => e.name === 'subagent/linked').length, 1);
+      assert.ok(
+        store.entries(child).some((e) => e.kind === 'tool_call' && JSON.stringify(e.payload).includes('read_file')),
+        'the subagent read a.txt',
+      );
+    } finally {
+      await store.close();
+    }
   });
 
   it('finds a renamed opencode database by its first bytes, and a copied Gemini log named on its own without --from', async () => {
