@@ -38,10 +38,10 @@ export interface FolderSources {
  * `*.jsonl` file. Bounded: WALK_MAX_ENTRIES entries, WALK_MAX_DEPTH levels, WALK_MAX_SNIFFED files
  * read; regular files only; symbolic links are not followed (one inside leads where the walk goes
  * anyway, one out of `dir` to what the user did not hand over), only counted.
- * Without `tellJsonl` a `*.jsonl` file not claimed by its path is listed unread (its format null):
- * whoever ingests it tells its format then, and a walk of thousands of transcripts reads none.
+ * Without `readHeads` no file is read: what no path claims is left out, but for `*.jsonl` files,
+ * listed with no format (whoever ingests one tells its format then).
  */
-export function sourcesIn(dir: string, tellJsonl = true): FolderSources {
+export function sourcesIn(dir: string, readHeads = true): FolderSources {
   const found = new Map<string, FormatName | null>();
   let entries = 0;
   let files = 0;
@@ -63,8 +63,8 @@ export function sourcesIn(dir: string, tellJsonl = true): FolderSources {
       if (byPath !== null) add(byPath.source, byPath.format.name);
       else if (e.isDirectory()) {
         if (e.name !== COMPANION_DIR) walk(p, depth + 1);
-      } else if (e.name.endsWith('.jsonl') && !tellJsonl) add(p, null);
-      else if (SNIFFED.test(e.name)) {
+      } else if (e.name.endsWith('.jsonl') && !readHeads) add(p, null);
+      else if (readHeads && SNIFFED.test(e.name)) {
         const format = sniffed++ < WALK_MAX_SNIFFED ? (sourceFormatOfContent(p)?.name ?? null) : (left.sniffed++, null);
         if (format !== null) add(p, format);
         else if (e.name.endsWith('.jsonl')) add(p, null);
@@ -81,7 +81,11 @@ export function sourcesIn(dir: string, tellJsonl = true): FolderSources {
   return { sources: [...found].map(([source, format]) => ({ source, format })), files, left: notes };
 }
 
-/** The sources under `dir` (sourcesIn, `*.jsonl` files unread), as paths. */
+/**
+ * The sources under `dir` as paths, no file read (sourcesIn): for following and discovery, which
+ * take a source by its path (a content-told copy is the CLI's) and read thousands of transcripts
+ * by their ingestion anyway.
+ */
 export const sourcesUnder = (dir: string): string[] => sourcesIn(dir, false).sources.map((s) => s.source);
 
 /**
