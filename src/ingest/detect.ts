@@ -4,6 +4,7 @@ import { codex } from './codex';
 import type { FormatName, TranscriptFormat } from './format';
 import { gemini } from './gemini/gemini';
 import { opencode } from './opencode/opencode';
+import { readSourceHead } from './sourceFiles';
 import type { SourceFormat } from './sourceFormat';
 import type { SourceLine } from './transcriptLines';
 import { vscodeChat } from './vscodeChat/vscodeChatFormat';
@@ -45,3 +46,12 @@ export function sourceOfPath(file: string): { format: SourceFormat; source: stri
   }
   return null;
 }
+
+/** The source format whose content `file` starts with (its first 64 KiB), or null. */
+export function sourceFormatOfContent(file: string): SourceFormat | null {
+  const head = readSourceHead(file);
+  return head === null ? null : (SOURCE_FORMATS.find((f) => f.recognizes(file, head)) ?? null);
+}
+
+/** The source format a file is of: by its path (sourceOfPath), else by its first bytes; null for neither (a line transcript, perhaps). */
+export const sourceFormatOf = (file: string): SourceFormat | null => sourceOfPath(file)?.format ?? sourceFormatOfContent(file);

@@ -2,9 +2,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { TapeFileError } from '../store/errors';
 import type { TapeStore } from '../store/tapeStore';
+import { sourceFormatOf } from './detect';
 import type { FormatName } from './format';
 import { ingestionOf, type IngestReport, type SourceIngestion } from './ingest';
-import { sourceOfChange, sourcesUnder } from './sourcesUnder';
+import { sourceOfChange, sourcesIn } from './sourcesUnder';
 
 /** Agents write a record in several chunks; one ingest per burst. */
 const DEBOUNCE_MS = 100;
@@ -23,9 +24,10 @@ export class FollowedTranscripts {
 
   constructor(private readonly from?: FormatName) {}
 
-  ingest(store: TapeStore, file: string): Promise<IngestReport> {
+  /** `told`: the format a folder walk told the file by (sourcesUnder.ts), when the ingestion is new. */
+  ingest(store: TapeStore, file: string, told?: FormatName): Promise<IngestReport> {
     const key = `${store.tapeId}\u0000${path.resolve(file)}`;
-    const t = this.byFile.get(key) ?? ingestionOf(file, this.from);
+    const t = this.byFile.get(key) ?? ingestionOf(file, this.from ?? told);
     this.byFile.delete(key);
     this.byFile.set(key, t);
     if (this.byFile.size > MAX_FOLLOWED) this.byFile.delete(this.byFile.keys().next().value as string);
@@ -52,12 +54,12 @@ export async function followTranscripts(
   const pending = new Map<string, NodeJS.Timeout>();
   let queue = Promise.resolve();
   const sizes = new Map<string, number>();
-  const ingest = (file: string): void => {
+  const ingest = (file: string, told?: FormatName): void => {
     queue = queue.then(async () => {
       if (signal.aborted || !fs.existsSync(file)) return;
       sizes.set(file, fs.statSync(file).size);
       try {
-        onIngest(await followed.ingest(store, file));
+        onIngest(await followed.ingest(store, file, told));
       } catch (e) {
         if (!(e instanceof TapeFileError)) throw e;
         onRefused(e);
@@ -88,7 +90,9 @@ export async function followTranscripts(
   }, POLL_MS);
   // Whatever was written before the watchers were armed (since the caller's own ingest) is taken
   // now: a catch-up ingest of every transcript, which appends only what is new.
-  for (const src of sources) for (const file of fs.statSync(src).isDirectory() ? sourcesUnder(src) : [src]) ingest(path.resolve(file));
+  for (const src of sources)
+    for (const { source, format } of fs.statSync(src).isDirectory() ? sourcesIn(src).sources : [{ source: src, format: sourceFormatOf(src)?.name }])
+      ingest(path.resolve(source), format ?? undefined);
   try {
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
   } finally {

@@ -2,12 +2,11 @@ import { TapeFileError } from '../store/errors';
 import type { TapeStore } from '../store/tapeStore';
 import type { JsonObject, NewEntry } from '../tape/entry';
 import { SUBAGENT_LINKED, entryHash, linkData } from '../tape/fork';
-import { detectFormat, formatNamed, SOURCE_FORMATS, sourceOfPath } from './detect';
+import { detectFormat, formatNamed, sourceFormatOfContent, sourceOfPath } from './detect';
 import { ingestedSessionStart } from '../tape/ingestedSession';
 import { AGENT_LABELS, countSkip, type FormatName, type Mapped, type Transcript, type TranscriptFormat, type TranscriptMapper } from './format';
 import type { SourceFormat } from './sourceFormat';
 import { readTranscript, type TranscriptCursor } from './transcriptLines';
-import { readSourceHead } from './sourceFiles';
 
 export interface IngestReport {
   /** The source read: a transcript file, or a whole source (a task folder, a database). */
@@ -159,7 +158,8 @@ async function appendMapped(store: TapeStore, format: FormatName, mapped: Mapped
 /**
  * How `file` is ingested: with `from`, as that format (a source format's file stands for its
  * source); without, a path a source format knows by its name goes to it; any other `*.jsonl` is
- * read as a Claude Code or Codex transcript (so a followed one is read once, not sniffed first);
+ * read as a Claude Code or Codex transcript (so a followed one is read once, not sniffed first:
+ * the CLI and a folder walk tell a copied log of a source format by its first bytes before);
  * any other file goes to the source format that recognizes its first bytes.
  */
 export function ingestionOf(file: string, from?: FormatName): SourceIngestion {
@@ -169,9 +169,8 @@ export function ingestionOf(file: string, from?: FormatName): SourceIngestion {
   const byPath = sourceOfPath(file);
   if (byPath !== null) return new SourceIngest(byPath.source, byPath.format);
   if (file.endsWith('.jsonl')) return new TranscriptIngest(file);
-  const head = readSourceHead(file);
-  const byContent = head === null ? undefined : SOURCE_FORMATS.find((f) => f.recognizes(file, head));
-  return byContent !== undefined ? new SourceIngest(file, byContent) : new TranscriptIngest(file);
+  const byContent = sourceFormatOfContent(file);
+  return byContent !== null ? new SourceIngest(file, byContent) : new TranscriptIngest(file);
 }
 
 /** Ingests one source once, from its start. */

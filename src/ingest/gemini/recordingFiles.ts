@@ -26,20 +26,30 @@ export interface RecordingPlace {
   parentFolder: string | null;
 }
 
+/** A subagents' folder as Gemini CLI names it: its parent's session id, a UUID. */
+const SESSION_FOLDER = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
 const isChatsDir = (dir: string): boolean =>
   path.basename(dir) === 'chats' &&
   path.basename(path.dirname(path.dirname(dir))) === 'tmp' &&
   path.basename(path.dirname(path.dirname(path.dirname(dir)))) === '.gemini';
 
-/** Where a file is in Gemini CLI's tree, when it is a recording there. */
+/**
+ * Where a file is in a chats folder, when it is a recording there: in Gemini CLI's tree, or in a
+ * copy of a chats folder anywhere (a backup, a teammate's), known by the names Gemini CLI gives a
+ * session file and a session's subagents' folder.
+ */
 export function recordingPlaceOf(file: string): RecordingPlace | null {
   const abs = path.resolve(file);
   if (!RECORDING_FILE.test(abs)) return null;
   const dir = path.dirname(abs);
-  if (isChatsDir(dir)) return { projectDir: path.dirname(dir), chatsDir: dir, parentFolder: null };
   const up = path.dirname(dir);
-  if (isChatsDir(up)) return { projectDir: path.dirname(up), chatsDir: up, parentFolder: path.basename(dir) };
-  return null;
+  const session = { projectDir: up, chatsDir: dir, parentFolder: null };
+  const subagent = { projectDir: path.dirname(up), chatsDir: up, parentFolder: path.basename(dir) };
+  if (isChatsDir(dir)) return session;
+  if (isChatsDir(up)) return subagent;
+  if (SESSION_FILE.test(path.basename(abs))) return session;
+  return SESSION_FOLDER.test(subagent.parentFolder) && parentRecordingOf(up, subagent.parentFolder) !== null ? subagent : null;
 }
 
 const isFile = (file: string): boolean => {

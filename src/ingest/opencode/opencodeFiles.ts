@@ -1,3 +1,4 @@
+import type * as fs from 'fs';
 import * as path from 'path';
 import * as z from 'zod';
 import { TapeFileError } from '../../store/errors';
@@ -61,6 +62,13 @@ class StorageReader {
       .map((e) => e.name);
   }
 }
+
+/**
+ * Whether a folder's entries are laid out as a storage folder (its `session` and `message`
+ * folders): a copy of one keeps the layout, not the path.
+ */
+export const isStorageLayout = (entries: readonly fs.Dirent[]): boolean =>
+  ['session', 'message'].every((name) => entries.some((e) => e.isDirectory() && e.name === name));
 
 function reader(dir: string): StorageReader {
   if (!listDir(dir).some((e) => e.isDirectory() && e.name === 'session')) throw new TapeFileError(dir, 'is not an opencode storage folder (no session folder)');

@@ -2,10 +2,12 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { FollowedTranscripts } from '../../../src/ingest/follow';
+import { FollowedTranscripts, followTranscripts } from '../../../src/ingest/follow';
+import type { IngestReport } from '../../../src/ingest/ingest';
 import { ingestFile } from '../../../src/ingest/ingest';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, jsonl } from './fixtures';
+import { JSONL_SESSION, jsonl as geminiJsonl, jsonlRecords } from './geminiFixtures';
 
 // The module itself: `import * as` gives a copy whose properties are getters.
 const nodeFs = require('fs') as { readSync: typeof fs.readSync };
@@ -106,5 +108,17 @@ describe('following a transcript', function () {
     const shrunk = await bytesRead(() => followed.ingest(store, file));
     assert.deepStrictEqual([shrunk.bytes, shrunk.value.appended], [fs.statSync(file).size, 0]);
     assert.strictEqual(store.headEntryId(`claude-code:${CC_SESSION}`), head);
+  });
+
+  it('a followed folder goes on with each source as its walk told it: a renamed Gemini log is Gemini CLI’s, not a Claude Code transcript', async () => {
+    const log = path.join(dir, 'from-ana.jsonl');
+    fs.writeFileSync(log, geminiJsonl(jsonlRecords()));
+    const stop = new AbortController();
+    const reports: IngestReport[] = [];
+    await followTranscripts(store, [dir], undefined, stop.signal, (r) => (reports.push(r), stop.abort()));
+    assert.deepStrictEqual(
+      reports.map((r) => [r.file, r.format, r.sessions]),
+      [[log, 'gemini', [`gemini:${JSONL_SESSION}`]]],
+    );
   });
 });

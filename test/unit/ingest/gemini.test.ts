@@ -287,6 +287,22 @@ describe('Gemini CLI sessions (gemini)', function () {
       assert.deepStrictEqual(sourcesUnder(path.dirname(file)), [file]);
     });
 
+    it('a copy of a chats folder anywhere is known by its names: a session file, its subagents in the folder named by its id', async () => {
+      const original = writeV38Session(home);
+      const copy = path.join(home, 'backup', 'ana');
+      fs.cpSync(path.dirname(original), copy, { recursive: true });
+      const file = path.join(copy, path.basename(original));
+      const nested = path.join(copy, V38_SESSION, `${V38_AGENT}.json`);
+      assert.strictEqual(gemini.sourceOfPath(file), file);
+      assert.strictEqual(gemini.sourceOfPath(nested), file);
+      const r = await ingestFile(store, nested);
+      assert.deepStrictEqual(r.sessions, [`gemini:${V38_SESSION}`, `gemini:${V38_SESSION}/agent-${V38_AGENT}`]);
+      // A folder named like a session id is a subagents' folder only beside that session's file.
+      fs.rmSync(file);
+      assert.strictEqual(gemini.sourceOfPath(nested), null);
+      assert.strictEqual(gemini.sourceOfPath(path.join(copy, 'notes.json')), null);
+    });
+
     it('a subagent whose parent file is gone is a session of its own, under the parent it names', async () => {
       const file = writeV38Session(home);
       const nested = path.join(path.dirname(file), V38_SESSION, `${V38_AGENT}.json`);
