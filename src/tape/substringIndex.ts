@@ -18,25 +18,98 @@ const WORD = /[\p{L}\p{N}_]/u;
 const MARK = 0x10000;
 const END = 0x10001;
 
-let wordTable: Uint8Array | undefined;
-/** Whether each code unit is a word character, computed once for all 65,536 by the same test. */
+// Whether each code unit is a word character: 1 or 0 once tested, -1 before (each unit is tested once).
+const wordUnits = new Int8Array(0x10000).fill(-1);
 function isWordUnit(unit: number): boolean {
-  if (wordTable === undefined) {
-    wordTable = new Uint8Array(0x10000);
-    for (let u = 0; u < 0x10000; u++) wordTable[u] = WORD.test(String.fromCharCode(u)) ? 1 : 0;
+  let known = wordUnits[unit];
+  if (known === -1) known = wordUnits[unit] = WORD.test(String.fromCharCode(unit)) ? 1 : 0;
+  return known === 1;
+}
+
+/** One more than the symbols there are: the code units, the mark and the end. */
+const SYMBOLS = 0x10002;
+
+/**
+ * The automaton's transitions, in typed arrays sized for the text up front: a list per state (to
+ * copy a state's transitions when it is cloned) and an open-addressing table from (state, symbol)
+ * to the transition, so no per-state Map is allocated.
+ */
+class Transitions {
+  readonly from: Int32Array;
+  readonly symbol: Int32Array;
+  readonly to: Int32Array;
+  private readonly nextOfState: Int32Array;
+  private readonly firstOfState: Int32Array;
+  private readonly table: Int32Array;
+  private readonly mask: number;
+  private readonly shift: number;
+  count = 0;
+
+  constructor(maxStates: number, maxTransitions: number) {
+    this.from = new Int32Array(maxTransitions);
+    this.symbol = new Int32Array(maxTransitions);
+    this.to = new Int32Array(maxTransitions);
+    this.nextOfState = new Int32Array(maxTransitions);
+    this.firstOfState = new Int32Array(maxStates).fill(-1);
+    let bits = 1;
+    while (1 << bits < maxTransitions * 2) bits++;
+    this.table = new Int32Array(1 << bits).fill(-1);
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
   }
-  return wordTable[unit] === 1;
+
+  private slot(state: number, symbol: number): number {
+    // A multiplicative hash of the pair (its high bits); the table is at least twice the transitions, so probes stay short.
+    let slot = Math.imul(Math.imul(state, SYMBOLS) ^ symbol, 0x9e3779b1) >>> this.shift;
+    for (let t = this.table[slot]; t !== -1 && (this.from[t] !== state || this.symbol[t] !== symbol); t = this.table[slot]) slot = (slot + 1) & this.mask;
+    return slot;
+  }
+
+  /** The transition from `state` on `symbol`, or -1. */
+  find(state: number, symbol: number): number {
+    return this.table[this.slot(state, symbol)];
+  }
+
+  /** The state `state` goes to on `symbol`, or -1. */
+  target(state: number, symbol: number): number {
+    const t = this.find(state, symbol);
+    return t === -1 ? -1 : this.to[t];
+  }
+
+  add(state: number, symbol: number, to: number): void {
+    const t = this.count++;
+    this.from[t] = state;
+    this.symbol[t] = symbol;
+    this.to[t] = to;
+    this.nextOfState[t] = this.firstOfState[state];
+    this.firstOfState[state] = t;
+    this.table[this.slot(state, symbol)] = t;
+  }
+
+  /** Gives `clone` every transition of `state`. */
+  copy(state: number, clone: number): void {
+    for (let t = this.firstOfState[state]; t !== -1; t = this.nextOfState[t]) this.add(clone, this.symbol[t], this.to[t]);
+  }
 }
 
 export class SubstringIndex {
-  private readonly next: Map<number, number>[] = [new Map()];
-  private readonly link: number[] = [-1];
-  private readonly length: number[] = [0];
+  private readonly edges: Transitions;
+  private readonly link: Int32Array;
+  private readonly length: Int32Array;
+  private states = 1;
   private last = 0;
   /** Per state: whether what leads to it can be followed by a non-word code unit or the end. */
   private readonly endsWord: Uint8Array;
 
   constructor(text: string) {
+    let symbols = 2;
+    for (let i = 0; i < text.length; i++) symbols += isWordUnit(text.charCodeAt(i)) ? 1 : 2;
+    // A suffix automaton of n symbols has at most 2n states and 3n transitions.
+    const maxStates = 2 * symbols + 1;
+    this.edges = new Transitions(maxStates, 3 * symbols + 1);
+    this.link = new Int32Array(maxStates);
+    this.length = new Int32Array(maxStates);
+    this.link[0] = -1;
     this.extend(MARK);
     for (let i = 0; i < text.length; i++) {
       const unit = text.charCodeAt(i);
@@ -44,10 +117,9 @@ export class SubstringIndex {
       if (!isWordUnit(unit)) this.extend(MARK);
     }
     this.extend(END);
-    this.endsWord = new Uint8Array(this.next.length);
-    this.next.forEach((edges, state) => {
-      for (const symbol of edges.keys()) if (symbol === END || (symbol < MARK && !isWordUnit(symbol))) this.endsWord[state] = 1;
-    });
+    this.endsWord = new Uint8Array(this.states);
+    const { from, symbol } = this.edges;
+    for (let t = 0; t < this.edges.count; t++) if (symbol[t] === END || (symbol[t] < MARK && !isWordUnit(symbol[t]))) this.endsWord[from[t]] = 1;
   }
 
   /** Whether `needle` occurs in the text (the empty string does). */
@@ -58,7 +130,7 @@ export class SubstringIndex {
   /** Whether `needle` occurs in the text as a word (the empty string does not). */
   occursAsWord(needle: string): boolean {
     if (needle === '') return false;
-    const state = this.walk(this.next[0].get(MARK) ?? -1, needle);
+    const state = this.walk(this.edges.target(0, MARK), needle);
     return state !== -1 && this.endsWord[state] === 1;
   }
 
@@ -66,34 +138,33 @@ export class SubstringIndex {
   private walk(state: number, needle: string): number {
     for (let i = 0; i < needle.length && state !== -1; i++) {
       const unit = needle.charCodeAt(i);
-      state = this.next[state].get(unit) ?? -1;
-      if (state !== -1 && !isWordUnit(unit)) state = this.next[state].get(MARK) ?? -1;
+      state = this.edges.target(state, unit);
+      if (state !== -1 && !isWordUnit(unit)) state = this.edges.target(state, MARK);
     }
     return state;
   }
 
   // The standard online construction (Blumer et al.): one new state per symbol, at most one clone.
   private extend(symbol: number): void {
-    const { next, link, length } = this;
-    const current = length.length;
-    length.push(length[this.last] + 1);
-    link.push(0);
-    next.push(new Map());
+    const { edges, link, length } = this;
+    const current = this.states++;
+    length[current] = length[this.last] + 1;
     let p = this.last;
-    while (p !== -1 && !next[p].has(symbol)) {
-      next[p].set(symbol, current);
+    while (p !== -1 && edges.find(p, symbol) === -1) {
+      edges.add(p, symbol, current);
       p = link[p];
     }
-    if (p !== -1) {
-      const q = next[p].get(symbol) as number;
+    if (p === -1) link[current] = 0;
+    else {
+      const q = edges.target(p, symbol);
       if (length[p] + 1 === length[q]) link[current] = q;
       else {
-        const clone = length.length;
-        length.push(length[p] + 1);
-        link.push(link[q]);
-        next.push(new Map(next[q]));
-        while (p !== -1 && next[p].get(symbol) === q) {
-          next[p].set(symbol, clone);
+        const clone = this.states++;
+        length[clone] = length[p] + 1;
+        link[clone] = link[q];
+        edges.copy(q, clone);
+        for (let t = edges.find(p, symbol); p !== -1 && t !== -1 && edges.to[t] === q; t = p === -1 ? -1 : edges.find(p, symbol)) {
+          edges.to[t] = clone;
           p = link[p];
         }
         link[q] = clone;
