@@ -48,10 +48,11 @@ import { SubstringIndex } from './substringIndex';
  * - a path is in the summary when its full path or its file name (after the last `/` or `\`)
  *   occurs as a word;
  * - a command when its head occurs as a word: its first line up to and including the second
- *   word after the program that does not start with `-` (all of it when there is none), so
- *   `bd close x-1 --reason=…` needs `bd close x-1`, `git commit -m "fix parser"` needs
- *   `git commit -m "fix`, `ls` needs the word `ls` (issue 33: a program and subcommand alone
- *   name no one command);
+ *   word after the program that does not start with `-`, stopping before a pipe or redirection
+ *   (`|`, `2>&1`, `>out`), all of it when there is none; so `bd close x-1 --reason=…` needs
+ *   `bd close x-1`, `git commit -m "fix parser"` needs `git commit -m "fix`, `mix test 2>&1 | tail`
+ *   needs `mix test`, `ls` needs the word `ls` (issue 33: a program and subcommand alone name no
+ *   one command);
  * - a tool name when it occurs as a word;
  * - an error or a request when its line occurs.
  */
@@ -105,14 +106,22 @@ const fileName = (p: string): string =>
     .filter((s) => s !== '')
     .pop() ?? '';
 
+// A pipe or a redirection: what follows it only handles the command's input or output. (`&&`, `;`
+// and the like count as words: the command after them is the one that matters, as in `cd x && make`.)
+const SHELL_PLUMBING = /^(?:\|&?|\d*[<>].*|&>.*)$/;
+
 /**
  * What names a command: its first line up to and including the second word after the program that
- * is not an option (does not start with `-`), all of it when there is no such word.
+ * is not an option (does not start with `-`), stopping before a pipe or a redirection (`|`, `2>&1`,
+ * `>out`); all of it when it has no such word.
  */
 function commandHead(line: string): string {
   const words = line.split(' ');
   let operands = 0;
-  for (let i = 1; i < words.length; i++) if (!words[i].startsWith('-') && ++operands === 2) return words.slice(0, i + 1).join(' ');
+  for (let i = 1; i < words.length; i++) {
+    if (SHELL_PLUMBING.test(words[i])) return words.slice(0, i).join(' ');
+    if (!words[i].startsWith('-') && ++operands === 2) return words.slice(0, i + 1).join(' ');
+  }
   return line;
 }
 

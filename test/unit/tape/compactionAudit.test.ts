@@ -331,10 +331,13 @@ describe('compactionAudit', () => {
       'find src/tape -name "*.ts" -newer x',
       'npm run build\nnpm test',
       'make',
+      'mix test --seed 0 2>&1 | tail -15',
+      'mix credo --strict 2>/dev/null',
+      'cd /repo && npm ci',
     ];
     commands.forEach((command, i) => t.call('a1', `c${i}`, 'Bash', { command }));
     const summary =
-      'Closed it with `bd close spotter-dov.2` and ran git commit -m "Fix the parser". Tools: Bash. Ran FIND src/tape -name "*.ts" and npm run build; make.';
+      'Closed it with `bd close spotter-dov.2` and ran git commit -m "Fix the parser". Tools: Bash. Ran FIND src/tape -name "*.ts" and npm run build; make. Then mix test --seed 0 passed, mix credo was clean, and cd /repo went fine.';
     const anchor = compaction(t, summary, 2);
     const a = auditCompaction(t.entries, anchor.entryId);
     assert.deepStrictEqual(
@@ -349,6 +352,10 @@ describe('compactionAudit', () => {
         ['find src/tape -name "*.ts" -newer x', true],
         ['npm run build', true],
         ['make', true],
+        // A pipe or redirection ends the head; `&&` does not (the command after it is the one run).
+        ['mix test --seed 0 2>&1 | tail -15', true],
+        ['mix credo --strict 2>/dev/null', false],
+        ['cd /repo && npm ci', false],
       ],
     );
   });
