@@ -42,7 +42,8 @@ import { SubstringIndex } from './substringIndex';
  * - `request`: the first non-empty line of each user message;
  * - `tool`: each tool call's name.
  *
- * **Matching** is on normalised text: lower case, every run of whitespace one space, trimmed.
+ * **Matching** is on normalised text: lower case, every run of whitespace one space, trimmed; the
+ * summary's first 262,144 characters (UTF-16 code units) after that.
  * "Occurs as a word" means not directly preceded or followed by a letter, digit or underscore
  * (substringIndex.ts: the summary is indexed once, so the audit is linear in facts + summary).
  * - a path is in the summary when its full path or its file name (after the last `/` or `\`)
@@ -151,6 +152,9 @@ const SHELLS = new Set(['sh', 'bash', 'zsh']);
 const SHELL_STRING = /^(?:\S*\/)?(?:ba|z)?sh\s+-l?c\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)")$/s;
 // Lines a shell tool writes before what the command printed (Codex's shell and exec outputs).
 const SHELL_HEADER = /^(?:exit code:? -?\d+|process exited with code -?\d+|wall time: .*|chunk id: .*|original token count: .*|output:)$/i;
+// A summary is matched on its first part: the index of it takes about 120 bytes a character (4x an
+// edited summary's most, far more than a model writes; an ingested one is not bounded).
+const SUMMARY_LIMIT = 256 * 1024;
 // A JSON text is read as its leaves only up to this size; a bigger one is scanned as it is.
 const JSON_TEXT_LIMIT = 1 << 20;
 
@@ -227,7 +231,7 @@ class FactList {
   }
   facts(summary: string): AuditFact[] {
     // Indexed once: each fact is then a lookup in time of its own length.
-    const s = new SubstringIndex(normalise(summary));
+    const s = new SubstringIndex(normalise(summary).slice(0, SUMMARY_LIMIT));
     return [...this.byKey.values()].map((f) => ({
       kind: f.kind,
       value: f.value,

@@ -163,7 +163,7 @@ export class SubstringIndex {
         length[clone] = length[p] + 1;
         link[clone] = link[q];
         edges.copy(q, clone);
-        for (let t = edges.find(p, symbol); p !== -1 && t !== -1 && edges.to[t] === q; t = p === -1 ? -1 : edges.find(p, symbol)) {
+        for (let t = edges.find(p, symbol); t !== -1 && edges.to[t] === q; t = p === -1 ? -1 : edges.find(p, symbol)) {
           edges.to[t] = clone;
           p = link[p];
         }

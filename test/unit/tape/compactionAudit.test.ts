@@ -359,4 +359,17 @@ describe('compactionAudit', () => {
       ],
     );
   });
+
+  it('matches against the first 262,144 characters of the summary only, so its index stays bounded', () => {
+    const t = new TapeBuilder();
+    t.user('u1', 'go');
+    t.assistant('a1', 'x');
+    t.call('a1', 'c1', 'read_file', { path: 'src/early.ts' });
+    t.call('a1', 'c2', 'read_file', { path: 'src/late.ts' });
+    const filler = 'word '.repeat((256 * 1024) / 5);
+    const anchor = compaction(t, `src/early.ts ${filler} src/late.ts`, 2);
+    const a = auditCompaction(t.entries, anchor.entryId);
+    assert.strictEqual(fact(a, 'path', 'src/early.ts')?.inSummary, true);
+    assert.strictEqual(fact(a, 'path', 'src/late.ts')?.inSummary, false);
+  });
 });
