@@ -4,6 +4,7 @@ import { textOf, type Entry } from './entry';
 import { foldAll, foldRowOf } from './fold';
 import { jsonTextTooDeep } from './jsonDepth';
 import { editedSummaryOf } from './pinnedContext';
+import { SubstringIndex } from './substringIndex';
 
 /**
  * What a compaction's summary kept of the history it replaced (issue 20). The tape keeps every
@@ -41,12 +42,18 @@ import { editedSummaryOf } from './pinnedContext';
  * - `request`: the first non-empty line of each user message;
  * - `tool`: each tool call's name.
  *
- * **Matching** is on normalised text: lower case, every run of whitespace one space, trimmed.
- * "Occurs as a word" means not directly preceded or followed by a letter, digit or underscore.
+ * **Matching** is on normalised text: lower case, every run of whitespace one space, trimmed; the
+ * summary's first 262,144 characters (UTF-16 code units) after that.
+ * "Occurs as a word" means not directly preceded or followed by a letter, digit or underscore
+ * (substringIndex.ts: the summary is indexed once, so the audit is linear in facts + summary).
  * - a path is in the summary when its full path or its file name (after the last `/` or `\`)
  *   occurs as a word;
- * - a command when its first line occurs, or its program and first argument (its first two
- *   words; the program alone when it has none) occur as a word;
+ * - a command when its head occurs as a word: its first line up to and including the second
+ *   word after the program that does not start with `-`, stopping before a pipe or redirection
+ *   (`|`, `2>&1`, `>out`), all of it when there is none; so `bd close x-1 --reason=…` needs
+ *   `bd close x-1`, `git commit -m "fix parser"` needs `git commit -m "fix`, `mix test 2>&1 | tail`
+ *   needs `mix test`, `ls` needs the word `ls` (issue 33: a program and subcommand alone name no
+ *   one command);
  * - a tool name when it occurs as a word;
  * - an error or a request when its line occurs.
  */
@@ -84,19 +91,6 @@ export const compactionAnchors = (entries: readonly Entry[]): Entry[] => entries
 
 export const normalise = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
-const WORD = /[\p{L}\p{N}_]/u;
-
-/** Whether `needle` (normalised) occurs in `hay` (normalised) as a word. */
-function occursAsWord(hay: string, needle: string): boolean {
-  if (needle === '') return false;
-  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + 1)) {
-    const before = i === 0 ? '' : hay[i - 1];
-    const after = hay[i + needle.length] ?? '';
-    if (!WORD.test(before) && !WORD.test(after)) return true;
-  }
-  return false;
-}
-
 const firstLine = (s: string): string =>
   s
     .split('\n')
@@ -113,18 +107,34 @@ const fileName = (p: string): string =>
     .filter((s) => s !== '')
     .pop() ?? '';
 
-function inSummary(kind: FactKind, value: string, summary: string): boolean {
+// A pipe or a redirection: what follows it only handles the command's input or output. (`&&`, `;`
+// and the like count as words: the command after them is the one that matters, as in `cd x && make`.)
+const SHELL_PLUMBING = /^(?:\|&?|\d*[<>].*|&>.*)$/;
+
+/**
+ * What names a command: its first line up to and including the second word after the program that
+ * is not an option (does not start with `-`), stopping before a pipe or a redirection (`|`, `2>&1`,
+ * `>out`); all of it when it has no such word.
+ */
+function commandHead(line: string): string {
+  const words = line.split(' ');
+  let operands = 0;
+  for (let i = 1; i < words.length; i++) {
+    if (SHELL_PLUMBING.test(words[i])) return words.slice(0, i).join(' ');
+    if (!words[i].startsWith('-') && ++operands === 2) return words.slice(0, i + 1).join(' ');
+  }
+  return line;
+}
+
+function inSummary(kind: FactKind, value: string, summary: SubstringIndex): boolean {
   const v = normalise(value);
   switch (kind) {
     case 'path':
-      return occursAsWord(summary, v) || occursAsWord(summary, normalise(fileName(value)));
-    case 'command': {
-      const line = normalise(firstLine(value));
-      if (line !== '' && summary.includes(line)) return true;
-      return occursAsWord(summary, line.split(' ').slice(0, 2).join(' '));
-    }
+      return summary.occursAsWord(v) || summary.occursAsWord(normalise(fileName(value)));
+    case 'command':
+      return summary.occursAsWord(commandHead(normalise(firstLine(value))));
     case 'tool':
-      return occursAsWord(summary, v);
+      return summary.occursAsWord(v);
     case 'error':
     case 'request':
       return v !== '' && summary.includes(v);
@@ -142,6 +152,9 @@ const SHELLS = new Set(['sh', 'bash', 'zsh']);
 const SHELL_STRING = /^(?:\S*\/)?(?:ba|z)?sh\s+-l?c\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)")$/s;
 // Lines a shell tool writes before what the command printed (Codex's shell and exec outputs).
 const SHELL_HEADER = /^(?:exit code:? -?\d+|process exited with code -?\d+|wall time: .*|chunk id: .*|original token count: .*|output:)$/i;
+// A summary is matched on its first part: the index of it takes about 120 bytes a character (4x an
+// edited summary's most, far more than a model writes; an ingested one is not bounded).
+const SUMMARY_LIMIT = 256 * 1024;
 // A JSON text is read as its leaves only up to this size; a bigger one is scanned as it is.
 const JSON_TEXT_LIMIT = 1 << 20;
 
@@ -217,7 +230,8 @@ class FactList {
     this.byKey.set(key, fact);
   }
   facts(summary: string): AuditFact[] {
-    const s = normalise(summary);
+    // Indexed once: each fact is then a lookup in time of its own length.
+    const s = new SubstringIndex(normalise(summary).slice(0, SUMMARY_LIMIT));
     return [...this.byKey.values()].map((f) => ({
       kind: f.kind,
       value: f.value,

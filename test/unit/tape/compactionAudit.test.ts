@@ -127,9 +127,9 @@ describe('compactionAudit', () => {
     assert.strictEqual(kept('path', '/w/README.md'), false);
     assert.strictEqual(kept('path', 'docs/a.md'), false);
     assert.strictEqual(kept('path', './lib/tokens.ts'), false);
-    // Commands: the first line, or program + first argument.
+    // Commands: the first line up to its second operand after the program.
     assert.strictEqual(kept('command', 'npm test -- --grep parser\necho done'), true, 'first line');
-    assert.strictEqual(kept('command', 'git commit -m "fix parser"'), true, 'git commit');
+    assert.strictEqual(kept('command', 'git commit -m "fix parser"'), false, '"git commit" names no one commit');
     assert.strictEqual(kept('command', 'make lint'), false);
     // Errors and requests: their first line, normalised (case, whitespace).
     assert.strictEqual(kept('error', 'Error: expected 2, got 3'), true);
@@ -144,7 +144,7 @@ describe('compactionAudit', () => {
     assert.strictEqual(kept('tool', 'edit_file'), false);
     assert.deepStrictEqual(a.totals, {
       path: { facts: 7, inSummary: 3 },
-      command: { facts: 3, inSummary: 2 },
+      command: { facts: 3, inSummary: 1 },
       error: { facts: 2, inSummary: 1 },
       request: { facts: 2, inSummary: 1 },
       tool: { facts: 6, inSummary: 3 },
@@ -316,5 +316,60 @@ describe('compactionAudit', () => {
     assert.deepStrictEqual(values('command'), ['ls', 'cat src/nope.ts', 'tsc', 'docker compose up -d db', 'git push']);
     assert.strictEqual(fact(a, 'command', 'docker compose up -d db')?.inSummary, true, 'its program and first argument');
     assertTotalsAddUp(a);
+  });
+
+  it('keeps a command only when the summary names that one: its first line up to its second operand after the program', () => {
+    const t = new TapeBuilder();
+    t.user('u1', 'go');
+    t.assistant('a1', 'x');
+    const commands = [
+      'bd close spotter-dov.1 --reason="done, tests pass"',
+      'bd close spotter-dov.2 --reason=dup',
+      'git commit -m "fix the parser" --no-verify',
+      'git commit -m "other change"',
+      'ls',
+      'find src/tape -name "*.ts" -newer x',
+      'npm run build\nnpm test',
+      'make',
+      'mix test --seed 0 2>&1 | tail -15',
+      'mix credo --strict 2>/dev/null',
+      'cd /repo && npm ci',
+    ];
+    commands.forEach((command, i) => t.call('a1', `c${i}`, 'Bash', { command }));
+    const summary =
+      'Closed it with `bd close spotter-dov.2` and ran git commit -m "Fix the parser". Tools: Bash. Ran FIND src/tape -name "*.ts" and npm run build; make. Then mix test --seed 0 passed, mix credo was clean, and cd /repo went fine.';
+    const anchor = compaction(t, summary, 2);
+    const a = auditCompaction(t.entries, anchor.entryId);
+    assert.deepStrictEqual(
+      a.facts.filter((f) => f.kind === 'command').map((f) => [f.value.split('\n')[0], f.inSummary]),
+      [
+        ['bd close spotter-dov.1 --reason="done, tests pass"', false],
+        ['bd close spotter-dov.2 --reason=dup', true],
+        ['git commit -m "fix the parser" --no-verify', true],
+        ['git commit -m "other change"', false],
+        // "ls" is in "tools" but not as a word.
+        ['ls', false],
+        ['find src/tape -name "*.ts" -newer x', true],
+        ['npm run build', true],
+        ['make', true],
+        // A pipe or redirection ends the head; `&&` does not (the command after it is the one run).
+        ['mix test --seed 0 2>&1 | tail -15', true],
+        ['mix credo --strict 2>/dev/null', false],
+        ['cd /repo && npm ci', false],
+      ],
+    );
+  });
+
+  it('matches against the first 262,144 characters of the summary only, so its index stays bounded', () => {
+    const t = new TapeBuilder();
+    t.user('u1', 'go');
+    t.assistant('a1', 'x');
+    t.call('a1', 'c1', 'read_file', { path: 'src/early.ts' });
+    t.call('a1', 'c2', 'read_file', { path: 'src/late.ts' });
+    const filler = 'word '.repeat((256 * 1024) / 5);
+    const anchor = compaction(t, `src/early.ts ${filler} src/late.ts`, 2);
+    const a = auditCompaction(t.entries, anchor.entryId);
+    assert.strictEqual(fact(a, 'path', 'src/early.ts')?.inSummary, true);
+    assert.strictEqual(fact(a, 'path', 'src/late.ts')?.inSummary, false);
   });
 });
