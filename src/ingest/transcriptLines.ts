@@ -1,7 +1,9 @@
 import * as fs from 'fs';
 import { TapeFileError } from '../store/errors';
 import { openRegularSync, readUpToSync } from '../store/safeRead';
+import { MAX_ENTRY_JSON_BYTES } from '../tape/entrySize';
 import { jsonTextTooDeep } from '../tape/jsonDepth';
+import { cutOversizedLine } from './oversizedLine';
 
 /** One parsed line of a JSONL transcript; `lineNo` counts from 1 and is stable while the file only grows. */
 export interface SourceLine {
@@ -19,7 +21,10 @@ export const TRANSCRIPT_START: TranscriptPosition = { offset: 0, lineNo: 1 };
 
 export interface TranscriptLines {
   lines: SourceLine[];
-  /** Line numbers of lines that are not JSON, or nest too deep (not the last one): counted, never fatal. */
+  /**
+   * Line numbers of lines that are not JSON (not the last one), nest too deep, or are too large for
+   * an entry even with their long strings cut (cutOversizedLine): counted, never fatal.
+   */
   invalidLines: number[];
   /**
    * The last line is not a whole record yet: the other agent is still writing it. It is left out
@@ -61,14 +66,17 @@ export function parseTranscript(text: Buffer | string, at: TranscriptPosition = 
     const nl = buf.indexOf(NEWLINE, start);
     const final = nl < 0;
     const end = final ? buf.length : nl;
-    const line = buf.toString('utf8', start, end);
-    if (line.trim() !== '') {
+    // A line too large for an entry is not decoded whole: its longest strings are cut first.
+    const oversized = end - start > MAX_ENTRY_JSON_BYTES ? cutOversizedLine(buf.subarray(start, end)) : undefined;
+    const line = oversized === undefined ? buf.toString('utf8', start, end) : (oversized?.toString('utf8') ?? '');
+    if (line.trim() !== '' || oversized === null) {
       if (pending !== null) invalidLines.push(pending.lineNo);
       pending = null;
-      const parsed = parseLine(line);
-      // A line nested too deep stays too deep however it ends: never worth waiting for.
-      if (parsed === 'too-deep') invalidLines.push(lineNo);
-      else if (parsed === 'invalid' || (final && !isObject(parsed.value))) pending = { offset: at.offset + start, lineNo };
+      const parsed = oversized === null ? 'too-large' : parseLine(line);
+      // A line nested too deep, or too large to cut, stays so however it ends: never worth waiting
+      // for, unless it has no newline yet (a huge record being written is not cut yet either).
+      if (parsed === 'too-deep' || (parsed === 'too-large' && !final)) invalidLines.push(lineNo);
+      else if (parsed === 'invalid' || parsed === 'too-large' || (final && !isObject(parsed.value))) pending = { offset: at.offset + start, lineNo };
       else lines.push({ lineNo, record: parsed.value });
       if (final && pending === null) next = { offset: at.offset + end, lineNo };
     }

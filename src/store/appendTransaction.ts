@@ -30,7 +30,10 @@ export class AppendTransaction {
   private committed: (() => void)[] = [];
   private readonly sql: Record<'begin' | 'commit' | 'savepoint' | 'releaseSavepoint' | 'rollbackToSavepoint' | 'rollback', Statement>;
 
-  /** `onCommitFailure` hears a commit that failed and rolled the tick back (its appends are lost from memory). */
+  /**
+   * `onCommitFailure` hears a commit that failed and rolled the tick back, or a unit whose failure
+   * made SQLite roll back the whole transaction: either way the appends before it are lost from memory.
+   */
   constructor(
     db: Database,
     private readonly onCommitFailure: (e: unknown) => void,
@@ -64,13 +67,39 @@ export class AppendTransaction {
       return result;
     } catch (e) {
       if (owner) {
-        this.sql.rollback.run();
         this.open = false;
-      } else {
-        this.sql.rollbackToSavepoint.run();
-        this.sql.releaseSavepoint.run();
+        this.rollBackIfOpen();
+      } else if (!this.rollBackUnit()) {
+        // SQLite dropped the whole transaction, with earlier units whose records may be journaled.
+        this.open = false;
+        this.deferred = [];
+        this.committed = [];
+        this.onCommitFailure(e);
       }
       throw e;
+    }
+  }
+
+  /**
+   * Takes a failed unit's writes back; false when the transaction is gone: out of memory or a full
+   * database make SQLite roll back the whole transaction itself ("no such savepoint").
+   */
+  private rollBackUnit(): boolean {
+    try {
+      this.sql.rollbackToSavepoint.run();
+    } catch {
+      return false;
+    }
+    this.sql.releaseSavepoint.run();
+    return true;
+  }
+
+  /** ROLLBACK, unless SQLite already rolled back (its error, not this one, is what the caller hears). */
+  private rollBackIfOpen(): void {
+    try {
+      this.sql.rollback.run();
+    } catch {
+      // "cannot rollback - no transaction is active"
     }
   }
 
@@ -89,7 +118,7 @@ export class AppendTransaction {
       for (const w of deferred) w();
       this.sql.commit.run();
     } catch (e) {
-      this.sql.rollback.run();
+      this.rollBackIfOpen();
       this.onCommitFailure(e);
       throw e;
     }

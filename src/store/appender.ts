@@ -1,9 +1,10 @@
 import { planAppend } from '../tape/append';
-import { isSessionStart, type Entry, type NewEntry } from '../tape/entry';
+import { isSessionStart, TapeValidationError, type Entry, type NewEntry } from '../tape/entry';
+import { entryTooLarge, MAX_ENTRY_JSON_BYTES } from '../tape/entrySize';
 import type { FoldRow } from '../tape/fold';
 import type { TapeQueries } from './queries';
 import type { RowWriter } from './rowWriter';
-import { foldRowOfRow, paramsOf, rowTupleOf, type RowParams } from './rowTuple';
+import { encodeRows, foldRowOfRow, paramsOf, rowTupleOf, type RowParams } from './rowTuple';
 import type { AppendTransaction } from './appendTransaction';
 
 export interface AppendResult {
@@ -16,8 +17,8 @@ export interface AppendResult {
 export interface Written {
   /** One per appended entry, in order. */
   results: AppendResult[];
-  /** The rows inserted (none when everything was deduplicated), for the journal record. */
-  rows: RowParams[];
+  /** The journal record's body: the rows inserted (null when everything was deduplicated). */
+  record: Buffer | null;
   foldRows: FoldRow[];
 }
 
@@ -32,7 +33,12 @@ export class Appender {
     private readonly transaction: AppendTransaction,
   ) {}
 
-  /** Appends entries that are already validated. Throws (having written nothing) on a SQLite error. */
+  /**
+   * Appends entries that are already validated. Throws, having written nothing, on a SQLite error,
+   * on an entry whose JSON text is over MAX_ENTRY_JSON_BYTES (validation bounds it only from
+   * below), or when its journal record cannot be made: the record is made inside the unit, so an
+   * append either has its rows and its record or neither.
+   */
   append(sessionId: string, entries: readonly NewEntry[], now: number): Written {
     const q = this.queries;
     let head = q.headEntryId(sessionId);
@@ -41,9 +47,10 @@ export class Appender {
     const plan = planAppend(sessionId, entries, { isNew: head === 0, hasSessionStart });
     const rows: RowParams[] = [];
     const foldRows: FoldRow[] = [];
+    let record: Buffer | null = null;
     const stored = this.transaction.run((defer) => {
       const byKey = new Map<string, Entry>();
-      return plan.writes.map((e): AppendResult => {
+      const written = plan.writes.map((e): AppendResult => {
         const key = e.provenanceKey ?? null;
         const existing = key === null ? undefined : (byKey.get(key) ?? q.byProvenance(sessionId, key));
         if (existing) return { entry: existing, deduplicated: true };
@@ -59,6 +66,8 @@ export class Appender {
         };
         const row = rowTupleOf(entry, JSON.stringify(entry.payload), JSON.stringify(entry.meta));
         const params = paramsOf(row);
+        const bytes = (params[11] as Uint8Array).length + (params[12] as Uint8Array).length;
+        if (bytes > MAX_ENTRY_JSON_BYTES) throw new TapeValidationError(`entry ${e.kind} ${e.name}: ${entryTooLarge(bytes)}`);
         this.rowWriter.write(params, entry.payload, defer);
         head++;
         rows.push(params);
@@ -66,6 +75,8 @@ export class Appender {
         if (key !== null) byKey.set(key, entry);
         return { entry, deduplicated: false };
       });
+      if (rows.length) record = encodeRows(rows);
+      return written;
     });
     q.advanceHead(sessionId, head);
     const answered = new Set<number>();
@@ -77,6 +88,6 @@ export class Appender {
       answered.add(a.write);
       return repeat ? { entry: r.entry, deduplicated: true } : r;
     });
-    return { results, rows, foldRows };
+    return { results, record, foldRows };
   }
 }

@@ -39,7 +39,13 @@ export class Durability {
 
   /** Journals one committed transaction; resolves when written (durable: and fsynced). */
   persist(body: Uint8Array, durable: boolean): Promise<void> {
-    const written = this.journal.append(body, durable).catch((e: unknown) => this.fail(e));
+    let written: Promise<void>;
+    try {
+      written = this.journal.append(body, durable).catch((e: unknown) => this.fail(e));
+    } catch (e) {
+      // The rows are in the database but their record could not be made: the disk is behind.
+      this.fail(e);
+    }
     if (this.journal.recordBytes > this.options.checkpointBytes && !this.checkpointing) {
       this.checkpoint().catch((e: unknown) => (this.backgroundError ??= e));
     }
@@ -107,8 +113,8 @@ export class Durability {
   }
 
   /** Puts the store in its failed state (the in-memory database can no longer be trusted). */
-  markFailed(cause: unknown): void {
-    this.failure ??= new TapeStoreFailedError(this.file, cause);
+  markFailed(cause: unknown, what?: string): void {
+    this.failure ??= new TapeStoreFailedError(this.file, cause, what);
   }
 
   private fail(cause: unknown): never {

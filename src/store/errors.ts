@@ -48,8 +48,9 @@ export class TapeQueryError extends Error {
 
 /** The store cannot keep its promise that acknowledged appends are on disk (e.g. ENOSPC); reopen it. */
 export class TapeStoreFailedError extends Error {
-  constructor(file: string, cause: unknown) {
-    super(`${file}: the journal could not be written (${errorMessage(cause)}); the store refuses further appends, reopen it`);
+  /** `what` went wrong: by default the journal write or fsync. */
+  constructor(file: string, cause: unknown, what = 'the journal could not be written') {
+    super(`${file}: ${what} (${errorMessage(cause)}); the store refuses further appends, reopen it`);
     this.name = 'TapeStoreFailedError';
   }
 }

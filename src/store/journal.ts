@@ -233,8 +233,11 @@ export class Journal {
 
   /** Appends one transaction's record; resolves when it is written (durable: and fsynced). */
   append(body: Uint8Array, durable: boolean): Promise<void> {
+    // Encoded before the sequence moves: a record that cannot be made (no memory) skips no number.
+    const record = encodeRecord(this.lastSeq + 1, body);
+    this.lastSeq++;
     this.layout.lastRecordAt = this.writer.end;
-    return this.writer.write(encodeRecord(++this.lastSeq, body), durable);
+    return this.writer.write(record, durable);
   }
 
   /** Resolves when every record appended so far is as durable as asked. */

@@ -6,7 +6,7 @@ import { layoutOf, readJournal, type JournalLayout, type JournalRecord } from '.
 import type { TailStart } from './journalTail';
 import { lockHolder } from './lock';
 import { decodeRows } from './rowTuple';
-import { insertRows } from './rowWriter';
+import { insertRows, RowWriter } from './rowWriter';
 import { readMeta, tuneSearchIndex } from './schema';
 import { readSnapshot } from './snapshot';
 
@@ -47,7 +47,7 @@ const UNLOCKED_READ_ATTEMPTS = 3;
  * the tape holds, at least 32 MiB, for the appends to come. It is calloc'd: pages cost memory only
  * once SQLite writes them, while each regrowth it spares would copy the whole database.
  */
-function roomFor(file: string, journalFile: string): number {
+export function roomFor(file: string, journalFile: string): number {
   return Math.ceil(fileSize(journalFile) * 1.5 + Math.max(32 << 20, fileSize(file)));
 }
 
@@ -119,6 +119,36 @@ export function replay(db: Database, records: readonly JournalRecord[], journalF
       records.flatMap((r) => decodeRows(r.body)),
     );
   } catch (e) {
-    throw new TapeFileError(journalFile, `cannot be replayed onto its snapshot: ${errorMessage(e)}`);
+    throw new TapeFileError(
+      journalFile,
+      `cannot be replayed onto its snapshot: ${errorMessage(e)}; nothing was changed. Run 'agent-tape repair' on its tape to keep the records before the one that fails and set the rest aside`,
+    );
+  }
+}
+
+/**
+ * The first of `records` that cannot be replayed after those before it (a body that does not
+ * decode, rows SQLite refuses or runs out of memory on), with why; null when all replay. They are
+ * applied in one transaction that is rolled back: `db` is left as it was.
+ */
+export function firstUnreplayable(db: Database, records: readonly JournalRecord[]): { record: JournalRecord; reason: string } | null {
+  const writer = new RowWriter(db);
+  db.run('BEGIN');
+  try {
+    for (const record of records) {
+      try {
+        for (const row of decodeRows(record.body)) writer.writeStored(row);
+      } catch (e) {
+        return { record, reason: errorMessage(e) };
+      }
+    }
+    return null;
+  } finally {
+    try {
+      db.run('ROLLBACK');
+    } catch {
+      // SQLite rolled back itself (out of memory, database full)
+    }
+    writer.free();
   }
 }

@@ -1,6 +1,8 @@
 import * as fs from 'fs';
+import type { Database } from 'sql.js';
 import { TapeFileError } from './errors';
 import { writeFileDurably } from './fsutil';
+import { firstUnreplayable, roomFor } from './recovery';
 import { HEADER_BYTES, JOURNAL_MAX_BYTES, JOURNAL_WHAT, journalPathOf, scanJournal, scanJournalBytes } from './journal';
 import { acquireLock } from './lock';
 import { openRegularSync, readUpToSync } from './safeRead';
@@ -13,7 +15,10 @@ export type RepairOutcome =
   | { status: 'healthy'; journal: string; records: number; recordBytes: number }
   /** Only a torn last record, which opening drops by itself; nothing was changed. */
   | { status: 'torn'; journal: string; records: number; recordBytes: number; tornBytes: number }
-  /** Damage in the middle: the intact prefix was kept and the rest set aside. */
+  /**
+   * Damage in the middle, or a record that cannot be replayed onto the snapshot (which fails every
+   * open): the records before it were kept and the rest set aside.
+   */
   | {
       status: 'repaired';
       journal: string;
@@ -25,10 +30,13 @@ export type RepairOutcome =
     };
 
 /**
- * Repairs a journal damaged in the middle, which opening refuses (journal.ts): keeps the intact
- * records before the damage and moves the bytes from the damage to the end of the used part into
- * `<journal>.damaged-<timestamp>`, so they can still be examined. Never runs by itself: losing
- * acknowledged records, even damaged ones, is the user's call.
+ * Repairs a journal damaged in the middle, which opening refuses (journal.ts), or holding a record
+ * that replay fails on (its rows refused by SQLite, or too big to insert: recovery.ts
+ * firstUnreplayable), which fails every open as surely: keeps the records before the damage or
+ * that record and moves the bytes from there to the end of the used part into
+ * `<journal>.damaged-<timestamp>`, so they can still be examined. The records after an
+ * unreplayable one go with it: they may build on it (entry ids are dense). Never runs by itself:
+ * losing acknowledged records, even damaged ones, is the user's call.
  *
  * Crash-safe in this order: the set-aside bytes are written to their own file durably (temp file,
  * fsync, link, fsync directory) before the journal is touched; then the journal is truncated to
@@ -40,41 +48,56 @@ export async function repairTape(file: string): Promise<RepairOutcome> {
   if (!fs.existsSync(file)) throw new TapeFileError(file, 'does not exist');
   const release = acquireLock(file);
   try {
-    const tapeId = await tapeIdOf(file);
     const journal = journalPathOf(file);
     if (!fs.existsSync(journal)) return { status: 'healthy', journal, records: 0, recordBytes: 0 };
-    // One descriptor for the scan and the truncation: what is cut is exactly what was read.
-    const { fd, stat } = openRegularSync(journal, JOURNAL_MAX_BYTES, JOURNAL_WHAT, true);
+    const { db } = await readSnapshot(await loadSqlJs(), file, roomFor(file, journal));
     try {
-      const bytes = readUpToSync(fd, stat.size, JOURNAL_MAX_BYTES);
-      const scan = scanJournalBytes(bytes, journal, tapeId);
-      const kept = { journal, records: scan.records.length, recordBytes: Math.max(0, scan.validEnd - HEADER_BYTES) };
-      if (!scan.damage) return scan.droppedBytes ? { status: 'torn', ...kept, tornBytes: scan.droppedBytes } : { status: 'healthy', ...kept };
-      const setAsideFile = `${journal}.damaged-${new Date().toISOString().replace(/[-:.]/g, '')}`;
-      await writeFileDurably(setAsideFile, [bytes.subarray(scan.validEnd, scan.usedEnd)], true);
-      fs.ftruncateSync(fd, scan.validEnd);
-      fs.fsyncSync(fd);
-      const after = scanJournal(journal, tapeId);
-      if (after.damage || after.records.length !== scan.records.length) {
-        throw new TapeFileError(
-          journal,
-          `still does not read as its ${scan.records.length} intact records after the repair (${after.damage ?? `${after.records.length} records`}); the set-aside bytes are in ${setAsideFile}`,
-        );
-      }
-      return { status: 'repaired', ...kept, damage: scan.damage, setAsideBytes: scan.usedEnd - scan.validEnd, setAsideFile };
+      return await repairJournal(db, journal);
     } finally {
-      fs.closeSync(fd);
+      db.close();
     }
   } finally {
     release();
   }
 }
 
-async function tapeIdOf(file: string): Promise<string> {
-  const { db } = await readSnapshot(await loadSqlJs(), file);
+async function repairJournal(db: Database, journal: string): Promise<RepairOutcome> {
+  const meta = readMeta(db);
+  const tapeId = meta.get('tape_id') ?? '';
+  // One descriptor for the scan and the truncation: what is cut is exactly what was read.
+  const { fd, stat } = openRegularSync(journal, JOURNAL_MAX_BYTES, JOURNAL_WHAT, true);
   try {
-    return readMeta(db).get('tape_id') ?? '';
+    const bytes = readUpToSync(fd, stat.size, JOURNAL_MAX_BYTES);
+    const scan = scanJournalBytes(bytes, journal, tapeId);
+    const snapshotSeq = Number(meta.get('last_seq') ?? 0);
+    const unreplayable = scan.damage
+      ? null
+      : firstUnreplayable(
+          db,
+          scan.records.filter((r) => r.seq > snapshotSeq),
+        );
+    const cutAt = unreplayable?.record.start ?? scan.validEnd;
+    const keptRecords = scan.records.filter((r) => r.end <= cutAt).length;
+    const kept = { journal, records: keptRecords, recordBytes: Math.max(0, cutAt - HEADER_BYTES) };
+    let damage = scan.damage;
+    if (unreplayable) {
+      const after = scan.records.length - keptRecords - 1;
+      damage = `has record ${unreplayable.record.seq} at byte ${cutAt}, which cannot be replayed onto its snapshot (${unreplayable.reason})${after ? `, and ${after} records after it` : ''}`;
+    }
+    if (!damage) return scan.droppedBytes ? { status: 'torn', ...kept, tornBytes: scan.droppedBytes } : { status: 'healthy', ...kept };
+    const setAsideFile = `${journal}.damaged-${new Date().toISOString().replace(/[-:.]/g, '')}`;
+    await writeFileDurably(setAsideFile, [bytes.subarray(cutAt, scan.usedEnd)], true);
+    fs.ftruncateSync(fd, cutAt);
+    fs.fsyncSync(fd);
+    const after = scanJournal(journal, tapeId);
+    if (after.damage || after.records.length !== keptRecords) {
+      throw new TapeFileError(
+        journal,
+        `still does not read as its ${keptRecords} intact records after the repair (${after.damage ?? `${after.records.length} records`}); the set-aside bytes are in ${setAsideFile}`,
+      );
+    }
+    return { status: 'repaired', ...kept, damage, setAsideBytes: scan.usedEnd - cutAt, setAsideFile };
   } finally {
-    db.close();
+    fs.closeSync(fd);
   }
 }

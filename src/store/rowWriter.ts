@@ -45,6 +45,11 @@ export class RowWriter {
     else index();
   }
 
+  /** Writes a row as stored (a journal record's, an import's): its payload is parsed for the index. */
+  writeStored(row: RowParams): void {
+    this.write(row, JSON.parse(Buffer.from(row[11] as Uint8Array).toString('utf8')) as JsonObject);
+  }
+
   free(): void {
     this.insert.free();
     this.index.free();
@@ -65,7 +70,7 @@ export function insertRows(db: Database, rows: readonly RowParams[]): void {
   const writer = new RowWriter(db);
   db.run('BEGIN');
   try {
-    for (const r of rows) writer.write(r, JSON.parse(Buffer.from(r[11] as Uint8Array).toString('utf8')) as JsonObject);
+    for (const r of rows) writer.writeStored(r);
     db.run('COMMIT');
   } catch (e) {
     db.run('ROLLBACK');

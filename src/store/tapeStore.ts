@@ -21,7 +21,7 @@ import { FoldRowCache } from './foldRowCache';
 import type { EntryFilter, RawEntry, SessionSummary } from './queries';
 import { recover, tailStartOf } from './recovery';
 import { deleteSessionRows } from './sessionDelete';
-import { decodeRows, encodeRows, foldRowOfRow, paramsOf, type RowTuple } from './rowTuple';
+import { decodeRows, foldRowOfRow, paramsOf, type RowTuple } from './rowTuple';
 import { insertRows } from './rowWriter';
 import { createTapeDb, readMeta, writeMeta } from './schema';
 import type { SearchHit, SearchOptions } from './search';
@@ -205,15 +205,15 @@ export class TapeStore implements FoldSource, EntrySource {
       const valid = entries.map((e, i) => validateNewEntry(e, entries.length > 1 ? `entry ${i}` : 'entry'));
       if (!valid.length) return Promise.resolve([]); // nothing to append, not even a session's bootstrap
       const durable = options.durable ?? this.options.durable ?? false;
-      const { results, rows, foldRows } = this.c.appender.append(sessionId, valid, Date.now());
-      if (!rows.length) return (this.durability?.barrier(durable) ?? Promise.resolve()).then(() => results);
+      const { results, record, foldRows } = this.c.appender.append(sessionId, valid, Date.now());
+      if (!record) return (this.durability?.barrier(durable) ?? Promise.resolve()).then(() => results);
       this.foldRowCache.extend(sessionId, foldRows);
       if (this.events.hasListeners) {
         const event = { sessionId, firstEntryId: foldRows[0].entryId, lastEntryId: foldRows[foldRows.length - 1].entryId };
         this.c.transaction.afterCommit(() => this.events.fire(event));
       }
       if (!this.durability) return Promise.resolve(results);
-      return this.durability.persist(encodeRows(rows), durable).then(() => results);
+      return this.durability.persist(record, durable).then(() => results);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -414,7 +414,7 @@ export class TapeStore implements FoldSource, EntrySource {
    * database in memory no longer matches the disk, so the store fails (reopening recovers them).
    */
   private connect(db: Database, indexer?: ParallelIndexer): Connection {
-    return new Connection(db, this.file ?? 'the tape', (e) => this.durability?.markFailed(e), indexer);
+    return new Connection(db, this.file ?? 'the tape', (e) => this.durability?.markFailed(e, 'appends already journaled were rolled back in memory'), indexer);
   }
 
   // Runs in close() too, after the store counts as closed: hence the connection itself.

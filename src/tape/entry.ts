@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { entryTooLarge, jsonBytesAtLeast, MAX_ENTRY_JSON_BYTES } from './entrySize';
 import { MAX_JSON_DEPTH, tooDeep } from './jsonDepth';
 
 /**
@@ -259,6 +260,9 @@ function validateWith<T extends NewEntry>(shape: z.ZodType, value: unknown, wher
   // The entry is level 1, its payload and meta level 2.
   const bad = nonJson(e.payload, 'payload', 2) ?? (e.meta === undefined ? null : nonJson(e.meta, 'meta', 2));
   if (bad) throw new TapeValidationError(`${where}: ${bad}`);
+  // Before the kind's schema: nothing past this line may copy or scan a value of any size.
+  const bytes = jsonBytesAtLeast(e.payload, MAX_ENTRY_JSON_BYTES) + jsonBytesAtLeast(e.meta ?? {}, MAX_ENTRY_JSON_BYTES);
+  if (bytes > MAX_ENTRY_JSON_BYTES) throw new TapeValidationError(`${where}: ${entryTooLarge(bytes, true)}`);
   if (e.provenanceKey === BOOTSTRAP_KEY && !isSessionStart(e)) {
     throw new TapeValidationError(`${where}: provenance key "${BOOTSTRAP_KEY}" is reserved for the session/start anchor`);
   }

@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { TapeFileError } from '../../../src/store/errors';
-import { HEADER_BYTES, journalPathOf } from '../../../src/store/journal';
+import { encodeRecord, HEADER_BYTES, journalPathOf } from '../../../src/store/journal';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { fingerprint, message } from '../store/helpers';
 import { buildCli, cli, CLI } from './build';
@@ -133,6 +133,37 @@ describe('agent-tape repair', function () {
     assert.match(r.out, /torn record that opening the tape drops \(30 bytes, after 3 records/);
     assert.deepStrictEqual(fingerprint(j), tornBefore);
     assert.deepStrictEqual(damagedFiles(d.file), []);
+  });
+
+  it('sets aside a record that replay fails on (which fails every open) from that record on, and the tape opens again', async () => {
+    const d = await damagedTape(dir, 'unreplayable', 3, 0);
+    const j = journalPathOf(d.file);
+    const bytes = fs.readFileSync(j);
+    bytes[d.damageAt + 20] ^= 0xff; // undo the damage: every record is intact
+    // Two more intact records that write entries the journal already holds: SQLite refuses them.
+    const { starts } = recordStarts(bytes);
+    const body = (k: number): Buffer => bytes.subarray(starts[k] + 16, starts[k + 1] ?? d.usedEnd);
+    const extra = Buffer.concat([encodeRecord(4, body(1)), encodeRecord(5, body(2))]);
+    extra.copy(bytes, d.usedEnd);
+    fs.writeFileSync(j, bytes);
+    await assert.rejects(TapeStore.open(d.file, { readOnly: true }), /cannot be replayed onto its snapshot: .*UNIQUE constraint failed.*agent-tape repair/);
+
+    const r = await cli('repair', d.file);
+    assert.strictEqual(r.code, 0, r.err);
+    assert.match(
+      r.out,
+      new RegExp(`has record 4 at byte ${d.usedEnd}, which cannot be replayed onto its snapshot \\(UNIQUE constraint failed[^)]*\\), and 1 records after it`),
+    );
+    assert.match(r.out, new RegExp(`kept 3 records \\(${d.usedEnd - HEADER_BYTES} bytes\\); set aside ${extra.length} bytes`));
+    const [setAside] = damagedFiles(d.file);
+    assert.deepStrictEqual(fs.readFileSync(setAside), extra);
+    const s = await TapeStore.open(d.file, { readOnly: true });
+    assert.deepStrictEqual(
+      s.entries('s').map((e) => e.payload.content ?? e.name),
+      ['session/start', 'text 0', 'text 1', 'text 2'],
+    );
+    await s.close();
+    assert.match((await cli('repair', d.file)).out, /is not damaged \(3 records/);
   });
 
   it('refuses while a writer holds the tape, and refuses non-tapes, changing nothing', async () => {

@@ -12,6 +12,7 @@ import { childrenOf, parentOf } from '../../../src/store/forks';
 import { readLinked, searchScoped } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { auditCompaction } from '../../../src/tape/compactionAudit';
+import { MAX_ENTRY_JSON_BYTES } from '../../../src/tape/entrySize';
 import { contextItems, cursorOf } from '../../../src/tape/context';
 import { foldAll, foldRowOf } from '../../../src/tape/fold';
 import { entryHash } from '../../../src/tape/fork';
@@ -99,6 +100,41 @@ describe('ingest', function () {
         tornLastLine: false,
         next: { offset: 8 + 200_001 + 8 + 200_000, lineNo: 4 },
       });
+    });
+  });
+
+  describe('lines too large for an entry', () => {
+    it('cuts the long strings of a line over the entry limit, with a marker, without decoding it whole; one it cannot cut is invalid', () => {
+      const big = `é"\\${'x'.repeat(MAX_ENTRY_JSON_BYTES)}`;
+      const line = JSON.stringify({ a: 1, big, small: 'kept whole' });
+      // Over a quarter of the limit in strings too short to cut, and a long one: nothing can make it fit.
+      const uncuttable = JSON.stringify({ parts: Array(8000).fill('z'.repeat(600)), big });
+      const t = parseTranscript(`{"n":1}\n${line}\n${uncuttable}\n{"n":2}\n`);
+      assert.deepStrictEqual(t.invalidLines, [3], 'structure alone over the limit: nothing to cut');
+      assert.deepStrictEqual(
+        t.lines.map((l) => l.lineNo),
+        [1, 2, 4],
+      );
+      const cut = t.lines[1].record as { a: number; big: string; small: string };
+      assert.strictEqual(cut.a, 1);
+      assert.strictEqual(cut.small, 'kept whole');
+      assert.ok(Buffer.byteLength(JSON.stringify(cut)) <= MAX_ENTRY_JSON_BYTES / 4, 'a quarter of the limit at most');
+      assert.ok(big.startsWith(cut.big.slice(0, cut.big.indexOf(' [... cut'))), 'what is kept is the start of the text, escapes whole');
+      assert.match(cut.big, / \[\.\.\. cut by agent-tape: [\d,]+ of [\d,]+ bytes left out; one entry holds at most 16 MiB\]$/);
+    });
+
+    it('a Claude Code message over the entry limit is stored cut, with its marker, and the rest of the session imports', async () => {
+      const records = claudeCodeRecords();
+      records.splice(2, 0, ccUser('huge', 1, `pasted log ${'y'.repeat(MAX_ENTRY_JSON_BYTES + 1)}`));
+      await ingestFile(store, writeClaudeCode(dir, records));
+      const users = store.entries(`claude-code:${CC_SESSION}`).filter((e) => e.name === 'message/user');
+      const cut = users.map((e) => String(e.payload.content)).find((c) => c.startsWith('pasted log '));
+      assert.ok(cut !== undefined && cut.length < MAX_ENTRY_JSON_BYTES / 4);
+      assert.match(cut, /cut by agent-tape: [\d,]+ of [\d,]+ bytes left out/);
+      const whole = await TapeStore.inMemory();
+      await ingestFile(whole, writeClaudeCode(fs.mkdtempSync(path.join(dir, 'w-')), claudeCodeRecords()));
+      assert.strictEqual(store.headEntryId(`claude-code:${CC_SESSION}`), whole.headEntryId(`claude-code:${CC_SESSION}`) + 1, 'every other record imported');
+      await whole.close();
     });
   });
 

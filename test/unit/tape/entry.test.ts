@@ -1,5 +1,6 @@
 import * as assert from 'assert';
 import { KINDS, TapeValidationError, validateEntry, validateNewEntry, type NewEntry } from '../../../src/tape/entry';
+import { MAX_ENTRY_JSON_BYTES } from '../../../src/tape/entrySize';
 
 const refused = (value: unknown, pattern: RegExp) =>
   assert.throws(
@@ -65,6 +66,18 @@ describe('entry model (SPEC 2.1)', () => {
     refused(msg({ when: new Date(0) }), /payload\.when: a Date is not a JSON value/);
     refused(msg({ big: BigInt(1) }), /payload\.big: bigint is not a JSON value/);
     refused({ ...msg(), meta: { f: () => 1 } }, /meta\.f: function is not a JSON value/);
+  });
+
+  it('refuses an entry over the size limit, payload and meta counted together, without measuring the whole of it', () => {
+    const half = 'x'.repeat(MAX_ENTRY_JSON_BYTES / 2);
+    assert.doesNotThrow(() => validateNewEntry(msg({ half })));
+    refused({ ...msg({ half }), meta: { half } }, /payload and meta take at least 16 MiB as JSON; one entry holds at most 16 MiB/);
+    refused(msg({ parts: [half, half] }), /at least 16 MiB/);
+    refused(msg({ text: 'y'.repeat(MAX_ENTRY_JSON_BYTES) }), /at least 16 MiB/);
+    // The lower bound counts what the text must hold, never more: an entry just below the limit passes.
+    const fits = 'z'.repeat(MAX_ENTRY_JSON_BYTES - 1024);
+    assert.ok(JSON.stringify(msg({ fits }).payload).length <= MAX_ENTRY_JSON_BYTES);
+    assert.doesNotThrow(() => validateNewEntry(msg({ fits })));
   });
 
   it('reserves the provenance key "session/start" for the bootstrap anchor', () => {
