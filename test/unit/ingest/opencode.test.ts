@@ -13,6 +13,7 @@ import { loadSqlJs } from '../../../src/store/sqljs';
 import { readLinked } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { FoldCache } from '../../../src/tape/foldCache';
+import { SUBAGENT_LINKED } from '../../../src/tape/fork';
 import { buildCli, CLI } from '../cli/build';
 import { CHILD, EMPTY, finishStreaming, OcDatabase, OcStorage, OTHER, PARENT, stepTokens, writeNextTurn, writeSessions, WS } from './opencodeFixture';
 import { conversation, usageOf } from './foldedSession';
@@ -296,6 +297,43 @@ describe('opencode ingest', function () {
         (e: Error) => e instanceof TapeFileError && /is a SQLite database but not opencode's database/.test(e.message),
       );
       assert.deepStrictEqual(store.sessions(), []);
+    });
+
+    it('subagent links: a self-parent or a cycle is refused and counted; a nested tree ingested again unchanged appends nothing', async () => {
+      const db = new OcDatabase(path.join(dir, 'opencode.db'));
+      db.project('p_app', WS);
+      // ses_1 > ses_2 > ses_3 nested (the grandchild's id after the child's); ses_4 its own parent; ses_5 and ses_6 each other's.
+      const parents: [string, string | undefined][] = [
+        ['ses_1', undefined],
+        ['ses_2', 'ses_1'],
+        ['ses_3', 'ses_2'],
+        ['ses_4', 'ses_4'],
+        ['ses_5', 'ses_6'],
+        ['ses_6', 'ses_5'],
+      ];
+      for (const [id, parentId] of parents) {
+        db.session({ id, projectId: 'p_app', parentId, directory: WS, title: id, created: 100 });
+        db.message(id, `msg_${id}`, { role: 'user', time: { created: 100 } });
+        db.part(id, `msg_${id}`, `prt_${id}`, { type: 'text', text: `hi ${id}` });
+      }
+      db.checkpoint();
+      db.close();
+      const first = await ingestFile(store, db.file);
+      assert.deepStrictEqual([first.skipped['subagent/self-link'], first.skipped['subagent/cycle']], [1, 1]);
+      const links = (s: string) =>
+        store
+          .entries(`opencode:${s}`, { kind: 'event', name: SUBAGENT_LINKED })
+          .map((e) => `${s} > ${(e.payload.data as { childSessionId: string }).childSessionId}`);
+      assert.deepStrictEqual(
+        parents.flatMap(([id]) => links(id)),
+        ['ses_1 > opencode:ses_2', 'ses_2 > opencode:ses_3', 'ses_5 > opencode:ses_6'],
+      );
+      const entryCount = () => store.sessions().reduce((n, s) => n + s.entryCount, 0);
+      const before = entryCount();
+      const again = await ingestFile(store, db.file);
+      assert.deepStrictEqual([again.appended, entryCount()], [0, before]);
+      // The links freeze each child whole: the grandchild's head, not the one it had before it was ingested.
+      assert.strictEqual(readLinked(store, `opencode:ses_2`, `opencode:ses_3`).frozenHead, store.headEntryId('opencode:ses_3'));
     });
 
     /** A database written with sql.js: opencode's tables, then `sql` to make one of them hostile. */
