@@ -37,7 +37,7 @@ export function redirectRefused(error: unknown, baseURL: string, apiKey: string)
   let where = 'without saying where';
   if (location) {
     const from = new URL(baseURL);
-    const to = URL.canParse(location, from) ? new URL(location, from) : null;
+    const to = URL.canParse(location, from.href) ? new URL(location, from) : null;
     // The query is left out: a redirect may carry a token there.
     where =
       to === null ? 'to an address that is not a URL' : to.origin === from.origin ? `to ${to.pathname} on the same server` : `to another origin, ${to.origin}`;
