@@ -1,8 +1,7 @@
 import { TapeFileError } from '../store/errors';
-import { closesLinkCycle } from '../store/subagentLinks';
 import type { TapeStore } from '../store/tapeStore';
 import type { JsonObject, NewEntry } from '../tape/entry';
-import { SUBAGENT_LINKED, entryHash, linkData } from '../tape/fork';
+import { SUBAGENT_LINKED, entryHash } from '../tape/fork';
 import { detectFormat, formatNamed, SOURCE_FORMATS, sourceOfPath } from './detect';
 import { ingestedSessionStart } from '../tape/ingestedSession';
 import {
@@ -18,6 +17,7 @@ import {
 import type { SourceFormat } from './sourceFormat';
 import { readTranscript, type TranscriptCursor } from './transcriptLines';
 import { readSourceHead } from './sourceFiles';
+import { linkTarget, withoutLinkCycles } from './linkCycles';
 
 export interface IngestReport {
   /** The source read: a transcript file, or a whole source (a task folder, a database). */
@@ -165,28 +165,6 @@ async function appendMapped(store: TapeStore, format: FormatName, mapped: Mapped
 }
 
 /**
- * The sessions without the links that would make a cycle of the tape's links (a session its own
- * subagent, or a subagent's), each counted as skipped. Links are taken in order against those on
- * the tape and those taken before, so the first link of a cycle stands, as if they came in two runs.
- */
-function withoutLinkCycles(store: TapeStore, sessions: readonly MappedSession[], skipped: Record<string, number>): MappedSession[] {
-  const taken = new Map<string, string[]>();
-  return sessions.map(({ sessionId, entries }) => ({
-    sessionId,
-    entries: entries.filter((e) => {
-      const child = linkTarget(e);
-      if (child === null) return true;
-      if (closesLinkCycle(store, sessionId, child, taken)) {
-        countSkip(skipped, child === sessionId ? 'subagent/self-link' : 'subagent/cycle');
-        return false;
-      }
-      taken.set(sessionId, [...(taken.get(sessionId) ?? []), child]);
-      return true;
-    }),
-  }));
-}
-
-/**
  * Each session after every session it links, all the way down (the links are acyclic), so a link
  * freezes a child this run has already brought up to date and the next run of an unchanged source
  * freezes the same head: nothing new.
@@ -231,9 +209,6 @@ export function ingestionOf(file: string, from?: FormatName): SourceIngestion {
 
 /** Ingests one source once, from its start. */
 export const ingestFile = (store: TapeStore, file: string, from?: FormatName): Promise<IngestReport> => ingestionOf(file, from).ingest(store);
-
-const linkTarget = (e: NewEntry): string | null =>
-  e.kind === 'event' && e.name === SUBAGENT_LINKED ? (linkData.safeParse(e.payload.data).data?.childSessionId ?? null) : null;
 
 /**
  * A mapped `subagent/linked` event with the child's head frozen as the tape has it (SPEC 2.8), so

@@ -71,23 +71,16 @@ export function linkedChildren(store: TapeStore, parentSessionId: string): LinkR
 
 /**
  * Whether a link from `parentSessionId` to `childSessionId` would close a cycle: the child is the
- * parent, or reaches it through the links on the tape and `pending` (links about to be written,
- * parent to children). A reader that walks links down would never end, and each link freezes a
- * head the next link moves, so a cycle ingested again would append new links forever.
+ * parent, or reaches it through the links on the tape. A parent walking its children would never end.
  */
-export function closesLinkCycle(
-  store: TapeStore,
-  parentSessionId: string,
-  childSessionId: string,
-  pending: ReadonlyMap<string, readonly string[]> = new Map(),
-): boolean {
+function closesLinkCycle(store: TapeStore, parentSessionId: string, childSessionId: string): boolean {
   const seen = new Set<string>();
   const next = [childSessionId];
   for (let s = next.pop(); s !== undefined; s = next.pop()) {
     if (s === parentSessionId) return true;
     if (seen.has(s)) continue;
     seen.add(s);
-    next.push(...(pending.get(s) ?? []), ...linkedChildren(store, s).map((l) => l.childSessionId));
+    next.push(...linkedChildren(store, s).map((l) => l.childSessionId));
   }
   return false;
 }
