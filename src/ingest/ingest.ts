@@ -1,12 +1,22 @@
 import { TapeFileError } from '../store/errors';
 import type { TapeStore } from '../store/tapeStore';
 import type { JsonObject, NewEntry } from '../tape/entry';
-import { SUBAGENT_LINKED, entryHash, linkData } from '../tape/fork';
+import { SUBAGENT_LINKED, entryHash } from '../tape/fork';
 import { detectFormat, formatNamed, sourceFormatOfContent, sourceOfPath } from './detect';
 import { ingestedSessionStart } from '../tape/ingestedSession';
-import { AGENT_LABELS, countSkip, type FormatName, type Mapped, type Transcript, type TranscriptFormat, type TranscriptMapper } from './format';
+import {
+  AGENT_LABELS,
+  countSkip,
+  type FormatName,
+  type Mapped,
+  type MappedSession,
+  type Transcript,
+  type TranscriptFormat,
+  type TranscriptMapper,
+} from './format';
 import type { SourceFormat } from './sourceFormat';
 import { readTranscript, type TranscriptCursor } from './transcriptLines';
+import { linkTarget, withoutLinkCycles } from './linkCycles';
 
 export interface IngestReport {
   /** The source read: a transcript file, or a whole source (a task folder, a database). */
@@ -139,9 +149,7 @@ export class SourceIngest implements SourceIngestion {
 async function appendMapped(store: TapeStore, format: FormatName, mapped: Mapped, out: IngestReport): Promise<void> {
   for (const [type, n] of Object.entries(mapped.skipped)) countSkip(out.skipped, type, n);
   out.sessions.push(...mapped.sessions.map((s) => s.sessionId));
-  const targets = new Set(mapped.sessions.flatMap((s) => s.entries.flatMap((e) => linkTarget(e) ?? [])));
-  const ordered = [...mapped.sessions.filter((s) => targets.has(s.sessionId)), ...mapped.sessions.filter((s) => !targets.has(s.sessionId))];
-  for (const { sessionId, entries } of ordered) {
+  for (const { sessionId, entries } of childrenFirst(withoutLinkCycles(store, mapped.sessions, out.skipped))) {
     if (entries.length === 0) continue;
     // The start is answered by the session's own when it has one: only new sessions get it.
     // At the source's first time: an entry without one (a record the source keeps undated) does not make it the import's.
@@ -153,6 +161,31 @@ async function appendMapped(store: TapeStore, format: FormatName, mapped: Mapped
     const results = await store.appendMany(sessionId, [start, ...entries.map((e) => freezeLink(store, e))]);
     out.appended += results.slice(1).filter((r) => !r.deduplicated).length;
   }
+}
+
+/**
+ * Each session after every session it links, all the way down (the links are acyclic), so a link
+ * freezes a child this run has already brought up to date and the next run of an unchanged source
+ * freezes the same head: nothing new.
+ */
+function childrenFirst(sessions: readonly MappedSession[]): MappedSession[] {
+  const byId = new Map<string, MappedSession[]>();
+  for (const s of sessions) byId.set(s.sessionId, [...(byId.get(s.sessionId) ?? []), s]);
+  const ordered: MappedSession[] = [];
+  const visited = new Set<MappedSession>();
+  // A stack, not recursion: a source may nest subagents deeper than the call stack goes.
+  const stack: { session: MappedSession; expanded: boolean }[] = sessions.map((session) => ({ session, expanded: false })).reverse();
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { session, expanded } = top;
+    if (expanded) ordered.push(session);
+    else if (!visited.has(session)) {
+      visited.add(session);
+      stack.push({ session, expanded: true });
+      for (const e of session.entries)
+        for (const child of byId.get(linkTarget(e) ?? '') ?? []) if (!visited.has(child)) stack.push({ session: child, expanded: false });
+    }
+  }
+  return ordered;
 }
 
 /**
@@ -175,9 +208,6 @@ export function ingestionOf(file: string, from?: FormatName): SourceIngestion {
 
 /** Ingests one source once, from its start. */
 export const ingestFile = (store: TapeStore, file: string, from?: FormatName): Promise<IngestReport> => ingestionOf(file, from).ingest(store);
-
-const linkTarget = (e: NewEntry): string | null =>
-  e.kind === 'event' && e.name === SUBAGENT_LINKED ? (linkData.safeParse(e.payload.data).data?.childSessionId ?? null) : null;
 
 /**
  * A mapped `subagent/linked` event with the child's head frozen as the tape has it (SPEC 2.8), so

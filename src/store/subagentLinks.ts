@@ -45,6 +45,8 @@ export async function linkSubagent(
 ): Promise<LinkReceipt> {
   const head = store.headEntryId(childSessionId);
   if (head === 0) throw new ForkRefusedError(`cannot link ${quote(childSessionId)}: the tape has no such session`);
+  if (closesLinkCycle(store, parentSessionId, childSessionId))
+    throw new ForkRefusedError(`cannot link ${quote(childSessionId)} to ${quote(parentSessionId)}: it is that session or one of its parents`);
   const data = {
     childSessionId,
     childHeadEntryId: head,
@@ -65,6 +67,22 @@ export function linkedChildren(store: TapeStore, parentSessionId: string): LinkR
     if (link !== null) byChild.set(link.childSessionId, { ...link, receiptEntryId: e.entryId });
   }
   return [...byChild.values()];
+}
+
+/**
+ * Whether a link from `parentSessionId` to `childSessionId` would close a cycle: the child is the
+ * parent, or reaches it through the links on the tape. A parent walking its children would never end.
+ */
+function closesLinkCycle(store: TapeStore, parentSessionId: string, childSessionId: string): boolean {
+  const seen = new Set<string>();
+  const next = [childSessionId];
+  for (let s = next.pop(); s !== undefined; s = next.pop()) {
+    if (s === parentSessionId) return true;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    next.push(...linkedChildren(store, s).map((l) => l.childSessionId));
+  }
+  return false;
 }
 
 /** Why the child of `link` cannot be read through it, or null when it can. */

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ModelEvent, ModelInfo, ModelMessage, ModelPort, ModelRequest, StopReason, ToolCall, Usage } from './modelPort';
-import { fromOpenAiError, timeoutError, type AbortCause } from './openAiErrors';
+import { fromOpenAiError, redirectRefused, timeoutError, type AbortCause } from './openAiErrors';
 import { toChatMessages, toChatOptions, toChatTools } from './openAiMessages';
 import { ProviderError } from './providerError';
 import { TokenEstimator } from './tokenEstimator';
@@ -46,6 +46,8 @@ export class OpenAiCompatibleModel implements ModelPort {
       project: null,
       maxRetries: 0,
       timeout: this.timeoutMs,
+      // A redirect comes back as the response (redirectRefused): the conversation goes nowhere else.
+      fetchOptions: { redirect: 'manual' },
       ...(options.apiKey === '' ? { defaultHeaders: { Authorization: null } } : {}),
     });
   }
@@ -108,7 +110,8 @@ export class OpenAiCompatibleModel implements ModelPort {
           watch();
         }
       } catch (e) {
-        if (abortCause !== 'cancelled') throw fromOpenAiError(e, abortCause, this.options.apiKey, this.timeoutMs);
+        if (abortCause !== 'cancelled')
+          throw redirectRefused(e, this.options.baseURL, this.options.apiKey) ?? fromOpenAiError(e, abortCause, this.options.apiKey, this.timeoutMs);
       }
       // The client ends a stream quietly when its request is aborted; the cause says why.
       if (abortCause === 'timeout') throw timeoutError(this.timeoutMs);

@@ -25,6 +25,30 @@ export function fromOpenAiError(error: unknown, abortCause: AbortCause, apiKey: 
   return new ProviderError('bad_response', { detail: causeChain(error), secrets });
 }
 
+/**
+ * A redirect the client was told not to follow (`redirect: 'manual'`), as an error naming where it
+ * points, or null for any other error. Followed, a 307 or 308 would post the whole conversation to
+ * the new address: to another origin, a server the user never chose; to the same one, a path the
+ * base URL does not name. Neither is followed; a wrong base URL is fixed where it is set.
+ */
+export function redirectRefused(error: unknown, baseURL: string, apiKey: string): ProviderError | null {
+  if (!(error instanceof APIError) || error.status === undefined || error.status < 300 || error.status >= 400) return null;
+  const location = error.headers?.get('location');
+  let where = 'without saying where';
+  if (location) {
+    const from = new URL(baseURL);
+    const to = URL.canParse(location, from.href) ? new URL(location, from) : null;
+    // The query is left out: a redirect may carry a token there.
+    where =
+      to === null ? 'to an address that is not a URL' : to.origin === from.origin ? `to ${to.pathname} on the same server` : `to another origin, ${to.origin}`;
+  }
+  return new ProviderError('bad_response', {
+    status: error.status,
+    detail: `it redirects ${where}; Agent Tape does not follow a model server's redirects, so the conversation is not sent there: set the base URL to the address you mean`,
+    secrets: [apiKey],
+  });
+}
+
 /** The server's own message: the SDK's message prefixes the status, which the error already shows. */
 function serverMessage(error: APIError): string {
   const body = error.error as { message?: unknown } | undefined;

@@ -61,8 +61,8 @@ export class ProviderError extends Error {
     super(`${HEADLINE[failureClass]}${status}${detail ? `: ${detail}` : ''}`);
     this.name = 'ProviderError';
     this.failureClass = failureClass;
-    // Any other 4xx says the request itself is wrong: sending it again gets the same answer.
-    const refused = init.status !== undefined && init.status >= 400 && init.status < 500 && init.status !== 408 && init.status !== 429;
+    // A redirect (never followed) or any other 4xx says the request itself is wrong: sending it again gets the same answer.
+    const refused = init.status !== undefined && init.status >= 300 && init.status < 500 && init.status !== 408 && init.status !== 429;
     this.transient = TRANSIENT[failureClass] && !refused;
     if (init.status !== undefined) this.status = init.status;
     if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;

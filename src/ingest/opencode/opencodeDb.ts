@@ -1,8 +1,7 @@
-import { TapeFileError } from '../../store/errors';
 import { loadedSqlJs, loadSqlJs } from '../../store/sqljs';
 import { jsonTextTooDeep } from '../../tape/jsonDepth';
 import { countSkip } from '../format';
-import { openSqliteImage, queryRows, readSqliteImage, type SqliteDb } from '../sqliteSource';
+import { openSqliteImage, queryRows, readSqliteImage, type ForeignTable, type SqliteDb } from '../sqliteSource';
 import type { OcMessage, OcPart, OcProject, OcSession, OpencodeData } from './opencodeRecords';
 
 /**
@@ -13,10 +12,16 @@ import type { OcMessage, OcPart, OcProject, OcSession, OpencodeData } from './op
  * what opencode committed last is seen and opencode is never in the way.
  */
 
-const TABLES = ['session', 'message', 'part'];
+/** Every table and column a query below reads; without `project`, sessions are read without their worktree. */
+const TABLES: Readonly<Record<string, ForeignTable>> = {
+  project: { columns: [], optionalColumns: ['id', 'worktree'], optional: true },
+  session: { columns: ['id'], optionalColumns: ['project_id', 'parent_id', 'directory', 'title', 'time_created', 'time_updated'] },
+  message: { columns: ['id', 'session_id', 'data'], optionalColumns: ['time_created'] },
+  part: { columns: ['id', 'message_id', 'session_id', 'data'] },
+};
 const WHAT = "opencode's database";
 
-/** The columns of ours a table has: some came and went between versions. */
+/** The columns of ours a table has (none when it is absent): some came and went between versions. */
 function columnsOf(db: SqliteDb, table: string, wanted: readonly string[], file: string): string[] {
   const have = new Set(queryRows(db, `PRAGMA table_info("${table}")`, file).map((r) => String(r.name)));
   return wanted.filter((c) => have.has(c));
@@ -54,7 +59,6 @@ export function projectsOf(db: SqliteDb, file: string): OcProject[] {
 
 export function sessionsOf(db: SqliteDb, file: string): OcSession[] {
   const cols = columnsOf(db, 'session', ['id', 'project_id', 'parent_id', 'directory', 'title', 'time_created', 'time_updated'], file);
-  if (!cols.includes('id')) throw new TapeFileError(file, `is not ${WHAT} (its session table has no id)`);
   return queryRows(db, `SELECT ${cols.join(', ')} FROM session ORDER BY id`, file).flatMap((r) => {
     const id = str(r.id);
     if (id === undefined) return [];

@@ -13,6 +13,7 @@ import { loadSqlJs } from '../../../src/store/sqljs';
 import { readLinked } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { FoldCache } from '../../../src/tape/foldCache';
+import { SUBAGENT_LINKED } from '../../../src/tape/fork';
 import { buildCli, CLI } from '../cli/build';
 import { CHILD, EMPTY, finishStreaming, OcDatabase, OcStorage, OTHER, PARENT, stepTokens, writeNextTurn, writeSessions, WS } from './opencodeFixture';
 import { conversation, usageOf } from './foldedSession';
@@ -298,13 +299,94 @@ describe('opencode ingest', function () {
       assert.deepStrictEqual(store.sessions(), []);
     });
 
-    it('a database whose session table is a view is refused unread: only our own queries of tables run', async () => {
-      const file = path.join(dir, 'opencode.db');
-      const hostile = new OcDatabase(file);
-      hostile.db.exec('DROP TABLE part; CREATE VIEW part AS SELECT 1 AS id, 2 AS message_id, 3 AS data');
-      hostile.checkpoint();
-      hostile.close();
-      await assert.rejects(ingestFile(store, file), (e: Error) => e instanceof TapeFileError && /no `part` table/.test(e.message));
+    it('subagent links: a self-parent or a cycle is refused and counted; a nested tree ingested again unchanged appends nothing', async () => {
+      const db = new OcDatabase(path.join(dir, 'opencode.db'));
+      db.project('p_app', WS);
+      // ses_1 > ses_2 > ses_3 nested (the grandchild's id after the child's); ses_4 its own parent; ses_5 and ses_6 each other's.
+      const parents: [string, string | undefined][] = [
+        ['ses_1', undefined],
+        ['ses_2', 'ses_1'],
+        ['ses_3', 'ses_2'],
+        ['ses_4', 'ses_4'],
+        ['ses_5', 'ses_6'],
+        ['ses_6', 'ses_5'],
+      ];
+      for (const [id, parentId] of parents) {
+        db.session({ id, projectId: 'p_app', parentId, directory: WS, title: id, created: 100 });
+        db.message(id, `msg_${id}`, { role: 'user', time: { created: 100 } });
+        db.part(id, `msg_${id}`, `prt_${id}`, { type: 'text', text: `hi ${id}` });
+      }
+      db.checkpoint();
+      db.close();
+      const first = await ingestFile(store, db.file);
+      // Both links of the cycle: neither is the parent more than the other.
+      assert.deepStrictEqual([first.skipped['subagent/self-link'], first.skipped['subagent/cycle']], [1, 2]);
+      const links = (s: string) =>
+        store
+          .entries(`opencode:${s}`, { kind: 'event', name: SUBAGENT_LINKED })
+          .map((e) => `${s} > ${(e.payload.data as { childSessionId: string }).childSessionId}`);
+      assert.deepStrictEqual(
+        parents.flatMap(([id]) => links(id)),
+        ['ses_1 > opencode:ses_2', 'ses_2 > opencode:ses_3'],
+      );
+      const entryCount = () => store.sessions().reduce((n, s) => n + s.entryCount, 0);
+      const before = entryCount();
+      const again = await ingestFile(store, db.file);
+      assert.deepStrictEqual([again.appended, entryCount()], [0, before]);
+      // The links freeze each child whole: the grandchild's head, not the one it had before it was ingested.
+      assert.strictEqual(readLinked(store, `opencode:ses_2`, `opencode:ses_3`).frozenHead, store.headEntryId('opencode:ses_3'));
+    });
+
+    /** A database written with sql.js: opencode's tables, then `sql` to make one of them hostile. */
+    async function craftedDb(sql: string, name = 'opencode.db'): Promise<string> {
+      const SQL = await loadSqlJs();
+      const db = new SQL.Database();
+      db.run(`CREATE TABLE project (id text PRIMARY KEY, worktree text);
+        CREATE TABLE session (id text PRIMARY KEY, project_id text, parent_id text, directory text, title text, time_created integer, time_updated integer);
+        CREATE TABLE message (id text PRIMARY KEY, session_id text, time_created integer, data text);
+        CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, data text);
+        ${sql}`);
+      const file = path.join(dir, `${Math.random().toString(36).slice(2)}`, name);
+      fs.mkdirSync(path.dirname(file));
+      fs.writeFileSync(file, db.export());
+      db.close();
+      return file;
+    }
+
+    it('every table read is checked before the first query: a view, a virtual table or a generated column is refused by name', async () => {
+      const refusals: [string, string][] = [
+        ['DROP TABLE part; CREATE VIEW part AS SELECT 1 AS id, 2 AS message_id, 3 AS session_id, 4 AS data', '`part` is a view, not a table'],
+        // SQLite resolves `FROM project` to `PROJECT`: names are compared as SQLite does.
+        ["DROP TABLE project; CREATE VIEW PROJECT AS SELECT 'p' AS id, '/' AS worktree", '`project` is a view, not a table'],
+        ['DROP TABLE message; CREATE VIRTUAL TABLE message USING fts4(id, session_id, time_created, data)', '`message` is a virtual table, not a table'],
+        [
+          'DROP TABLE part; CREATE TABLE part (id text, message_id text, session_id text, data text AS (zeroblob(100000000)))',
+          '`part` computes `data` when read',
+        ],
+        ['DROP TABLE session; CREATE TABLE session (id text, title text AS (id) VIRTUAL)', '`session` computes `title` when read'],
+        ['DROP TABLE message; CREATE TABLE message (id text, data text)', '`message` has no `session_id` column'],
+      ];
+      for (const [sql, reason] of refusals) {
+        const file = await craftedDb(sql);
+        await assert.rejects(ingestFile(store, file), (e: Error) => e instanceof TapeFileError && e.message.startsWith(`${file}: ${reason}`), sql);
+      }
+      // A database without `project` is still read: its sessions have no worktree.
+      const plain = await craftedDb(`DROP TABLE project; INSERT INTO session (id) VALUES ('ses_1');
+        INSERT INTO message VALUES ('msg_1', 'ses_1', 1, '{"role":"user","time":{"created":1}}');
+        INSERT INTO part VALUES ('prt_1', 'msg_1', 'ses_1', '{"type":"text","text":"hi"}')`);
+      assert.deepStrictEqual((await ingestFile(store, plain)).sessions, ['opencode:ses_1']);
+      assert.deepStrictEqual(conversation(store, 'opencode:ses_1'), ['user: hi']);
+    });
+
+    it('agent-tape ingest refuses a database whose `project` is a recursive view at once, as a damaged source (exit 2)', async () => {
+      await buildCli();
+      const file = await craftedDb(
+        "DROP TABLE project; CREATE VIEW project AS WITH RECURSIVE r(id, worktree) AS (SELECT 1, 'w' UNION ALL SELECT id + 1, worktree FROM r) SELECT id, worktree FROM r",
+      );
+      const tape = path.join(dir, 'out.tape.sqlite');
+      // Unchecked, the view runs until memory is gone: the bound only keeps this test from doing the same.
+      const r = spawnSync(process.execPath, [CLI, 'ingest', file, tape], { encoding: 'utf8', timeout: 20_000 });
+      assert.deepStrictEqual([r.status, r.stderr], [2, `agent-tape: ${file}: \`project\` is a view, not a table; only plain tables are read\n`]);
     });
 
     it('a symbolic link to /dev/zero or a FIFO named opencode.db is refused at once', async function () {

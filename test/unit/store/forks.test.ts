@@ -334,6 +334,26 @@ describe('subagent links (SPEC 2.8)', () => {
     assert.deepStrictEqual(parentOf(store, grandchild), { sessionId: child, relation: 'subagent', at: null });
   });
 
+  it('a link that would close a cycle is refused, the tape unchanged: to itself, to its parent, to its grandparent', async () => {
+    const { store, child } = await linked();
+    const { childSessionId: grandchild } = await startSubagent(store, child, { task: 'dig' });
+    await linkSubagent(store, child, grandchild, 'completed');
+    const heads = () => ['p', child, grandchild].map((s) => store.headEntryId(s));
+    const before = heads();
+    for (const [parent, to] of [
+      ['p', 'p'],
+      [child, 'p'],
+      [grandchild, 'p'],
+      [grandchild, child],
+    ]) {
+      await assert.rejects(
+        linkSubagent(store, parent, to, 'completed'),
+        (e: unknown) => e instanceof ForkRefusedError && e.message === `cannot link "${to}" to "${parent}": it is that session or one of its parents`,
+      );
+    }
+    assert.deepStrictEqual(heads(), before);
+  });
+
   it('SPEC 3.16: a missing, recreated or reset child fails closed', async () => {
     const { store, child } = await linked();
     await store.deleteSession(child);

@@ -160,6 +160,33 @@ describe('OpenAiCompatibleModel against a real HTTP server on 127.0.0.1', functi
     });
   }
 
+  it('a redirect is not followed: to another origin, the error names it and nothing reaches it; to the same origin, it is refused too', async () => {
+    const elsewhere = await startFakeOpenAiServer([{ stream: [{ text: 'got it all' }] }]);
+    try {
+      const origin = new URL(elsewhere.baseURL).origin;
+      for (const status of [307, 308, 302]) {
+        const m = await model([{ status, headers: { location: `${elsewhere.baseURL}/chat/completions?token=abc` } }]);
+        const { error } = await failure(run(m));
+        assert.ok(error instanceof ProviderError, String(error));
+        assert.strictEqual(
+          error.message,
+          `The model server sent a response that could not be used (HTTP ${status}): it redirects to another origin, ${origin}; Agent Tape does not follow a model server's redirects, so the conversation is not sent there: set the base URL to the address you mean`,
+        );
+        assert.deepStrictEqual([error.transient, server!.requests.length, elsewhere.requests.length], [false, 1, 0]);
+        await server!.close();
+      }
+      const m = await model([{ status: 308, headers: { location: '/v2/chat/completions' } }]);
+      const { error } = await failure(run(m));
+      assert.ok(
+        error instanceof ProviderError && /it redirects to \/v2\/chat\/completions on the same server; Agent Tape does not follow/.test(error.message),
+        String(error),
+      );
+      assert.strictEqual(server!.requests.length, 1);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('Retry-After as an HTTP date is honoured', async () => {
     const m = await model([{ status: 429, headers: { 'retry-after': new Date(Date.now() + 5_000).toUTCString() } }]);
     const { error } = await failure(run(m));
