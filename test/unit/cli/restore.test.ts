@@ -217,7 +217,7 @@ describe('agent-tape restore (the bundled CLI after a run against a scripted Ope
 
     const r = await from([]);
     assert.strictEqual(r.code, 0, r.err);
-    assert.deepStrictEqual(digest(ws), original, 'the checkpoint\'s folder is restored');
+    assert.deepStrictEqual(digest(ws), original, "the checkpoint's folder is restored");
     assert.deepStrictEqual(digest(other), otherFiles, 'the current folder is untouched');
     const restored = restoredOf((await log()).find((e) => e.name === WORKSPACE_RESTORED)!);
     assert.strictEqual(restored?.workspace?.root, real);
