@@ -1,5 +1,5 @@
-import { CheckpointMissingError } from '../agent/checkpoints/checkpointStore';
-import { NoCheckpointError } from '../agent/checkpoints/restore';
+import { CheckpointMissingError, StalePlanError } from '../agent/checkpoints/checkpointStore';
+import { NoCheckpointError, WrongWorkspaceError } from '../agent/checkpoints/restore';
 import { errorMessage } from '../tape/errorMessage';
 import { ForkRefusedError } from '../tape/fork';
 import { TapeFileError, TapeLockedError, TapeQueryError } from '../store/errors';
@@ -178,15 +178,20 @@ usage: agent-tape <command> [options]
                                                the fork), 2 bad input (nothing written), 130
                                                interrupted
   restore <tape.sqlite> --session S --at ENTRY [--workspace DIR] [--dry-run] [--json]
-                                               the workspace's files (DIR, default the current
-                                               directory) back to the checkpoint at or before
-                                               entry ENTRY of S, from <tape>.checkpoints: prints
+                                               the files of the folder the checkpoint at or
+                                               before entry ENTRY of S was taken of (DIR may
+                                               only name that folder; the current directory
+                                               for a checkpoint that does not say) back to it,
+                                               from <tape>.checkpoints: prints the folder and
                                                the files changed, created and removed, then
-                                               changes them (--dry-run: only prints); the state
-                                               before is checkpointed first, so a restore can be
-                                               undone; files outside the checkpoints (ignored,
-                                               too large) and the workspace's own .git are never
-                                               touched; exit 2 when S has no checkpoint there
+                                               changes them all or none (--dry-run: only
+                                               prints); the state before is checkpointed
+                                               first, so a restore can be undone; files outside
+                                               the checkpoints (ignored, too large) and the
+                                               workspace's own .git are never touched; exit 2
+                                               when S has no checkpoint there, it is another
+                                               folder's or a file changed meanwhile, 1 when
+                                               writing failed (the files are put back)
   repair <tape.sqlite> [--json]                a journal damaged in the middle (which open
                                                refuses): keeps its intact records before the
                                                damage, moves the rest to
@@ -232,6 +237,8 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
 const BAD_INPUT = [
   NoCheckpointError,
   CheckpointMissingError,
+  WrongWorkspaceError,
+  StalePlanError,
   ForkRefusedError,
   RebuildError,
   UsageError,

@@ -7,12 +7,14 @@ import { TURN_START } from './turnEntries';
  * The workspace on the tape. A `workspace/checkpoint` event records that the workspace's files were
  * snapshotted into the checkpoint store beside the tape (its id is the store's), which files changed
  * since the checkpoint it was compared with, and what was left out and why. A `workspace/restored`
- * event records that files were taken back to a checkpoint. `workspace/checkpoints-off` says once
- * that a session records no checkpoints, and why. The snapshots themselves are never on the tape.
+ * event records that files were taken back to a checkpoint, `workspace/restore-failed` that a
+ * restore stopped part way and whether the files were put back. `workspace/checkpoints-off` says
+ * once that a session records no checkpoints, and why. The snapshots themselves are never on the tape.
  */
 
 export const WORKSPACE_CHECKPOINT = 'workspace/checkpoint';
 export const WORKSPACE_RESTORED = 'workspace/restored';
+export const RESTORE_FAILED = 'workspace/restore-failed';
 export const CHECKPOINTS_OFF = 'workspace/checkpoints-off';
 
 /** At most this many paths are listed in one event; the rest are counted. */
@@ -20,6 +22,17 @@ export const MAX_LISTED_PATHS = 1000;
 
 /** A checkpoint store's snapshot id: a git commit id (SHA-1 or SHA-256 object format). */
 const snapshotId = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/, 'a snapshot id (40 or 64 lowercase hex digits)');
+
+/**
+ * Which workspace a checkpoint is of: the store's key for it (its ref is `refs/tape/<key>`) and its
+ * root as the user knows it (the real path). A restore refuses any other folder. Entries written
+ * before it was recorded have none.
+ */
+export const checkpointWorkspace = z.object({
+  key: z.string().regex(/^[0-9a-f]{16}$/, 'a workspace key (16 lowercase hex digits)'),
+  root: z.string().min(1),
+});
+export type CheckpointWorkspace = z.infer<typeof checkpointWorkspace>;
 
 export const fileChangeSchema = z.object({
   /** Workspace-relative, `/`-separated. */
@@ -53,6 +66,7 @@ export const checkpointData = z.looseObject({
   previousId: snapshotId.nullable(),
   reason: checkpointReason,
   turnId: z.string().min(1).optional(),
+  workspace: checkpointWorkspace.optional(),
   /** Files the snapshot holds. */
   fileCount: z.number().int().nonnegative(),
   files: z.array(fileChangeSchema),
@@ -76,8 +90,26 @@ export const restoredData = z.looseObject({
   removed: z.array(z.string()),
   /** Paths listed in none of the three because there were more than MAX_LISTED_PATHS. */
   omitted: z.number().int().nonnegative(),
+  workspace: checkpointWorkspace.optional(),
 });
 export type RestoredData = z.infer<typeof restoredData>;
+
+export const restoreFailedData = z.looseObject({
+  /** The `before_restore` checkpoint: the files as they were, what a failed restore puts back. */
+  fromCheckpointId: snapshotId,
+  toCheckpointId: snapshotId,
+  atEntryId: z.number().int().positive(),
+  workspace: checkpointWorkspace,
+  /** Why the restore stopped. */
+  message: z.string(),
+  /** True: every file is as it was before the restore; false: the paths in `differing` are not (restore `fromCheckpointId` to bring them back). */
+  rolledBack: z.boolean(),
+  differing: z.array(z.string()),
+  differingOmitted: z.number().int().nonnegative(),
+  /** When it failed (ms since the epoch): each failed attempt is its own event. */
+  failedAt: z.number().int().nonnegative(),
+});
+export type RestoreFailedData = z.infer<typeof restoreFailedData>;
 
 export const checkpointsOffData = z.looseObject({
   reason: z.enum(['git_missing', 'too_large', 'failed']),
@@ -109,6 +141,15 @@ export function restoredEntry(sessionId: string, data: RestoredData): NewEntry {
   );
 }
 
+export function restoreFailedEntry(sessionId: string, data: RestoreFailedData): NewEntry {
+  const parsed = restoreFailedData.parse(data);
+  return event(
+    RESTORE_FAILED,
+    namedProvenanceKey(RESTORE_FAILED, sessionId, parsed.fromCheckpointId, parsed.toCheckpointId, parsed.atEntryId, parsed.failedAt),
+    parsed as JsonObject,
+  );
+}
+
 /** Once per session: the notice is given once, and checkpoints stay off for the session. */
 export function checkpointsOffEntry(sessionId: string, data: CheckpointsOffData, turnId?: string): NewEntry {
   return event(CHECKPOINTS_OFF, namedProvenanceKey(CHECKPOINTS_OFF, sessionId), checkpointsOffData.parse(data) as JsonObject, turnId);
@@ -123,6 +164,7 @@ function dataOf<T>(entry: Entry, name: string, schema: z.ZodType<T>): T | null {
 /** A `workspace/checkpoint` event's data; null for any other entry or a malformed one. */
 export const checkpointOf = (entry: Entry): CheckpointData | null => dataOf(entry, WORKSPACE_CHECKPOINT, checkpointData);
 export const restoredOf = (entry: Entry): RestoredData | null => dataOf(entry, WORKSPACE_RESTORED, restoredData);
+export const restoreFailedOf = (entry: Entry): RestoreFailedData | null => dataOf(entry, RESTORE_FAILED, restoreFailedData);
 export const checkpointsOffOf = (entry: Entry): CheckpointsOffData | null => dataOf(entry, CHECKPOINTS_OFF, checkpointsOffData);
 
 /** The workspace as a checkpoint knows it, from a point of the session on. */
@@ -132,6 +174,8 @@ export interface WorkspaceState {
   fromEntryId: number;
   /** The entry that recorded it (a checkpoint or a restore). */
   entryId: number;
+  /** The workspace the checkpoint is of; undefined for an entry written before it was recorded. */
+  workspace?: CheckpointWorkspace;
 }
 
 /**
@@ -152,14 +196,16 @@ export function workspaceStates(entries: readonly Entry[]): WorkspaceState[] {
     const checkpoint = checkpointOf(entry);
     if (checkpoint !== null) {
       const turnStart = checkpoint.reason === 'turn_start' && checkpoint.turnId !== undefined ? turnStarts.get(checkpoint.turnId) : undefined;
-      states.push({ checkpointId: checkpoint.checkpointId, fromEntryId: turnStart ?? entry.entryId, entryId: entry.entryId });
+      states.push({ checkpointId: checkpoint.checkpointId, fromEntryId: turnStart ?? entry.entryId, entryId: entry.entryId, ...workspaceOf(checkpoint) });
       continue;
     }
     const restored = restoredOf(entry);
-    if (restored !== null) states.push({ checkpointId: restored.toCheckpointId, fromEntryId: entry.entryId, entryId: entry.entryId });
+    if (restored !== null) states.push({ checkpointId: restored.toCheckpointId, fromEntryId: entry.entryId, entryId: entry.entryId, ...workspaceOf(restored) });
   }
   return states;
 }
+
+const workspaceOf = (data: { workspace?: CheckpointWorkspace }) => (data.workspace !== undefined ? { workspace: data.workspace } : {});
 
 /** The state standing for the workspace at `entryId`: the last one from at or before it; null when none does. */
 export function workspaceStateAt(entries: readonly Entry[], entryId: number): WorkspaceState | null {

@@ -144,6 +144,34 @@ describe('Workspace checkpoints in a real VS Code: restore, undo, review and rew
     assert.deepStrictEqual(read(), edited);
   });
 
+  it('a checkpoint of another folder is refused, naming both folders, and nothing changes', async () => {
+    const other = `${S}-other`;
+    const elsewhere = path.join(path.dirname(root), `another-folder-${process.pid}`);
+    const at = (
+      await store.append(
+        other,
+        checkpointEntry(other, {
+          checkpointId: beforeId,
+          previousId: null,
+          reason: 'turn_end',
+          workspace: { key: 'f'.repeat(16), root: elsewhere },
+          fileCount: 0,
+          files: [],
+          filesOmitted: 0,
+          skipped: [],
+          skippedOmitted: 0,
+          durationMs: 1,
+        }),
+      )
+    ).entry.entryId;
+    assert.strictEqual(await restore(other, at, { confirmed: true }), undefined);
+    await agentTapeLog(
+      `restore of ${other} at entry ${at} refused: checkpoint ${beforeId.slice(0, 12)} (entry ${at}) was taken of the folder ${elsewhere}, not of `,
+    );
+    assert.strictEqual(store.headEntryId(other), at);
+    assert.deepStrictEqual(read(), edited);
+  });
+
   it('the plan is shown first: a restore whose confirmation is not accepted changes nothing', async () => {
     // The test workbench answers the modal without choosing Restore Files, as a user who cancels does.
     const head = store.headEntryId(S);

@@ -19,8 +19,8 @@ export interface RunningCli {
  * Starts the bundled CLI as a child process without blocking this one: a test's fake model server
  * runs in this process and must go on answering while the CLI waits for it (spawnSync would not).
  */
-export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): RunningCli {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, cwd?: string): RunningCli {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout?.setEncoding('utf8').on('data', (t: string) => (out += t));
@@ -32,4 +32,4 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
   return { child, out: () => out, done };
 }
 
-export const runCli = (args: readonly string[], env?: NodeJS.ProcessEnv): Promise<CliResult> => startCli(args, env).done;
+export const runCli = (args: readonly string[], env?: NodeJS.ProcessEnv, cwd?: string): Promise<CliResult> => startCli(args, env, cwd).done;

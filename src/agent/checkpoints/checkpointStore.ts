@@ -1,7 +1,8 @@
 import { createHash } from 'crypto';
 import { promises as fs, realpathSync } from 'fs';
 import * as path from 'path';
-import { MAX_LISTED_PATHS, type FileChange, type SkippedFile } from '../../tape/workspaceCheckpoint';
+import { errorMessage } from '../../tape/errorMessage';
+import { MAX_LISTED_PATHS, type CheckpointWorkspace, type FileChange, type SkippedFile } from '../../tape/workspaceCheckpoint';
 import { GitError, nulFields, runGit, type GitRun, type GitTracker, type GitWork, type ShadowPlace } from './shadowGit';
 import { withStoreLock } from './storeLock';
 
@@ -27,6 +28,46 @@ export class WorkspaceTooLargeError extends Error {}
 
 /** A restore was asked for a checkpoint the store does not hold (made elsewhere, or the store was removed). */
 export class CheckpointMissingError extends Error {}
+
+/**
+ * Files the plan touches changed after it was made: applying it would overwrite what it never
+ * showed. Nothing was changed; a new plan shows them.
+ */
+export class StalePlanError extends Error {
+  constructor(readonly files: string[]) {
+    super(`${listOf(files)} changed after the restore was planned: nothing was changed; plan the restore again to see them`);
+  }
+}
+
+/**
+ * Writing the files failed part way. The workspace was then brought back to `before` (the files as
+ * they were when the writing began): `differing` lists what could not be (empty when all was).
+ */
+export class RestoreWriteError extends Error {
+  constructor(
+    readonly before: Snapshot,
+    readonly failure: unknown,
+    readonly differing: string[],
+  ) {
+    super(
+      `the restore failed part way (${errorMessage(failure)}); ${
+        differing.length === 0
+          ? 'every file was put back as it was'
+          : `${listOf(differing)} could not be put back as ${differing.length === 1 ? 'it was' : 'they were'}`
+      }`,
+    );
+  }
+}
+
+export interface ApplyOptions {
+  signal?: AbortSignal;
+  /**
+   * Runs once the plan is checked against the workspace, right before the first file is written,
+   * with the workspace as it is then: whatever it records (the `before_restore` checkpoint) is what
+   * a failure brings back. When it rejects, nothing is written.
+   */
+  beforeWrite?: (before: Snapshot) => Promise<void>;
+}
 
 export interface Snapshot {
   checkpointId: string;
@@ -76,6 +117,7 @@ const DEFAULT_LOCK_WAIT_MS = 60_000;
  */
 export class CheckpointStore {
   private readonly place: ShadowPlace;
+  private readonly key: string;
   private readonly ref: string;
   private readonly limits: CheckpointLimits;
   /** Workspace-relative prefixes never taken in. */
@@ -89,6 +131,7 @@ export class CheckpointStore {
 
   private constructor(gitDir: string, workTree: string, options: CheckpointStoreOptions) {
     const key = createHash('sha256').update(workTree).digest('hex').slice(0, 16);
+    this.key = key;
     this.place = { gitDir, workTree, indexFile: path.join(gitDir, `index-${key}`) };
     this.ref = `refs/tape/${key}`;
     this.limits = { ...DEFAULT_CHECKPOINT_LIMITS, ...options.limits };
@@ -101,6 +144,11 @@ export class CheckpointStore {
 
   get workspaceRoot(): string {
     return this.place.workTree;
+  }
+
+  /** The workspace as the tape records it: a checkpoint of it is restored only into it. */
+  get workspace(): CheckpointWorkspace {
+    return { key: this.key, root: this.place.workTree };
   }
 
   /**
@@ -139,6 +187,13 @@ export class CheckpointStore {
     if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id)) return false;
     const { code } = await this.git(['cat-file', '-e', `${id}^{commit}`], { okCodes: [1, 128] });
     return code === 0;
+  }
+
+  /** Whether `id` is one of this workspace's snapshots (its ref's history), not another workspace's the store also serves. */
+  async isOfThisWorkspace(id: string): Promise<boolean> {
+    const head = await this.head();
+    if (head === null || !(await this.has(id))) return false;
+    return (await this.git(['merge-base', '--is-ancestor', id, head], { okCodes: [1] })).code === 0;
   }
 
   /**
@@ -300,38 +355,34 @@ export class CheckpointStore {
       if (change.change === 'modified') plan.changed.push(change.path);
       else if (change.change === 'deleted') plan.removed.push(change.path);
     }
-    const removed = new Set(plan.removed);
-    // Under a directory that is now a symlink, a path is not in the workspace (whatever the link's target holds).
-    const underLink = linkedDirectoryTest(this.place.workTree);
-    for (const { path: file, change } of changes) {
-      if (change !== 'added') continue;
-      const there = (await underLink(file)) ? undefined : await fs.lstat(path.join(this.place.workTree, file)).catch(() => undefined);
-      // A directory where the target has a file or link goes once the files the plan removes from it do, unless it holds others.
-      const inTheWay = there !== undefined && !(there.isDirectory() && (await holdsOnly(this.place.workTree, file, removed)));
-      (inTheWay ? plan.leftAlone : plan.created).push(file);
-    }
+    const inTheWay = inTheWayTest(this.place.workTree, plan.removed);
+    for (const { path: file, change } of changes) if (change === 'added') ((await inTheWay(file)) ? plan.leftAlone : plan.created).push(file);
     return plan;
   }
 
   /**
    * Applies a plan: the listed files become the target's (written, created or removed) and this
-   * workspace's last snapshot becomes the target's tree, on top of the plan's `before`, which stays
-   * in the store. Only the plan's paths are touched; everything else in the workspace is left as it is.
+   * workspace's last snapshot becomes the target's tree, on top of the snapshot taken right before
+   * writing, which stays in the store. Only the plan's paths are touched; everything else in the
+   * workspace is left as it is. All or nothing: a plan path changed since the plan was made is a
+   * StalePlanError before anything is written, and a write that fails part way puts every file back
+   * before rejecting with RestoreWriteError. Resolves with the snapshot taken right before writing.
    */
-  applyRestore(plan: RestorePlan, signal?: AbortSignal): Promise<void> {
-    return this.serially(() => this.apply(plan, signal));
+  applyRestore(plan: RestorePlan, options: ApplyOptions = {}): Promise<Snapshot> {
+    return this.serially(() => this.apply(plan, options));
   }
 
-  private async apply(plan: RestorePlan, signal?: AbortSignal): Promise<void> {
-    if (isEmptyPlan(plan)) return;
-    // Removals first: a directory the target has as a file or link must be gone before that is written
-    // (in one go git refuses: the directory's files no longer match the pathspecs once it replaced them).
-    for (const paths of [plan.removed, [...plan.changed, ...plan.created]])
-      if (paths.length > 0)
-        await this.git(['restore', `--source=${plan.targetId}`, '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'], {
-          input: nulJoin(paths),
-          signal,
-        });
+  private async apply(plan: RestorePlan, { signal, beforeWrite }: ApplyOptions): Promise<Snapshot> {
+    if (isEmptyPlan(plan)) return plan.before;
+    const before = await this.takeSnapshot({ signal });
+    const stale = await this.changedSincePlan(plan, before, signal);
+    if (stale.length > 0) throw new StalePlanError(stale);
+    await beforeWrite?.(before);
+    try {
+      await this.write(plan.targetId, plan, signal);
+    } catch (error) {
+      throw new RestoreWriteError(before, error, await this.putBack(before));
+    }
     const tree = await this.treeOf(plan.targetId);
     const head = await this.head();
     const commit = (await this.git(['commit-tree', tree, ...(head !== null ? ['-p', head] : []), '-m', `restored ${plan.targetId}`])).stdout
@@ -339,6 +390,51 @@ export class CheckpointStore {
       .trim();
     await this.git(['update-ref', this.ref, commit, ...(head !== null ? [head] : [])]);
     this.fileCount = undefined;
+    return before;
+  }
+
+  /**
+   * The plan's paths that are not as the plan saw them: changed in the workspace since (a file,
+   * or a directory above or below one), or, where the plan creates a file, something there now
+   * that no checkpoint sees (ignored, too large).
+   */
+  private async changedSincePlan(plan: RestorePlan, now: Snapshot, signal?: AbortSignal): Promise<string[]> {
+    const touched = new Set([...plan.changed, ...plan.created, ...plan.removed]);
+    const above = new Set([...touched].flatMap(parentsOf));
+    const moved = now.checkpointId === plan.before.checkpointId ? [] : await this.changes(plan.before.checkpointId, now.checkpointId, signal);
+    const stale = moved.map((f) => f.path).filter((file) => touched.has(file) || above.has(file) || parentsOf(file).some((dir) => touched.has(dir)));
+    const inTheWay = inTheWayTest(this.place.workTree, plan.removed);
+    for (const file of plan.created) if (!stale.includes(file) && (await inTheWay(file))) stale.push(file);
+    return stale;
+  }
+
+  /** Writes the target's version of the plan's paths (`targetId`'s), removals first. */
+  private async write(targetId: string, paths: Pick<RestorePlan, 'changed' | 'created' | 'removed'>, signal?: AbortSignal): Promise<void> {
+    // Removals first: a directory the target has as a file or link must be gone before that is written
+    // (in one go git refuses: the directory's files no longer match the pathspecs once it replaced them).
+    for (const step of [paths.removed, [...paths.changed, ...paths.created]])
+      if (step.length > 0)
+        await this.git(['restore', `--source=${targetId}`, '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+          input: nulJoin(step),
+          signal,
+        });
+  }
+
+  /**
+   * After a failed write: the workspace back to `before`, as a restore of it planned from the files
+   * as they are now (only what the failed write got to differs). Not cancellable: a cancel is what
+   * it may be cleaning up after. Resolves with the paths that still differ from `before`.
+   */
+  private async putBack(before: Snapshot): Promise<string[]> {
+    try {
+      const back = await this.plan(before.checkpointId);
+      if (!isEmptyPlan(back)) await this.write(before.checkpointId, back).catch(() => undefined);
+      this.fileCount = undefined;
+      const now = await this.takeSnapshot({});
+      return (await this.changes(before.checkpointId, now.checkpointId)).map((f) => f.path);
+    } catch (error) {
+      return [`(unknown: the files could not be compared with checkpoint ${before.checkpointId.slice(0, 12)}: ${errorMessage(error)})`];
+    }
   }
 
   /** A file's bytes in a snapshot; null when the snapshot has no such file. Rejects past `maxBytes`. */
@@ -460,6 +556,31 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 const toSlash = (p: string): string => p.split(path.sep).join('/');
 const nulJoin = (paths: Iterable<string>): string => [...paths].join('\0') + '\0';
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/**
+ * Whether something is where a restore would create `file`: a file or link, or a directory holding
+ * more than the plan's `removed` files (one holding only those goes once they do). Under a directory
+ * that is now a symlink, a path is not in the workspace (whatever the link's target holds).
+ */
+function inTheWayTest(root: string, removed: readonly string[]): (file: string) => Promise<boolean> {
+  const removing = new Set(removed);
+  const underLink = linkedDirectoryTest(root);
+  return async (file) => {
+    const there = (await underLink(file)) ? undefined : await fs.lstat(path.join(root, file)).catch(() => undefined);
+    return there !== undefined && !(there.isDirectory() && (await holdsOnly(root, file, removing)));
+  };
+}
+
+/** The directories a workspace-relative path is in, outermost first (`a/b/c` → `a`, `a/b`). */
+function parentsOf(file: string): string[] {
+  const dirs: string[] = [];
+  for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) dirs.push(file.slice(0, slash));
+  return dirs;
+}
+
+const LISTED_IN_ERRORS = 20;
+const listOf = (files: readonly string[]): string =>
+  files.slice(0, LISTED_IN_ERRORS).join(', ') + (files.length > LISTED_IN_ERRORS ? ` and ${files.length - LISTED_IN_ERRORS} more` : '');
 
 /** Whether every file under the directory `dir` (workspace-relative) is one of `files`. */
 async function holdsOnly(root: string, dir: string, files: ReadonlySet<string>): Promise<boolean> {

@@ -48,7 +48,7 @@ export class WorkspaceCheckpoints implements TurnCheckpoints {
     try {
       const store = await this.open();
       const snapshot = await store.snapshot(diffFrom !== undefined ? { diffFrom } : {});
-      return { kind: 'checkpoint', data: { ...snapshot, reason, turnId } };
+      return { kind: 'checkpoint', data: { ...snapshot, reason, turnId, workspace: store.workspace } };
     } catch (error) {
       this.off.add(sessionId);
       if (error instanceof GitMissingError) return { kind: 'off', data: { reason: 'git_missing', message: `no checkpoints: ${error.message}` } };

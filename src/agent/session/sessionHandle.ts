@@ -122,13 +122,18 @@ export class SessionHandle {
   /**
    * What restoring the workspace's files to the checkpoint at or before a position would change
    * (NoCheckpointError when the session has none there, CheckpointMissingError when the store lacks
-   * it); nothing changes until `restore` applies it.
+   * it, WrongWorkspaceError when the store is opened on another folder than the checkpoint's);
+   * nothing changes until `restore` applies it.
    */
   planRestore(checkpoints: CheckpointStore, at: number, signal?: AbortSignal): Promise<PlannedRestore> {
     return planRestore(this.sessionId, this.entries({ kind: 'event' }), at, checkpoints, signal);
   }
 
-  /** Applies a planned restore, recording it on this session (a fork restores into itself). */
+  /**
+   * Applies a planned restore, all or nothing, recording it on this session (a fork restores into
+   * itself): StalePlanError when a file it touches changed since the plan, RestoreFailedError when
+   * writing failed part way (the files put back, `workspace/restore-failed` on the tape).
+   */
   restore(checkpoints: CheckpointStore, planned: PlannedRestore, signal?: AbortSignal): Promise<RestoreReceipt> {
     if (planned.sessionId !== this.sessionId)
       throw new Error(`a restore planned for session ${planned.sessionId} cannot be applied through session ${this.sessionId}`);

@@ -1,7 +1,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { CheckpointMissingError, isEmptyPlan, type RestorePlan } from '../../agent/checkpoints/checkpointStore';
-import { NoCheckpointError } from '../../agent/checkpoints/restore';
+import { CheckpointMissingError, isEmptyPlan, StalePlanError, type RestorePlan } from '../../agent/checkpoints/checkpointStore';
+import { NoCheckpointError, RestoreFailedError, WrongWorkspaceError } from '../../agent/checkpoints/restore';
 import { GitMissingError } from '../../agent/checkpoints/shadowGit';
 import { errorMessage } from '../../tape/errorMessage';
 import type { WorkspaceTape } from '../workspaceTape';
@@ -32,6 +32,7 @@ export interface RestoreSummary {
 
 const RESTORE = 'Restore Files';
 const UNDO = 'Undo Restore';
+const PLAN_AGAIN = 'Plan Again';
 /** Paths listed per kind in the confirmation; the rest are counted. */
 const LISTED = 15;
 
@@ -40,8 +41,9 @@ const LISTED = 15;
  * rewind, a fork with files, Undo Restore): the files of the workspace back to the checkpoint
  * standing for entry `at` of the session's view. The plan is shown first and applied only when
  * the user agrees; it is refused, with nothing changed, while an affected file has unsaved changes
- * in an editor. Undefined when nothing was applied because of a refusal, an error (both said to the
- * user) or a no.
+ * in an editor, for a checkpoint of another folder, and when a file it touches changed after the
+ * plan was shown (then a new plan is offered). Undefined when nothing was applied because of a
+ * refusal, an error (both said to the user) or a no.
  */
 export async function restoreFiles(deps: RestoreDeps, sessionId: string, at: number, options: RestoreOptions = {}): Promise<RestoreSummary | undefined> {
   const { log, tape } = deps;
@@ -79,7 +81,11 @@ export async function restoreFiles(deps: RestoreDeps, sessionId: string, at: num
     }
     if (refusedForUnsaved(deps, plan, roots)) return undefined;
     if (options.confirmed !== true) {
-      const choice = await vscode.window.showWarningMessage(`Restore the workspace files to ${name}?`, { modal: true, detail: planText(plan) }, RESTORE);
+      const choice = await vscode.window.showWarningMessage(
+        `Restore the files of ${planned.workspace.root} to ${name}?`,
+        { modal: true, detail: planText(plan, planned.workspace.root) },
+        RESTORE,
+      );
       if (choice !== RESTORE) return undefined;
       // The modal may have stood a while: an editor changed meanwhile still refuses.
       if (refusedForUnsaved(deps, plan, roots)) return undefined;
@@ -99,8 +105,12 @@ export async function restoreFiles(deps: RestoreDeps, sessionId: string, at: num
   } catch (e) {
     const message = restoreErrorMessage(e);
     if (message === undefined) throw e;
-    log.error(`restore of ${sessionId} at entry ${at} refused: ${errorMessage(e)}`);
-    void vscode.window.showErrorMessage(`Agent Tape: ${message}`);
+    log.error(`restore of ${sessionId} at entry ${at} ${e instanceof RestoreFailedError ? 'failed' : 'refused'}: ${errorMessage(e)}`);
+    if (e instanceof StalePlanError)
+      void vscode.window
+        .showErrorMessage(`Agent Tape: ${message}`, PLAN_AGAIN)
+        .then((choice) => (choice === PLAN_AGAIN ? vscode.commands.executeCommand('agentTape.restoreFiles', sessionId, at) : undefined));
+    else void vscode.window.showErrorMessage(`Agent Tape: ${message}`);
     return undefined;
   }
 }
@@ -112,6 +122,11 @@ function restoreErrorMessage(e: unknown): string | undefined {
   if (e instanceof CheckpointMissingError)
     return `${e.message}: it was made elsewhere or the store was removed, so it cannot be restored; nothing was changed.`;
   if (e instanceof GitMissingError) return `restoring files needs git (${e.message}); nothing was changed.`;
+  if (e instanceof WrongWorkspaceError)
+    return `${e.message}. ${e.recorded !== undefined ? `Open ${e.recorded.root} to restore its files.` : 'Open the folder it was taken of to restore its files.'}`;
+  if (e instanceof StalePlanError) return `${e.message}.`;
+  if (e instanceof RestoreFailedError)
+    return e.rolledBack ? `${e.message}.` : `${e.message}; restoring entry #${e.checkpointEntryId} (its before_restore checkpoint) brings them back.`;
   return undefined;
 }
 
@@ -129,8 +144,8 @@ function refusedForUnsaved(deps: RestoreDeps, plan: RestorePlan, roots: readonly
   return true;
 }
 
-function planText(plan: RestorePlan): string {
-  const lines: string[] = [];
+function planText(plan: RestorePlan, folder: string): string {
+  const lines: string[] = [`Folder: ${folder}`];
   for (const [label, paths] of [
     ['Changed', plan.changed],
     ['Created', plan.created],

@@ -164,7 +164,9 @@ describe('agent-tape restore (the bundled CLI after a run against a scripted Ope
       created: ['gone.bin'],
       removed: ['made.txt'],
       omitted: 0,
+      workspace: { key: end.workspace!.key, root: fs.realpathSync(ws) },
     });
+    assert.deepStrictEqual(start.workspace, end.workspace);
     const before = restoredLog.find((e) => e.entryId === Number(undo[2]))!;
     assert.deepStrictEqual([before.name, checkpointOf(before)?.reason], [WORKSPACE_CHECKPOINT, 'before_restore']);
 
@@ -179,6 +181,46 @@ describe('agent-tape restore (the bundled CLI after a run against a scripted Ope
     const undone = await restore(Number(undo[2]), ['--json']);
     assert.strictEqual(undone.code, 0, undone.err);
     assert.deepStrictEqual(digest(ws), afterRun);
+  });
+
+  it('run from another folder without --workspace: the folder the checkpoint was taken of is restored and the current one untouched; --workspace naming another folder exits 2 naming both', async () => {
+    const original = digest(ws);
+    await runTurn(EDIT_CREATE_DELETE);
+    const afterRun = digest(ws);
+    const turnStart = turnStartOf(await log());
+    const other = path.join(dir, 'other');
+    fs.mkdirSync(path.join(other, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(other, 'notes.txt'), 'my notes\n');
+    fs.writeFileSync(path.join(other, 'src', 'main.c'), 'int main(void) { return 0; }\n');
+    const otherFiles = digest(other);
+    const real = fs.realpathSync(ws);
+    const from = (extra: string[]) => runCli(['restore', tape, '--session', SESSION, '--at', String(turnStart), ...extra], undefined, other);
+
+    const dry = await from(['--dry-run']);
+    assert.strictEqual(dry.code, 0, dry.err);
+    assert.ok(dry.out.split('\n').includes(`folder ${real}`), dry.out);
+    const dryJson = await from(['--dry-run', '--json']);
+    assert.strictEqual(dryJson.code, 0, dryJson.err);
+    const plan = JSON.parse(dryJson.out) as Record<string, unknown>;
+    assert.deepStrictEqual([plan.workspace, plan.changed, plan.created, plan.removed], [real, ['edit.txt'], ['gone.bin'], ['made.txt']]);
+
+    const count = (await log()).length;
+    for (const elsewhere of [other, '.']) {
+      const refused = await from(['--workspace', elsewhere]);
+      assert.strictEqual(refused.code, 2, refused.err);
+      assert.ok(refused.err.includes(real) && refused.err.includes(fs.realpathSync(other)), refused.err);
+      assert.match(refused.err, /nothing was changed/);
+    }
+    assert.deepStrictEqual(digest(other), otherFiles, "the other folder's notes.txt and src/main.c are still there");
+    assert.deepStrictEqual(digest(ws), afterRun);
+    assert.strictEqual((await log()).length, count, 'a refusal appends nothing');
+
+    const r = await from([]);
+    assert.strictEqual(r.code, 0, r.err);
+    assert.deepStrictEqual(digest(ws), original, "the checkpoint's folder is restored");
+    assert.deepStrictEqual(digest(other), otherFiles, 'the current folder is untouched');
+    const restored = restoredOf((await log()).find((e) => e.name === WORKSPACE_RESTORED)!);
+    assert.strictEqual(restored?.workspace?.root, real);
   });
 
   it("the workspace's own git repository shows the same HEAD, index and git status before the run and after the restore", async () => {

@@ -11,6 +11,8 @@ import {
   restoredData,
   restoredEntry,
   restoredOf,
+  restoreFailedEntry,
+  restoreFailedOf,
   turnChanges,
   WORKSPACE_CHECKPOINT,
   WORKSPACE_RESTORED,
@@ -69,6 +71,44 @@ const cp = (id: string, reason: CheckpointReason, turnId?: string, over: Partial
 const note = (text: string): NewEntry => ({ kind: 'event', name: 'note', payload: { name: 'note', data: { text } } });
 
 describe('workspace checkpoints on the tape', () => {
+  describe('the folder a checkpoint is of', () => {
+    const ws = { key: '0123456789abcdef', root: '/home/u/project' };
+    it('is recorded by checkpoints and restores and carried by the states; a malformed one is refused', () => {
+      const tape = tapeOf([
+        cp(A, 'turn_end', 't1', { workspace: ws }),
+        restoredEntry(SESSION, { ...restored(B, C, 2), workspace: ws }),
+        cp(B, 'turn_end', 't2'),
+      ]);
+      assert.deepStrictEqual(
+        workspaceStates(tape).map((s) => s.workspace),
+        [ws, ws, undefined],
+      );
+      for (const bad of [{ key: 'ABCDEF0123456789', root: '/r' }, { key: '0123', root: '/r' }, { key: ws.key, root: '' }, { root: '/r' }])
+        assert.throws(() => cp(A, 'turn_end', 't1', { workspace: bad as typeof ws }), JSON.stringify(bad));
+    });
+
+    it('workspace/restore-failed: validated, read back, and each failed attempt its own event', () => {
+      const failed = (failedAt: number) =>
+        restoreFailedEntry(SESSION, {
+          fromCheckpointId: A,
+          toCheckpointId: B,
+          atEntryId: 3,
+          workspace: ws,
+          message: 'the restore failed part way',
+          rolledBack: true,
+          differing: [],
+          differingOmitted: 0,
+          failedAt,
+        });
+      const [one, two] = tapeOf([failed(1), failed(2)]);
+      assert.notStrictEqual(one.provenanceKey, two.provenanceKey);
+      assert.deepStrictEqual(restoreFailedOf(one)?.rolledBack, true);
+      assert.strictEqual(restoreFailedOf(tapeOf([cp(A, 'turn_end', 't1')])[0]), null);
+      assert.throws(() => restoreFailedEntry(SESSION, { ...restoreFailedOf(one)!, workspace: undefined as unknown as typeof ws }));
+      assert.deepStrictEqual(workspaceStates([one, two]), [], 'a failed restore stands for no state');
+    });
+  });
+
   describe('schemas', () => {
     it('refuse a snapshot id that is not 40 or 64 lowercase hex digits, in every id field', () => {
       for (const bad of ['', 'abc', 'A'.repeat(40), 'g'.repeat(40), 'a'.repeat(39), 'a'.repeat(41), 'a'.repeat(63), `${'a'.repeat(39)}\n`, 'HEAD', '../a']) {
