@@ -1,6 +1,5 @@
 import * as assert from 'assert';
 import { execFileSync } from 'child_process';
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -14,6 +13,7 @@ import {
   type RestorePlan,
 } from '../../../src/agent/checkpoints/checkpointStore';
 import { GitMissingError } from '../../../src/agent/checkpoints/shadowGit';
+import { dirDigest } from '../../support/dirDigest';
 
 /** Git for the test's own look at a repository: no user or system configuration, no GIT_* of this process, nothing written by a read. */
 function git(cwd: string, args: string[], input?: string): string {
@@ -25,22 +25,7 @@ function git(cwd: string, args: string[], input?: string): string {
   });
 }
 
-/** Every file under `dir` (symlinks as their target), path → sha256 of its bytes: a directory compared byte for byte. */
-function digest(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
-      const r = rel === '' ? name : `${rel}/${name}`;
-      const abs = path.join(dir, r);
-      const st = fs.lstatSync(abs);
-      if (st.isSymbolicLink()) out[r] = `link ${fs.readlinkSync(abs)}`;
-      else if (st.isDirectory()) walk(r);
-      else out[r] = createHash('sha256').update(fs.readFileSync(abs)).digest('hex');
-    }
-  };
-  walk('');
-  return out;
-}
+const digest = (dir: string): Record<string, string> => dirDigest(dir);
 
 /** process.env changed for the duration of `fn`, then put back. */
 async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {

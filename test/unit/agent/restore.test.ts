@@ -1,6 +1,5 @@
 import * as assert from 'assert';
 import { execFileSync } from 'child_process';
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -9,26 +8,11 @@ import { applyRestore, planRestore, RestoreFailedError, WrongWorkspaceError, typ
 import { WorkspaceCheckpoints } from '../../../src/agent/checkpoints/workspaceCheckpoints';
 import type { Entry, NewEntry } from '../../../src/tape/entry';
 import { checkpointEntry, checkpointOf, restoredOf, restoreFailedOf, workspaceStateAt, type CheckpointData } from '../../../src/tape/workspaceCheckpoint';
+import { dirDigest } from '../../support/dirDigest';
 
 const SESSION = 's1';
 
-/** Every file under `dir`, path → sha256 of its bytes: a directory compared byte for byte. */
-function digest(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
-      const r = rel === '' ? name : `${rel}/${name}`;
-      const st = fs.lstatSync(path.join(dir, r));
-      if (st.isDirectory()) walk(r);
-      else
-        out[r] = createHash('sha256')
-          .update(fs.readFileSync(path.join(dir, r)))
-          .digest('hex');
-    }
-  };
-  walk('');
-  return out;
-}
+const digest = (dir: string): Record<string, string> => dirDigest(dir);
 
 /** The test's own git on the store (no user configuration): to write a commit the workspace never had. */
 function storeGit(storeDir: string, args: string[], input?: string): string {

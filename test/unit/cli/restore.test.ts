@@ -1,6 +1,5 @@
 import * as assert from 'assert';
 import { execFileSync } from 'child_process';
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -10,27 +9,12 @@ import { fakeServerPerTest } from '../../support/agentCliFixture';
 import { runCli } from '../../support/cliProcess';
 import type { FakeReply } from '../../support/fakeOpenAiServer';
 import { buildCli } from './build';
+import { dirDigest } from '../../support/dirDigest';
 
 const SESSION = 's1';
 
-/** The workspace's files (not its .git), path → sha256: compared byte for byte. */
-function digest(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
-      const r = rel === '' ? name : `${rel}/${name}`;
-      if (r === '.git') continue;
-      const st = fs.lstatSync(path.join(dir, r));
-      if (st.isDirectory()) walk(r);
-      else
-        out[r] = createHash('sha256')
-          .update(fs.readFileSync(path.join(dir, r)))
-          .digest('hex');
-    }
-  };
-  walk('');
-  return out;
-}
+/** The workspace's files (not its .git), compared byte for byte. */
+const digest = (dir: string): Record<string, string> => dirDigest(dir, (rel) => rel === '.git');
 
 /** The test's own git, reading without writing (no optional locks), with no user configuration. */
 function git(cwd: string, ...args: string[]): string {
