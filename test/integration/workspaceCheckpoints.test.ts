@@ -11,7 +11,7 @@ import type { ForkReceipt } from '../../src/store/forks';
 import type { TapeStore } from '../../src/store/tapeStore';
 import type { Entry } from '../../src/tape/entry';
 import { turnEndEntry, turnStartEntry } from '../../src/tape/turnEntries';
-import { checkpointEntry } from '../../src/tape/workspaceCheckpoint';
+import { checkpointEntry, type CheckpointWorkspace } from '../../src/tape/workspaceCheckpoint';
 import { message } from '../unit/inspector/helpers';
 import { agentTapeLog } from './helpers';
 import { until } from './waiting';
@@ -49,6 +49,8 @@ describe('Workspace checkpoints in a real VS Code: restore, undo, review and rew
 
   let store: TapeStore;
   let beforeId: string;
+  /** The folder as the store names it: what a restore of it records. */
+  let folder: CheckpointWorkspace;
   let afterId: string;
   /** The turn's first checkpoint (restoring there undoes the turn) and its last. */
   let startEntry: number;
@@ -69,6 +71,7 @@ describe('Workspace checkpoints in a real VS Code: restore, undo, review and rew
     store = await api.workspaceStore();
     const tapeFile = await api.workspaceTapeFile();
     const checkpoints = await CheckpointStore.open(checkpointStoreOf(tapeFile), root, { exclude: tapeFileExclusions(tapeFile) });
+    folder = checkpoints.workspace;
     fs.mkdirSync(path.join(root, dir), { recursive: true });
     write(original);
     const turn = { sessionId: S, turnId: TURN };
@@ -230,7 +233,9 @@ describe('Workspace checkpoints in a real VS Code: restore, undo, review and rew
       created: [rel('gone.txt')],
       removed: [rel('new.txt')],
       omitted: 0,
+      workspace: folder,
     });
+    assert.strictEqual(folder.root, fs.realpathSync(root), "the restore names the workspace's folder by its real path");
   });
 
   it('restoring again where the files already are changes nothing, on disk or on the tape', async () => {
