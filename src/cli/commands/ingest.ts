@@ -6,6 +6,7 @@ import { sourceFormatOf } from '../../ingest/detect';
 import { lookedFor } from '../../ingest/lookedFor';
 import { sourcesIn, type FolderSources } from '../../ingest/sourcesUnder';
 import { TapeFileError } from '../../store/errors';
+import { journalPathOf } from '../../store/journal';
 import { TapeStore } from '../../store/tapeStore';
 import { followTranscripts } from '../../ingest/follow';
 import { parseArgs, str, UsageError } from '../args';
@@ -44,6 +45,9 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
     if (!fs.existsSync(src)) throw new TapeFileError(src, 'does not exist');
     return fs.statSync(src).isDirectory() ? { dir: src, walk: sourcesIn(src), found: 0 } : src;
   });
+  // A tape this run created is removed again when it holds nothing: a run that finds nothing to
+  // ingest leaves no file behind.
+  const created = !fs.existsSync(dst) && !fs.existsSync(journalPathOf(dst));
   const store = await TapeStore.open(dst);
   const out: Outcome = { reports: [], passedOver: [], failed: [], notFound: [] };
   try {
@@ -69,7 +73,9 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
       return EXIT_INTERRUPTED;
     }
   } finally {
+    const empty = store.sessions().length === 0;
     await store.close();
+    if (created && empty) for (const file of [dst, journalPathOf(dst)]) fs.rmSync(file, { force: true });
   }
   return printReport(io, dst, out, from, p.flags.has('json'));
 }

@@ -115,6 +115,18 @@ describe('agent-tape ingest of a folder holding copies of agents’ sessions', f
       [[empty, 1]],
     );
     assert.ok(report.notTranscripts.some((f) => f.includes('rollout-')));
+
+    // Nothing of the agent asked for: the tape is not created.
+    const codexOnly = path.join(dir, 'codex-only');
+    writeCodex(codexOnly);
+    const never = path.join(dir, 'never.tape.sqlite');
+    const none = await runCli(['ingest', codexOnly, never, '--from', 'gemini']);
+    assert.strictEqual(none.code, 2, none.err);
+    assert.deepStrictEqual(
+      fs.readdirSync(dir).filter((f) => f.startsWith('never.')),
+      [],
+      'a run that found nothing to ingest creates no tape',
+    );
   });
 
   it('the built CLI: a damaged file in a copy is named with why, the others are ingested, exit 1; a folder holding none beside a good one is said too', async () => {
