@@ -4,7 +4,7 @@ import { entryTooLarge, MAX_ENTRY_JSON_BYTES } from '../tape/entrySize';
 import type { FoldRow } from '../tape/fold';
 import type { TapeQueries } from './queries';
 import type { RowWriter } from './rowWriter';
-import { encodeRows, foldRowOfRow, paramsOf, rowTupleOf, type RowParams } from './rowTuple';
+import { encodeRows, foldRowOfRow, jsonBytesOf, paramsOf, rowTupleOf, type RowParams } from './rowTuple';
 import type { AppendTransaction } from './appendTransaction';
 
 export interface AppendResult {
@@ -66,7 +66,7 @@ export class Appender {
         };
         const row = rowTupleOf(entry, JSON.stringify(entry.payload), JSON.stringify(entry.meta));
         const params = paramsOf(row);
-        const bytes = (params[11] as Uint8Array).length + (params[12] as Uint8Array).length;
+        const bytes = jsonBytesOf(params);
         if (bytes > MAX_ENTRY_JSON_BYTES) throw new TapeValidationError(`entry ${e.kind} ${e.name}: ${entryTooLarge(bytes)}`);
         this.rowWriter.write(params, entry.payload, defer);
         head++;

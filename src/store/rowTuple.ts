@@ -71,6 +71,9 @@ export const foldRowOfRow = (r: RowTuple | RowParams): FoldRow =>
     interrupted: r[2] === 'tool_result' && isInterruptedResultKey(r[4] as string | null),
   }) as FoldRow;
 
+/** The bytes of a row's payload and meta JSON: what MAX_ENTRY_JSON_BYTES bounds. */
+export const jsonBytesOf = (p: RowParams): number => (p[HEAD] as Uint8Array).length + (p[HEAD + 1] as Uint8Array).length;
+
 export function paramsOf(r: RowTuple): RowParams {
   const p: RowParams = r.slice(0, HEAD);
   p.push(Buffer.from(r[11]), Buffer.from(r[12]));
