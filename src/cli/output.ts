@@ -87,3 +87,9 @@ export const ioOf = (sink: Sink): Io => ({
 });
 
 export const json = (io: Io, value: unknown): void => io.data(`${JSON.stringify(value, null, 2)}\n`);
+
+/** A writable store's `onNearlyFull`: the warning on stderr, once (the command's output stays clean). */
+export const warnNearlyFull =
+  (io: Sink) =>
+  (warning: string): void =>
+    io.err(`agent-tape: warning: ${warning}\n`);

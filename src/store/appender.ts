@@ -31,13 +31,16 @@ export class Appender {
     private readonly queries: TapeQueries,
     private readonly rowWriter: RowWriter,
     private readonly transaction: AppendTransaction,
+    /** Throws when the database could pass its size limit with this many more bytes of rows (tapeSize.ts). */
+    private readonly checkRoom: (incomingBytes: number) => void,
   ) {}
 
   /**
    * Appends entries that are already validated. Throws, having written nothing, on a SQLite error,
    * on an entry whose JSON text is over MAX_ENTRY_JSON_BYTES (validation bounds it only from
-   * below), or when its journal record cannot be made: the record is made inside the unit, so an
-   * append either has its rows and its record or neither.
+   * below), when the tape could pass its size limit with it, or when its journal record cannot be
+   * made: the record is made inside the unit, so an append either has its rows and its record or
+   * neither.
    */
   append(sessionId: string, entries: readonly NewEntry[], now: number): Written {
     const q = this.queries;
@@ -75,7 +78,10 @@ export class Appender {
         if (key !== null) byKey.set(key, entry);
         return { entry, deduplicated: false };
       });
-      if (rows.length) record = encodeRows(rows);
+      if (rows.length) {
+        record = encodeRows(rows);
+        this.checkRoom(record.length);
+      }
       return written;
     });
     q.advanceHead(sessionId, head);

@@ -1,17 +1,32 @@
 import { TapeStoreFailedError } from './errors';
-import { fileSize, writeFileDurably } from './fsutil';
+import { fileSize } from './fsutil';
 import type { Journal } from './journal';
 
 export interface DurabilityOptions {
-  /** Journal size that triggers an automatic checkpoint. */
+  /**
+   * Journal size that triggers an automatic checkpoint; on a tape over eight times that, an eighth
+   * of the snapshot's size: a checkpoint writes a new snapshot of the tape's whole size, so on a
+   * 2 GB tape one every 32 MiB would write 64 bytes for each byte appended.
+   */
   checkpointBytes: number;
 }
 
 /** Below this many journal bytes a close never checkpoints (see Durability.close). */
 const CLOSE_CHECKPOINT_MIN_BYTES = 1 << 20;
+/** The most journal a close leaves for the next open to replay (see Durability.close). */
+const CLOSE_REPLAY_MAX_BYTES = 16 << 20;
+
+/** The database as of a checkpoint's mark: the bytes of a whole image, or a SnapshotPatch. */
+export interface CheckpointImage {
+  /**
+   * Replaces the snapshot `file` durably (temp file, fsync, rename, fsync the directory). `beforeCommit`
+   * runs once the new file is synced, before the rename; throwing there leaves the snapshot as it was.
+   */
+  write(file: string, beforeCommit: () => void): Promise<void>;
+}
 
 /** Takes the database's image for a checkpoint, stamped with the last journal record it contains. */
-export type CaptureImage = (lastSeq: number) => Uint8Array;
+export type CaptureImage = (lastSeq: number) => CheckpointImage;
 
 /**
  * What makes a writable file tape durable (SPEC 2.9): each committed transaction's journal record,
@@ -24,13 +39,17 @@ export class Durability {
   private failure: TapeStoreFailedError | undefined;
   private checkpointing: Promise<void> | undefined;
   private backgroundError: unknown;
+  /** The snapshot's size, as of the open or the last checkpoint. */
+  private snapshotBytes: number;
 
   constructor(
     private readonly file: string,
     private readonly journal: Journal,
     private readonly capture: CaptureImage,
     private readonly options: DurabilityOptions,
-  ) {}
+  ) {
+    this.snapshotBytes = fileSize(file);
+  }
 
   /** Throws the failure that stopped the store, if any. */
   assertHealthy(): void {
@@ -46,7 +65,7 @@ export class Durability {
       // The rows are in the database but their record could not be made: the disk is behind.
       this.fail(e);
     }
-    if (this.journal.recordBytes > this.options.checkpointBytes && !this.checkpointing) {
+    if (this.journal.recordBytes > Math.max(this.options.checkpointBytes, this.snapshotBytes / 8) && !this.checkpointing) {
       this.checkpoint().catch((e: unknown) => (this.backgroundError ??= e));
     }
     return written;
@@ -67,10 +86,11 @@ export class Durability {
     if (this.failure) return Promise.reject(this.failure);
     this.checkpointing ??= (async () => {
       const mark = this.journal.mark();
-      const bytes = this.capture(mark.seq);
+      const image = this.capture(mark.seq);
       // Records queued before the capture are written by now; if one failed, its rows are in the
       // image and must not replace the snapshot.
-      await writeFileDurably(this.file, [bytes], false, () => this.assertHealthy());
+      await image.write(this.file, () => this.assertHealthy());
+      this.snapshotBytes = fileSize(this.file);
       await this.journal.rotate(mark).catch((e: unknown) => this.fail(e));
     })().finally(() => (this.checkpointing = undefined));
     return this.checkpointing;
@@ -96,14 +116,15 @@ export class Durability {
    * `append` of one line, a window closed after a short chat) would write 100 MB to keep 1 KB.
    * The journal is as durable as the snapshot, so a close leaves small journals alone: one that
    * holds less than an eighth of the snapshot's size (and less than 1 MiB on small tapes) costs
-   * the next open a replay of at most that, in place of a full rewrite now.
+   * the next open a replay of at most that, in place of a full rewrite now. Since opening reads
+   * pages on demand, that replay is most of an open's cost: past 16 MiB a close checkpoints anyway.
    */
   async close(force: boolean): Promise<void> {
     try {
       await this.checkpointing?.catch(() => undefined);
       if (!this.failure) {
         await this.barrier(true);
-        const worthIt = this.journal.recordBytes > Math.max(CLOSE_CHECKPOINT_MIN_BYTES, fileSize(this.file) / 8);
+        const worthIt = this.journal.recordBytes > Math.max(CLOSE_CHECKPOINT_MIN_BYTES, Math.min(this.snapshotBytes / 8, CLOSE_REPLAY_MAX_BYTES));
         if (force || worthIt) await this.checkpoint();
       }
     } finally {

@@ -23,6 +23,14 @@ export class TapeFileTooLargeError extends TapeFileError {
   }
 }
 
+/** An append refused before anything was written: with it the tape could pass its size limit (tapeSize.ts). */
+export class TapeFullError extends TapeFileError {
+  constructor(file: string, detail: string) {
+    super(file, detail);
+    this.name = 'TapeFullError';
+  }
+}
+
 export class TapeLockedError extends Error {
   constructor(
     readonly file: string,

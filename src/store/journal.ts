@@ -81,8 +81,8 @@ const DAMAGE_HINT =
 
 /**
  * The largest journal read. A writer checkpoints when its records pass 32 MiB, so a journal far
- * past that is not one of ours (or its checkpoints have failed for a long time); replayed, it must
- * fit in the snapshot's in-memory file with it (see SNAPSHOT_MAX_BYTES).
+ * past that is not one of ours (or its checkpoints have failed for a long time); its records are
+ * replayed into memory (see TAPE_MAX_BYTES).
  */
 export const JOURNAL_MAX_BYTES = 1 << 30;
 export const JOURNAL_WHAT = 'a tape journal';

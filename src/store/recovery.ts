@@ -1,10 +1,11 @@
 import type { Database, SqlJsStatic } from 'sql.js';
 import { errorMessage } from '../tape/errorMessage';
 import { TapeFileError } from './errors';
-import { fileSize, inodeOf } from './fsutil';
+import { inodeOf } from './fsutil';
 import { layoutOf, readJournal, type JournalLayout, type JournalRecord } from './journal';
 import type { TailStart } from './journalTail';
 import { lockHolder } from './lock';
+import type { PagedFile } from './pagedFile';
 import { decodeRows } from './rowTuple';
 import { insertRows, RowWriter } from './rowWriter';
 import { readMeta, tuneSearchIndex } from './schema';
@@ -12,8 +13,8 @@ import { readSnapshot } from './snapshot';
 
 export interface Recovered {
   db: Database;
-  /** The database's in-memory file (see LiveImage). */
-  image: Buffer;
+  /** The database's file: the snapshot read on demand, with the pages written since (PagedFile). */
+  file: PagedFile;
   tapeId: string;
   /** Sequence number of the last record the database contains. */
   lastSeq: number;
@@ -42,23 +43,17 @@ export const READ_ATTEMPTS = 20;
 const UNLOCKED_READ_ATTEMPTS = 3;
 
 /**
- * Room to leave after the snapshot in memory (see openSnapshot): what the journal will add on
- * replay (rows take about their JSON size again in SQLite, indexes included) plus as much again as
- * the tape holds, at least 32 MiB, for the appends to come. It is calloc'd: pages cost memory only
- * once SQLite writes them, while each regrowth it spares would copy the whole database.
- */
-export function roomFor(file: string, journalFile: string): number {
-  return Math.ceil(fileSize(journalFile) * 1.5 + Math.max(32 << 20, fileSize(file)));
-}
-
-/**
  * The snapshot with the journal replayed onto it. A live writer's checkpoint can replace both
  * between the two reads, leaving an old snapshot and a new journal; the sequence numbers show the
  * gap, and a reader (the writer holds the lock) reads both again.
  */
-export async function recover(SQL: SqlJsStatic, file: string, journalFile: string, readOnly: boolean): Promise<Recovered> {
+export async function recover(SQL: SqlJsStatic, file: string, journalFile: string, readOnly: boolean, maxBytes?: number): Promise<Recovered> {
   for (let attempt = 1; ; attempt++) {
-    const { db, image, migratedFrom } = await readSnapshot(SQL, file, roomFor(file, journalFile));
+    const { db, file: paged, migratedFrom } = readSnapshot(SQL, file, maxBytes);
+    const drop = (): void => {
+      db.close();
+      paged.close();
+    };
     try {
       const meta = readMeta(db);
       const tapeId = meta.get('tape_id') ?? '';
@@ -67,7 +62,7 @@ export async function recover(SQL: SqlJsStatic, file: string, journalFile: strin
       const contents = readJournal(journalFile, tapeId);
       // Replaced while being read: read the one now in place.
       if (inodeOf(journalFile) !== journalIno) {
-        db.close();
+        drop();
         continue;
       }
       const records = contents.records.filter((r) => r.seq > snapshotSeq);
@@ -76,7 +71,7 @@ export async function recover(SQL: SqlJsStatic, file: string, journalFile: strin
         // now: a few quick retries tell the two apart.
         const writer = readOnly ? lockHolder(file) : null;
         if (readOnly && attempt < (writer === null ? UNLOCKED_READ_ATTEMPTS : READ_ATTEMPTS)) {
-          db.close();
+          drop();
           await new Promise((r) => setTimeout(r, 10 * attempt));
           continue;
         }
@@ -94,7 +89,7 @@ export async function recover(SQL: SqlJsStatic, file: string, journalFile: strin
       const lastSeq = records.length ? records[records.length - 1].seq : snapshotSeq;
       return {
         db,
-        image,
+        file: paged,
         tapeId,
         lastSeq,
         replayed: records.length,
@@ -105,7 +100,7 @@ export async function recover(SQL: SqlJsStatic, file: string, journalFile: strin
         migratedFrom,
       };
     } catch (e) {
-      db.close();
+      drop();
       throw e;
     }
   }

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import type { Database } from 'sql.js';
 import { TapeFileError } from './errors';
 import { writeFileDurably } from './fsutil';
-import { firstUnreplayable, roomFor } from './recovery';
+import { firstUnreplayable } from './recovery';
 import { HEADER_BYTES, JOURNAL_MAX_BYTES, JOURNAL_WHAT, journalPathOf, scanJournal, scanJournalBytes } from './journal';
 import { acquireLock } from './lock';
 import { openRegularSync, readUpToSync } from './safeRead';
@@ -50,11 +50,12 @@ export async function repairTape(file: string): Promise<RepairOutcome> {
   try {
     const journal = journalPathOf(file);
     if (!fs.existsSync(journal)) return { status: 'healthy', journal, records: 0, recordBytes: 0 };
-    const { db } = await readSnapshot(await loadSqlJs(), file, roomFor(file, journal));
+    const { db, file: paged } = readSnapshot(await loadSqlJs(), file);
     try {
       return await repairJournal(db, journal);
     } finally {
       db.close();
+      paged.close();
     }
   } finally {
     release();

@@ -3,47 +3,51 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { errorMessage } from '../tape/errorMessage';
 import { TapeFileError } from './errors';
 import { migrate, schemaVersionOf } from './migrations';
-import { openRegular } from './safeRead';
+import { PagedFile } from './pagedFile';
+import { openRegularSync } from './safeRead';
+import { TAPE_MAX_BYTES } from './tapeSize';
 import { StoredSchema } from './schemaCheck';
 import { configure, readMeta, SCHEMA_VERSION, TAPE_FORMAT } from './schema';
 
 const MAGIC = 'SQLite format 3\0';
 
+/** The SQLite header: the first 100 bytes of a database file. */
+const HEADER_BYTES = 100;
+
 /**
- * Refuses bytes that are not a whole SQLite database before sql.js sees them: sql.js would open a
- * truncated file and fail later, or, worse, silently treat a non-database as empty.
+ * Refuses a file that is not a whole SQLite database, from its header and size, before sql.js
+ * sees it: sql.js would open a truncated file and fail later, or, worse, silently treat a
+ * non-database as empty. Returns the page size.
  */
-export function checkSqliteHeader(bytes: Uint8Array, file: string): void {
-  if (bytes.length === 0) throw new TapeFileError(file, 'is empty, not a tape');
-  if (bytes.length < 100 || Buffer.from(bytes.buffer, bytes.byteOffset, 16).toString('latin1') !== MAGIC) {
+export function checkSqliteHeader(header: Uint8Array, size: number, file: string): number {
+  if (size === 0) throw new TapeFileError(file, 'is empty, not a tape');
+  if (size < HEADER_BYTES || header.length < HEADER_BYTES || Buffer.from(header.buffer, header.byteOffset, 16).toString('latin1') !== MAGIC) {
     throw new TapeFileError(file, 'is not a SQLite database (bad header); not a tape');
   }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, 100);
+  const view = new DataView(header.buffer, header.byteOffset, HEADER_BYTES);
   const rawPageSize = view.getUint16(16);
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
   const pageCount = view.getUint32(28);
   // The header's page count is only trusted when the change counter matches "version valid for".
   const countValid = view.getUint32(24) === view.getUint32(92) && pageCount > 0;
   if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) throw new TapeFileError(file, `has a corrupt SQLite header (page size ${rawPageSize})`);
-  if (countValid ? pageSize * pageCount !== bytes.length : bytes.length % pageSize !== 0) {
-    const expected = countValid ? pageSize * pageCount : Math.ceil(bytes.length / pageSize) * pageSize;
-    throw new TapeFileError(file, `is truncated or corrupt: ${bytes.length} bytes, the SQLite header says ${expected}`);
+  if (countValid ? pageSize * pageCount !== size : size % pageSize !== 0) {
+    const expected = countValid ? pageSize * pageCount : Math.ceil(size / pageSize) * pageSize;
+    throw new TapeFileError(file, `is truncated or corrupt: ${size} bytes, the SQLite header says ${expected}`);
   }
+  return pageSize;
 }
 
 /**
- * Opens snapshot bytes as a tape database migrated to the current schema (`migratedFrom` is the
- * schema it had when older), or explains why they are not one. `bytes` may run past
- * `size` with zeros: sql.js's in-memory file takes a Node Buffer without copying, and SQLite keeps
- * to the page count in the header, so the zeros are room the database grows into. Without it the
- * first append copies the whole database to grow the file by 12.5%, which on a 100 MB tape costs
- * more than reading it.
+ * Opens a database as a tape, migrated to the current schema (`migratedFrom` is the schema it had
+ * when older), or explains why it is not one. `data` is what sql.js makes the database's file
+ * from: the bytes of a snapshot held in memory, or a PagedFile's contents (readSnapshot).
  */
-export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size = bytes.length): { db: Database; migratedFrom: number | null } {
-  checkSqliteHeader(bytes.subarray(0, size), file);
+export function openSnapshot(SQL: SqlJsStatic, data: Uint8Array | object, file: string): { db: Database; migratedFrom: number | null } {
+  if (data instanceof Uint8Array) checkSqliteHeader(data, data.length, file);
   let db: Database | undefined;
   try {
-    db = new SQL.Database(bytes);
+    db = new SQL.Database(data as Uint8Array);
     configure(db);
     // Nothing but sqlite_master is read until the schema is known to be ours (schemaCheck.ts).
     const schema = StoredSchema.read(db, file);
@@ -63,57 +67,22 @@ export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer, file: string, size
 }
 
 /**
- * The largest snapshot opened. sql.js keeps the database file in one JS typed array (the Buffer
- * read here, plus the room recovery.ts leaves: the snapshot's size again and half as much again as
- * the journal), and a typed array cannot pass 4 GiB (buffer.constants.MAX_LENGTH); SQLite's own
- * working memory is sql.js's WASM heap, at most 2 GiB. 1 GiB with a journal at its own limit stays
- * inside both (1 + 1 + 1.5 GiB), and is some 10,000 times a long session's tape.
+ * Opens a snapshot for reading on demand (PagedFile): only its header is read here. A snapshot
+ * that is not a regular file (a symlink to /dev/zero, a FIFO) or is over the tape size limit is
+ * refused unread. The PagedFile is the caller's to close once the database is closed.
  */
-export const SNAPSHOT_MAX_BYTES = 1 << 30;
-
-/**
- * Reads a snapshot into a buffer with `roomBytes` of zeros after it (see openSnapshot) and opens
- * it. Returns the buffer too: it is the database's in-memory file (see LiveImage). A snapshot that
- * is not a regular file (a symlink to /dev/zero, a FIFO) or is over the limit is refused unread.
- */
-export async function readSnapshot(SQL: SqlJsStatic, file: string, roomBytes = 0): Promise<{ db: Database; image: Buffer; migratedFrom: number | null }> {
-  let bytes: Buffer;
-  const { handle, stat } = await openRegular(file, SNAPSHOT_MAX_BYTES, 'a tape snapshot');
-  const size = stat.size;
+export function readSnapshot(SQL: SqlJsStatic, file: string, maxBytes = TAPE_MAX_BYTES): { db: Database; file: PagedFile; migratedFrom: number | null } {
+  const { fd, stat } = openRegularSync(file, maxBytes, 'a tape');
+  let paged: PagedFile | undefined;
   try {
-    // Buffer.alloc is calloc: the room costs nothing until SQLite writes into it.
-    bytes = Buffer.alloc(size + Math.ceil(roomBytes / ROOM_ALIGN) * ROOM_ALIGN);
-    await readSlices(handle, bytes, size);
+    const header = Buffer.alloc(HEADER_BYTES);
+    fs.readSync(fd, header, 0, HEADER_BYTES, 0);
+    const opened = PagedFile.open(fd, stat.size, checkSqliteHeader(header, stat.size, file));
+    paged = opened.file;
+    return { ...openSnapshot(SQL, opened.contents, file), file: paged };
   } catch (e) {
-    throw new TapeFileError(file, `cannot be read: ${(e as Error).message}`);
-  } finally {
-    await handle.close();
+    if (paged) paged.close();
+    else fs.closeSync(fd);
+    throw e instanceof TapeFileError ? e : new TapeFileError(file, `cannot be read: ${errorMessage(e)}`);
   }
-  return { ...openSnapshot(SQL, bytes, file, size), image: bytes };
 }
-
-const READ_SLICES = 4;
-const MIN_SLICE = 4 << 20;
-
-/**
- * Reads the first `size` bytes in up to four slices at once. Most of a big read's time is the
- * kernel faulting in the fresh buffer's pages, which the thread pool spreads over the cores:
- * 88 MB took 190 ms this way against 300 ms in one read here.
- */
-async function readSlices(h: fs.promises.FileHandle, into: Buffer, size: number): Promise<void> {
-  const slices = Math.max(1, Math.min(READ_SLICES, Math.floor(size / MIN_SLICE)));
-  const step = Math.ceil(size / slices / ROOM_ALIGN) * ROOM_ALIGN;
-  await Promise.all(
-    Array.from({ length: slices }, async (_, i) => {
-      const end = Math.min(size, (i + 1) * step);
-      for (let off = i * step; off < end;) {
-        const { bytesRead } = await h.read(into, off, end - off, off);
-        if (bytesRead === 0) throw new Error(`the file shrank while being read (${off} of ${size} bytes)`);
-        off += bytesRead;
-      }
-    }),
-  );
-}
-
-/** The largest SQLite page size: room in whole pages whatever the tape's page size. */
-const ROOM_ALIGN = 65536;

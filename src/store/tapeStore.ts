@@ -1,3 +1,4 @@
+import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import type { Database } from 'sql.js';
 import { validateNewEntry, type Entry, type NewEntry } from '../tape/entry';
@@ -8,24 +9,25 @@ import type { AppendResult } from './appender';
 import { Connection } from './connection';
 import { AppendEvents, growthEvents, type AppendListener, type Disposable } from './appendEvents';
 import { interruptedCallRepairs } from './crashRepair';
-import { Durability } from './durability';
+import { Durability, type CheckpointImage } from './durability';
 import { TapeFileError } from './errors';
 import { removeTempFiles, writeFileDurably } from './fsutil';
 import { Follower } from './follower';
 import { Journal, journalPathOf, type JournalRecord } from './journal';
 import type { TailStart } from './journalTail';
-import { LiveImage } from './liveImage';
+import type { PagedFile } from './pagedFile';
 import { ParallelIndexer } from './parallelIndex';
 import { acquireLock } from './lock';
 import { FoldRowCache } from './foldRowCache';
 import type { EntryFilter, RawEntry, SessionSummary } from './queries';
-import { recover, tailStartOf } from './recovery';
+import { recover, tailStartOf, type Recovered } from './recovery';
 import { deleteSessionRows } from './sessionDelete';
 import { decodeRows, foldRowOfRow, paramsOf, type RowTuple } from './rowTuple';
 import { insertRows } from './rowWriter';
-import { createTapeDb, readMeta, writeMeta } from './schema';
+import { createTapeDb, databaseBytes, readMeta, writeMeta } from './schema';
 import type { SearchHit, SearchOptions } from './search';
 import { loadSqlJs } from './sqljs';
+import { nearlyFullWarning, TAPE_MAX_BYTES } from './tapeSize';
 
 export type { AppendResult } from './appender';
 export type { AppendEvent, AppendListener, Disposable } from './appendEvents';
@@ -48,6 +50,19 @@ export interface OpenOptions {
    * up. Writable opens only. Default false.
    */
   indexInWorker?: boolean;
+  /**
+   * Told once, with what to do, when a writable file tape is near its size limit (tapeSize.ts): at
+   * the open, or at the append that takes it there. The CLI prints it, VS Code shows a warning.
+   */
+  onNearlyFull?: (warning: string) => void;
+  /** A smaller size limit than TAPE_MAX_BYTES, for reads and writes alike (tests; a tool keeping tapes small). */
+  maxBytes?: number;
+}
+
+function sizeLimitOf(options: OpenOptions): number {
+  const limit = options.maxBytes ?? TAPE_MAX_BYTES;
+  if (!(limit > 0 && limit <= TAPE_MAX_BYTES)) throw new RangeError(`maxBytes must be above 0 and at most ${TAPE_MAX_BYTES}`);
+  return limit;
 }
 
 export interface AppendOptions {
@@ -83,6 +98,8 @@ export class TapeStore implements FoldSource, EntrySource {
   private gen = 1;
   private closed = false;
   private following: Follower | undefined;
+  private toldNearlyFull = false;
+  private readonly maxBytes: number;
 
   private conn: Connection;
 
@@ -94,7 +111,8 @@ export class TapeStore implements FoldSource, EntrySource {
 
   private constructor(
     db: Database,
-    private image: LiveImage,
+    /** The database's file when it is a file tape's snapshot read on demand; null in memory. */
+    private paged: PagedFile | null,
     /** The snapshot file, or null for a tape held only in memory. */
     readonly file: string | null,
     readonly readOnly: boolean,
@@ -106,6 +124,7 @@ export class TapeStore implements FoldSource, EntrySource {
     private loadedAt: TailStart,
     indexer?: ParallelIndexer,
   ) {
+    this.maxBytes = sizeLimitOf(options);
     this.conn = this.connect(db, indexer);
     this.durability =
       journal && file ? new Durability(file, journal, (lastSeq) => this.captureImage(lastSeq), { checkpointBytes: options.checkpointBytes ?? 32 << 20 }) : null;
@@ -131,6 +150,7 @@ export class TapeStore implements FoldSource, EntrySource {
     if ((readOnly || options.create === false) && !fs.existsSync(file)) throw new TapeFileError(file, 'does not exist');
     const release = readOnly ? () => undefined : acquireLock(file);
     let db: Database | undefined;
+    let r: Recovered | undefined;
     let store: TapeStore;
     try {
       const removedTempFiles = readOnly ? [] : removeTempFiles(file);
@@ -141,7 +161,7 @@ export class TapeStore implements FoldSource, EntrySource {
         await writeFileDurably(file, [fresh.export()], true);
         fresh.close();
       }
-      const r = await recover(SQL, file, journalFile, readOnly);
+      r = await recover(SQL, file, journalFile, readOnly, sizeLimitOf(options));
       db = r.db;
       const report: OpenReport = {
         replayedRecords: r.replayed,
@@ -153,13 +173,15 @@ export class TapeStore implements FoldSource, EntrySource {
       const journal = readOnly
         ? null
         : await Journal.open(journalFile, r.tapeId, r.lastSeq, r.validEnd, r.droppedBytes, r.layout, { groupCommitMs: options.groupCommitMs ?? 5 });
-      store = new TapeStore(db, new LiveImage(r.image), file, readOnly, journal, release, options, report, tailStartOf(r), indexer);
+      store = new TapeStore(db, r.file, file, readOnly, journal, release, options, report, tailStartOf(r), indexer);
     } catch (e) {
       db?.close();
+      r?.file.close();
       release();
       throw e;
     }
     if (!readOnly) {
+      store.tellIfNearlyFull();
       try {
         store.openReport.repairedToolCalls = await store.repairInterruptedCalls();
       } catch (e) {
@@ -183,7 +205,7 @@ export class TapeStore implements FoldSource, EntrySource {
       throw e;
     }
     const report: OpenReport = { replayedRecords: 0, droppedBytes: 0, migratedFrom: null, removedTempFiles: [], repairedToolCalls: 0 };
-    return new TapeStore(db, new LiveImage(null), null, options.readOnly ?? false, null, () => undefined, {}, report, { ino: null, offset: 0, lastSeq: 0 });
+    return new TapeStore(db, null, null, options.readOnly ?? false, null, () => undefined, {}, report, { ino: null, offset: 0, lastSeq: 0 });
   }
 
   // ---- appending ----
@@ -208,6 +230,7 @@ export class TapeStore implements FoldSource, EntrySource {
       const { results, record, foldRows } = this.c.appender.append(sessionId, valid, Date.now());
       if (!record) return (this.durability?.barrier(durable) ?? Promise.resolve()).then(() => results);
       this.foldRowCache.extend(sessionId, foldRows);
+      this.tellIfNearlyFull();
       if (this.events.hasListeners) {
         const event = { sessionId, firstEntryId: foldRows[0].entryId, lastEntryId: foldRows[foldRows.length - 1].entryId };
         this.c.transaction.afterCommit(() => this.events.fire(event));
@@ -351,11 +374,12 @@ export class TapeStore implements FoldSource, EntrySource {
     if (!this.readOnly || !this.file) throw new Error('reload: only read-only file tapes reload; a writable store is the source of truth');
     const before = this.sessions();
     const file = this.file;
-    const r = await recover(await loadSqlJs(), file, journalPathOf(file), true);
+    const r = await recover(await loadSqlJs(), file, journalPathOf(file), true, this.maxBytes);
     if (this.closed) return void r.db.close();
     this.c.close();
+    this.paged?.close();
     this.conn = this.connect(r.db);
-    this.image = new LiveImage(r.image);
+    this.paged = r.file;
     this.loadedAt = tailStartOf(r);
     this.foldRowCache.clear();
     this.gen++;
@@ -391,8 +415,18 @@ export class TapeStore implements FoldSource, EntrySource {
       await this.durability?.close(this.openReport.migratedFrom !== null);
     } finally {
       this.conn.close();
+      this.paged?.close();
       this.releaseLock();
     }
+  }
+
+  private tellIfNearlyFull(): void {
+    const tell = this.options.onNearlyFull;
+    if (!tell || this.toldNearlyFull || !this.file) return;
+    const warning = nearlyFullWarning(this.file, databaseBytes(this.c.db), this.maxBytes);
+    if (warning === null) return;
+    this.toldNearlyFull = true;
+    tell(warning);
   }
 
   /** Closes the tool calls a crash left unanswered (crashRepair.ts), durably; returns how many. */
@@ -414,13 +448,31 @@ export class TapeStore implements FoldSource, EntrySource {
    * database in memory no longer matches the disk, so the store fails (reopening recovers them).
    */
   private connect(db: Database, indexer?: ParallelIndexer): Connection {
-    return new Connection(db, this.file ?? 'the tape', (e) => this.durability?.markFailed(e, 'appends already journaled were rolled back in memory'), indexer);
+    return new Connection(
+      db,
+      this.file ?? 'the tape',
+      this.maxBytes,
+      (e) => this.durability?.markFailed(e, 'appends already journaled were rolled back in memory'),
+      indexer,
+    );
   }
 
   // Runs in close() too, after the store counts as closed: hence the connection itself.
-  private captureImage(lastSeq: number): Uint8Array {
+  private captureImage(lastSeq: number): CheckpointImage {
+    const db = this.conn.db;
     this.conn.settle();
-    writeMeta(this.conn.db, 'last_seq', lastSeq);
-    return this.image.capture(this.conn.db) ?? this.conn.db.export();
+    writeMeta(db, 'last_seq', lastSeq);
+    if (this.paged) {
+      // Committed now, so it must be among the pages the PagedFile keeps (see there).
+      const nonce = randomBytes(16).toString('hex');
+      writeMeta(db, 'image_nonce', nonce);
+      const patch = this.paged.capture(databaseBytes(db), Buffer.from(nonce, 'latin1'));
+      if (patch) return patch;
+      // The file system no longer writes there: the database is whole in memory from now on.
+      this.paged.close();
+      this.paged = null;
+    }
+    const bytes = db.export();
+    return { write: (file, beforeCommit) => writeFileDurably(file, [bytes], false, beforeCommit) };
   }
 }

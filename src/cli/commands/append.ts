@@ -6,6 +6,7 @@ import { TapeStore, type AppendResult } from '../../store/tapeStore';
 import { parseArgs, required } from '../args';
 import type { Io } from '../output';
 import { requireSqliteTape } from './session';
+import { warnNearlyFull } from '../output';
 
 /**
  * The complete lines of each chunk of `input` as it arrives, split on "\n" (a "\r" before it is
@@ -47,7 +48,7 @@ export async function appendCommand(args: string[], io: Io, input: NodeJS.Readab
   const sessionId = required(p, 'session');
   requireSqliteTape('append', file);
   // A bulk writer: the search index is built on a second thread while lines are read and appended.
-  const store = await TapeStore.open(file, { durable: p.flags.has('durable'), indexInWorker: true });
+  const store = await TapeStore.open(file, { durable: p.flags.has('durable'), indexInWorker: true, onNearlyFull: warnNearlyFull(io) });
   let failure: unknown;
   let printed = Promise.resolve();
 

@@ -10,6 +10,7 @@ import { parseArgs, required, str, UsageError, type Parsed } from '../args';
 import type { Io } from '../output';
 import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
 import { requireSession, requireSqliteTape } from './session';
+import { warnNearlyFull } from '../output';
 
 const AMEND_FLAGS = ['pin', 'summary-file'];
 /** The flags that name the model a compaction by the model calls; an amendment calls none. */
@@ -93,7 +94,7 @@ export async function compactCommand(args: string[], io: Io): Promise<number> {
   const action: { amendment: Amendment } | { model: ReturnType<typeof modelFromFlags> } = amendment !== null ? { amendment } : { model: modelFromFlags(p) };
   requireSqliteTape('compact', file);
 
-  const store = await TapeStore.open(file, { create: false });
+  const store = await TapeStore.open(file, { create: false, onNearlyFull: warnNearlyFull(io) });
   try {
     requireSession(store, sessionId);
     const session = new OpenTape(store).session(sessionId);

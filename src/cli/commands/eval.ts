@@ -10,7 +10,7 @@ import type { EvaluationReport } from '../../tape/evaluationReport';
 import { oneLine } from '../../tape/oneLine';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
-import { json, type Io } from '../output';
+import { type Io, json, warnNearlyFull } from '../output';
 import { systemPromptFlag } from '../systemPromptFlag';
 import { requireSession, requireSqliteTape } from './session';
 
@@ -64,7 +64,7 @@ export async function evalCommand(args: string[], io: Io): Promise<number> {
   const record = !p.flags.has('no-record');
   if (record) requireSqliteTape('eval', file);
 
-  const store = record ? await TapeStore.open(file, { create: false }) : await openTapeFile(file, { readOnly: true });
+  const store = record ? await TapeStore.open(file, { create: false, onNearlyFull: warnNearlyFull(io) }) : await openTapeFile(file, { readOnly: true });
   try {
     requireSession(store, sessionId);
     const tape = new OpenTape(store);

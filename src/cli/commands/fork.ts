@@ -1,14 +1,14 @@
 import { OpenTape } from '../../agent/session/openTape';
 import { TapeStore } from '../../store/tapeStore';
 import { int, parseArgs, required, str } from '../args';
-import { json, type Io } from '../output';
+import { type Io, json, warnNearlyFull } from '../output';
 import { requireSqliteTape } from './session';
 
 /** Runs one fork operation on a writable tape and prints its receipt as JSON. */
 async function withWritableTape(command: string, file: string, io: Io, op: (tape: OpenTape) => Promise<object>): Promise<number> {
   requireSqliteTape(command, file);
   // Durable: the receipt is printed once its append is fsynced, as `handoff` does.
-  const store = await TapeStore.open(file, { create: false, durable: true });
+  const store = await TapeStore.open(file, { create: false, durable: true, onNearlyFull: warnNearlyFull(io) });
   try {
     json(io, await op(new OpenTape(store)));
     return 0;

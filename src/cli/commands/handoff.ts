@@ -5,6 +5,7 @@ import { TapeStore } from '../../store/tapeStore';
 import { parseArgs, required, str, UsageError } from '../args';
 import type { Io } from '../output';
 import { requireSession, requireSqliteTape } from './session';
+import { warnNearlyFull } from '../output';
 
 function stateOf(text: string | undefined): JsonObject | undefined {
   if (text === undefined) return undefined;
@@ -31,7 +32,7 @@ export async function handoffCommand(args: string[], io: Io): Promise<number> {
   const state = stateOf(str(p, 'state'));
   requireSqliteTape('handoff', file);
 
-  const store = await TapeStore.open(file, { create: false });
+  const store = await TapeStore.open(file, { create: false, onNearlyFull: warnNearlyFull(io) });
   try {
     requireSession(store, sessionId);
     const anchor = await new OpenTape(store).session(sessionId).handoff(name, summary, state);

@@ -11,7 +11,7 @@ import { TapeStore } from '../../store/tapeStore';
 import { followTranscripts } from '../../ingest/follow';
 import { parseArgs, str, UsageError } from '../args';
 import { EXIT_INTERRUPTED, withInterrupt } from '../modelFlags';
-import { json, type Io } from '../output';
+import { type Io, json, warnNearlyFull } from '../output';
 import { requireSqliteTape } from './session';
 
 /** A folder given on the command line, with what its walk found and what came of it. */
@@ -48,7 +48,7 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
   // A tape this run created is removed again when it holds nothing: a run that finds nothing to
   // ingest leaves no file behind.
   const created = !fs.existsSync(dst) && !fs.existsSync(journalPathOf(dst));
-  const store = await TapeStore.open(dst);
+  const store = await TapeStore.open(dst, { onNearlyFull: warnNearlyFull(io) });
   const out: Outcome = { reports: [], passedOver: [], failed: [], notFound: [] };
   try {
     for (const src of sources) {

@@ -9,7 +9,7 @@ import { TapeStore } from '../../store/tapeStore';
 import { oneLine } from '../../tape/oneLine';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { apiKeyVarOf, EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
-import { json, type Io } from '../output';
+import { type Io, json, warnNearlyFull } from '../output';
 import { systemPromptFlag } from '../systemPromptFlag';
 import { passEnvOf, workspaceOf } from './run';
 import { requireSqliteTape } from './session';
@@ -87,7 +87,7 @@ export async function rerunCommand(args: string[], io: Io): Promise<number> {
   } finally {
     await readOnly.close();
   }
-  const store = await TapeStore.open(file);
+  const store = await TapeStore.open(file, { onNearlyFull: warnNearlyFull(io) });
   try {
     const tape = new OpenTape(store);
     const result = await withInterrupt((signal) =>

@@ -14,6 +14,7 @@ import { int, parseArgs, required, str, UsageError, type Parsed } from '../args'
 import { apiKeyVarOf, EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
 import type { Io } from '../output';
 import { requireSqliteTape } from './session';
+import { warnNearlyFull } from '../output';
 
 const TOOL_LINE_MAX = 200;
 
@@ -125,7 +126,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       ? new WorkspaceCheckpoints(storeDir, workspace, { exclude: tapeFileExclusions(file) })
       : undefined;
 
-  const store = await TapeStore.open(file);
+  const store = await TapeStore.open(file, { onNearlyFull: warnNearlyFull(io) });
   try {
     const session = new OpenTape(store).session(sessionId);
     const setup = {

@@ -5,7 +5,7 @@ import * as path from 'path';
 import { TapeFileError, TapeFileTooLargeError } from '../../../src/store/errors';
 import { journalPathOf } from '../../../src/store/journal';
 import { repairTape } from '../../../src/store/repair';
-import { SNAPSHOT_MAX_BYTES } from '../../../src/store/snapshot';
+import { TAPE_MAX_BYTES } from '../../../src/store/tapeSize';
 import { openTapeFile } from '../../../src/store/tapeFile';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { fingerprint, message, tempDir } from './helpers';
@@ -104,10 +104,10 @@ describe('hostile files where a tape, journal or JSONL is expected', function ()
   it('a snapshot over the size limit is refused unread (a sparse file: no disk used)', async () => {
     const file = path.join(dir, 'huge.tape.sqlite');
     fs.writeFileSync(file, '');
-    fs.truncateSync(file, SNAPSHOT_MAX_BYTES + 1);
+    fs.truncateSync(file, TAPE_MAX_BYTES + 1);
     await assert.rejects(
       TapeStore.open(file, { readOnly: true }),
-      (e: Error) => e instanceof TapeFileTooLargeError && e.message.startsWith(`${file}: is 1024 MiB, over the 1024 MiB limit for a tape snapshot`),
+      (e: Error) => e instanceof TapeFileTooLargeError && e.message.startsWith(`${file}: is 3072 MiB, over the 3072 MiB limit for a tape`),
     );
   });
 
