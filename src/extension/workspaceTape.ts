@@ -70,7 +70,8 @@ export class WorkspaceTape implements vscode.Disposable {
 
   /** The open workspace store; rejects with the reason when the tape cannot be opened. */
   open(): Promise<WorkspaceStore> {
-    this.opening ??= WorkspaceStore.open(this.directory, {}, (what, e) => this.log.error(`workspace tape: ${what}: ${errorMessage(e)}`)).then(
+    const onNearlyFull = (warning: string): void => this.warnNearlyFull(warning);
+    this.opening ??= WorkspaceStore.open(this.directory, { onNearlyFull }, (what, e) => this.log.error(`workspace tape: ${what}: ${errorMessage(e)}`)).then(
       (ws) => {
         this.log.info(`workspace tape ${ws.file} opened ${ws.state.mode === 'writable' ? 'writable' : `read-only: ${ws.state.reason}`}`);
         this.show(ws.state);
@@ -89,6 +90,15 @@ export class WorkspaceTape implements vscode.Disposable {
       },
     );
     return this.opening;
+  }
+
+  /** Once per open store, near its size limit (tapeSize.ts): what to do, and the button to start doing it. */
+  private warnNearlyFull(warning: string): void {
+    this.log.warn(warning);
+    const exportSession = 'Export a Session…';
+    void vscode.window.showWarningMessage(`Agent Tape: ${warning}`, exportSession).then((picked) => {
+      if (picked === exportSession) void vscode.commands.executeCommand('agentTape.exportSession');
+    });
   }
 
   private show(state: WorkspaceStoreState): void {
