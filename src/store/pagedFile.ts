@@ -176,10 +176,10 @@ export class SnapshotPatch implements CheckpointImage {
       await fs.promises.chmod(tmp, PRIVATE_FILE_MODE);
       const h = await fs.promises.open(tmp, 'r+');
       try {
-        for (const [page, bytes] of [...this.pages].sort((a, b) => a[0] - b[0])) {
-          const at = page * pageSize;
-          if (at < this.size) await h.write(bytes, 0, Math.min(pageSize, this.size - at), at);
-        }
+        // Written synchronously, a run of adjacent pages per call: they only go to the page cache
+        // (the fsync below is what takes time), and awaiting each page's write would wait for a
+        // turn of an event loop that a busy writer keeps full (measured: 25 s for 56 MB).
+        for (const run of runsOf(this.pages, pageSize, this.size)) fs.writevSync(h.fd, run.pages, run.at);
         await h.truncate(this.size);
         await h.datasync();
       } finally {
@@ -197,4 +197,19 @@ export class SnapshotPatch implements CheckpointImage {
     this.file.rebase(reader, this.size);
     await fsyncDir(path.dirname(path.resolve(dst)));
   }
+}
+
+/** The pages below `size`, in order, as runs of adjacent pages: one positioned write each. */
+function runsOf(pages: ReadonlyMap<number, Uint8Array>, pageSize: number, size: number): { at: number; pages: Uint8Array[] }[] {
+  const runs: { at: number; pages: Uint8Array[] }[] = [];
+  let last = -2;
+  for (const [page, bytes] of [...pages].sort((a, b) => a[0] - b[0])) {
+    const at = page * pageSize;
+    if (at >= size) break;
+    const part = bytes.subarray(0, Math.min(pageSize, size - at));
+    if (page === last + 1) runs[runs.length - 1].pages.push(part);
+    else runs.push({ at, pages: [part] });
+    last = page;
+  }
+  return runs;
 }
