@@ -5,8 +5,6 @@ import { RowWriter } from './rowWriter';
 import { SearchIndex } from './search';
 import { AppendTransaction } from './appendTransaction';
 import type { ParallelIndexer } from './parallelIndex';
-import { databaseBytes } from './schema';
-import { checkRoomFor } from './tapeSize';
 
 /** The parts of a store that read or write its database; a read-only store's reload replaces them. */
 export class Connection {
@@ -16,18 +14,18 @@ export class Connection {
   readonly appender: Appender;
   readonly search: SearchIndex;
 
-  /** `file` names the tape in errors about what its database holds; `maxBytes`: its size limit (tapeSize.ts); `indexer`: see ParallelIndexer. */
+  /** `file` names the tape in errors about what its database holds; `checkRoom` refuses an append that would make the tape too big to open (tapeSize.ts); `indexer`: see ParallelIndexer. */
   constructor(
     readonly db: Database,
     file: string,
-    maxBytes: number,
+    checkRoom: (incomingBytes: number) => void,
     onCommitFailure: (e: unknown) => void,
     private readonly indexer?: ParallelIndexer,
   ) {
     this.queries = new TapeQueries(db, file);
     this.transaction = new AppendTransaction(db, onCommitFailure);
     this.rowWriter = new RowWriter(db, this.indexer);
-    this.appender = new Appender(this.queries, this.rowWriter, this.transaction, (incoming) => checkRoomFor(file, databaseBytes(db), incoming, maxBytes));
+    this.appender = new Appender(this.queries, this.rowWriter, this.transaction, checkRoom);
     this.search = new SearchIndex(db, file);
   }
 

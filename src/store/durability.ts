@@ -1,6 +1,7 @@
-import { TapeStoreFailedError } from './errors';
+import { errorMessage } from '../tape/errorMessage';
+import { TapeFullError, TapeStoreFailedError } from './errors';
 import { fileSize } from './fsutil';
-import type { Journal } from './journal';
+import { JOURNAL_MAX_BYTES, type Journal } from './journal';
 
 export interface DurabilityOptions {
   /**
@@ -68,10 +69,30 @@ export class Durability {
       // The rows are in the database but their record could not be made: the disk is behind.
       this.fail(e);
     }
-    if (this.journal.recordBytes > Math.max(this.options.checkpointBytes, Math.min(this.snapshotBytes / 8, AUTO_CHECKPOINT_MAX_BYTES)) && !this.checkpointing) {
+    const threshold = Math.max(this.options.checkpointBytes, Math.min(this.snapshotBytes / 8, AUTO_CHECKPOINT_MAX_BYTES));
+    if (this.journal.recordBytes > threshold && !this.checkpointing) {
       this.checkpoint().catch((e: unknown) => (this.backgroundError ??= e));
     }
+    // Back pressure: a writer that never waits for I/O (appends acknowledged as soon as written)
+    // starves the checkpoint's own I/O of event-loop turns, and the journal grows without end.
+    // Past twice the threshold its appends wait for the checkpoint under way.
+    const running = this.checkpointing;
+    if (running && this.journal.recordBytes > 2 * threshold) return written.then(() => running.catch(() => undefined));
     return written;
+  }
+
+  /**
+   * Refuses, before anything is written, a record of `incomingBytes` that would take the journal
+   * past what an open reads (JOURNAL_MAX_BYTES, less a checkpoint's worth): checkpoints that keep
+   * failing must not let the journal grow into a tape that no longer opens.
+   */
+  checkJournalRoom(incomingBytes: number): void {
+    if (this.journal.recordBytes + incomingBytes <= JOURNAL_MAX_BYTES - AUTO_CHECKPOINT_MAX_BYTES) return;
+    const mib = Math.round(this.journal.recordBytes / (1 << 20));
+    throw new TapeFullError(
+      this.file,
+      `has ${mib} MiB of journal records that no checkpoint has taken in (${errorMessage(this.backgroundError ?? 'checkpoints are behind')}); nothing was written. Close the tape and open it again to checkpoint it`,
+    );
   }
 
   /** Resolves when everything journaled so far is as durable as asked. */

@@ -27,7 +27,7 @@ import { insertRows } from './rowWriter';
 import { createTapeDb, databaseBytes, readMeta, writeMeta } from './schema';
 import type { SearchHit, SearchOptions } from './search';
 import { loadSqlJs } from './sqljs';
-import { nearlyFullWarning, TAPE_MAX_BYTES } from './tapeSize';
+import { checkRoomFor, nearlyFullWarning, TAPE_MAX_BYTES } from './tapeSize';
 
 export type { AppendResult } from './appender';
 export type { AppendEvent, AppendListener, Disposable } from './appendEvents';
@@ -448,13 +448,13 @@ export class TapeStore implements FoldSource, EntrySource {
    * database in memory no longer matches the disk, so the store fails (reopening recovers them).
    */
   private connect(db: Database, indexer?: ParallelIndexer): Connection {
-    return new Connection(
-      db,
-      this.file ?? 'the tape',
-      this.maxBytes,
-      (e) => this.durability?.markFailed(e, 'appends already journaled were rolled back in memory'),
-      indexer,
-    );
+    const file = this.file ?? 'the tape';
+    // Neither the database nor the journal may grow past what an open reads back (tapeSize.ts).
+    const checkRoom = (incoming: number): void => {
+      checkRoomFor(file, databaseBytes(db), incoming, this.maxBytes);
+      this.durability?.checkJournalRoom(incoming);
+    };
+    return new Connection(db, file, checkRoom, (e) => this.durability?.markFailed(e, 'appends already journaled were rolled back in memory'), indexer);
   }
 
   // Runs in close() too, after the store counts as closed: hence the connection itself.
