@@ -84,7 +84,8 @@ function spawnChild<T>(mode: string, file: string, query: string): T {
 async function schema1Copy(bytes: Uint8Array): Promise<Uint8Array> {
   const db = new (await loadSqlJs()).Database(bytes);
   try {
-    db.run(`DROP TABLE entries_fts; DROP INDEX entries_by_tool_call; CREATE VIRTUAL TABLE entries_fts USING fts4 (content="", text);
+    db.run(`DROP TABLE sessions; DROP INDEX entries_by_link;
+      DROP TABLE entries_fts; DROP INDEX entries_by_tool_call; CREATE VIRTUAL TABLE entries_fts USING fts4 (content="", text);
       UPDATE tape_meta SET value = '1' WHERE key = 'schema_version';
       INSERT INTO tape_meta (key, value) VALUES ('fts_upto', '0'); VACUUM;`);
     return db.export();

@@ -6,15 +6,35 @@ import { rerunOfSession } from '../tape/rerunEntries';
 import { interruptedResultEntry, unpairedToolCalls } from '../tape/toolPairs';
 
 /**
- * Sessions with a tool call that has no result row at all: one pass over the tool-call index
- * (schema.ts), so a writable open of a large tape pays an index scan, not a fold of every session.
- * Only tool calls and results carry a tool_call_id.
+ * Sessions with a tool call that has no result row at all. Only sessions that grew since the last
+ * repair looked at them are read (their summary's `calls_checked_head`, schema.ts), each through
+ * the tool-call index: a writable open of a large tape reads what changed since, not every tool
+ * row. Only tool calls and results carry a tool_call_id.
  */
 function sessionsWithUnansweredCalls(db: Database): string[] {
-  const r = db.exec(`SELECT DISTINCT session_id FROM (
-      SELECT session_id FROM entries WHERE tool_call_id IS NOT NULL
-      GROUP BY session_id, message_id, tool_call_id HAVING max(kind = 'tool_result') = 0)`);
-  return (r[0]?.values ?? []).map(([s]) => s as string);
+  const grown = (db.exec('SELECT session_id FROM sessions WHERE head_entry_id > calls_checked_head ORDER BY first_id')[0]?.values ?? []).map(
+    ([s]) => s as string,
+  );
+  const unanswered = db.prepare(`SELECT 1 FROM entries WHERE session_id = ? AND tool_call_id IS NOT NULL
+    GROUP BY message_id, tool_call_id HAVING max(kind = 'tool_result') = 0 LIMIT 1`);
+  try {
+    return grown.filter((sessionId) => {
+      unanswered.bind([sessionId]);
+      const found = unanswered.step();
+      unanswered.reset();
+      return found;
+    });
+  } finally {
+    unanswered.free();
+  }
+}
+
+/**
+ * Records that every session was looked at up to its head now: called once the repairs found are
+ * on the tape. Not journaled: after a crash the snapshot's older marks make the next open look again.
+ */
+export function markCallsChecked(db: Database): void {
+  db.run('UPDATE sessions SET calls_checked_head = head_entry_id WHERE head_entry_id > calls_checked_head');
 }
 
 /** What the repair reads of a session besides the index. */

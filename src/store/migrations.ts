@@ -2,7 +2,7 @@ import type { Database } from 'sql.js';
 import { errorMessage } from '../tape/errorMessage';
 import { TapeFileError } from './errors';
 import { indexRowsAfter } from './search';
-import { deleteMeta, readMeta, SCHEMA_VERSION, TOOL_CALL_INDEX, writeMeta } from './schema';
+import { deleteMeta, LINK_INDEX, readMeta, SCHEMA_VERSION, SESSIONS_TABLE, TOOL_CALL_INDEX, writeMeta } from './schema';
 
 /**
  * Schema migrations, in order: `migrations[n]` takes a tape from schema n + 1 to n + 2. They run
@@ -19,9 +19,45 @@ const migrations: readonly ((db: Database) => void)[] = [
     indexRowsAfter(db, Number(readMeta(db).get('fts_upto') ?? 0));
     deleteMeta(db, 'fts_upto');
   },
+  // 2 -> 3: listing sessions and finding subagent links read every entry; the write path now keeps
+  // a summary per session and the links have an index. The summaries must account for every row.
+  (db) => {
+    db.run(LINK_INDEX);
+    db.run(SESSIONS_TABLE);
+    db.run(`INSERT INTO sessions (session_id, first_id, head_entry_id, entry_count, anchor_count, first_created_at, last_created_at)
+      SELECT session_id, min(id), max(entry_id), count(*), sum(kind = 'anchor'), min(created_at), max(created_at) FROM entries GROUP BY session_id`);
+    checkSessionSummaries(db);
+  },
 ];
 
 if (migrations.length !== SCHEMA_VERSION - 1) throw new Error(`schema ${SCHEMA_VERSION} needs ${SCHEMA_VERSION - 1} migrations, found ${migrations.length}`);
+
+/**
+ * Refuses session summaries that do not match the rows: per session, the count and head that its
+ * index finds (not the GROUP BY that wrote them), and in all, every row of the table.
+ */
+function checkSessionSummaries(db: Database): void {
+  const rows = db.exec('SELECT count(*) FROM entries')[0].values[0][0] as number;
+  const summaries = db.prepare('SELECT session_id, entry_count, head_entry_id FROM sessions');
+  const own = db.prepare('SELECT count(*), max(entry_id) FROM entries WHERE session_id = ?');
+  let counted = 0;
+  try {
+    while (summaries.step()) {
+      const [sessionId, count, head] = summaries.get();
+      own.bind([sessionId]);
+      own.step();
+      const [found, foundHead] = own.get();
+      own.reset();
+      if (found !== count || foundHead !== head)
+        throw new Error(`session ${JSON.stringify(sessionId)} was summarized as ${count} entries up to ${head}, its rows are ${found} up to ${foundHead}`);
+      counted += found as number;
+    }
+  } finally {
+    summaries.free();
+    own.free();
+  }
+  if (counted !== rows) throw new Error(`the session summaries account for ${counted} of its ${rows} entries`);
+}
 
 /** The schema version a tape's meta names, refusing one that is not valid or is newer than this build's. */
 export function schemaVersionOf(meta: ReadonlyMap<string, string>, file: string): number {
@@ -51,7 +87,7 @@ export function migrate(db: Database, file: string): number {
     db.run('COMMIT');
   } catch (e) {
     db.run('ROLLBACK');
-    throw new TapeFileError(file, `could not be migrated from schema ${from} to ${SCHEMA_VERSION}: ${errorMessage(e)}`);
+    throw new TapeFileError(file, `could not be migrated from schema ${from} to ${SCHEMA_VERSION}: ${errorMessage(e)}; the file was left as it was`);
   }
   return from;
 }

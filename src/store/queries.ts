@@ -165,8 +165,9 @@ export class TapeQueries {
   }
 
   sessions(): SessionSummary[] {
-    const r = this.db.exec(`SELECT session_id, max(entry_id), count(*), sum(kind = 'anchor'), min(created_at), max(created_at)
-      FROM entries GROUP BY session_id ORDER BY min(id)`);
+    // The summaries the write path keeps (schema.ts SESSIONS_TABLE): a tape has far fewer sessions than entries.
+    const r = this.db.exec(`SELECT session_id, head_entry_id, entry_count, anchor_count, first_created_at, last_created_at
+      FROM sessions ORDER BY first_id`);
     return (r[0]?.values ?? []).map(([sessionId, head, count, anchors, first, last]) => ({
       sessionId: sessionId as string,
       headEntryId: head as number,

@@ -5,12 +5,25 @@ import { INDEX_ROW, indexText } from './search';
 import type { Defer } from './appendTransaction';
 import type { ParallelIndexer } from './parallelIndex';
 
+/** A row counted into its session's summary (schema.ts SESSIONS_TABLE); ids and times need not come in order. */
+const SUMMARIZE_ROW = `INSERT INTO sessions (session_id, first_id, head_entry_id, entry_count, anchor_count, first_created_at, last_created_at)
+  VALUES (?1, ?2, ?3, 1, ?4, ?5, ?5)
+  ON CONFLICT (session_id) DO UPDATE SET
+    first_id = min(first_id, excluded.first_id),
+    head_entry_id = max(head_entry_id, excluded.head_entry_id),
+    entry_count = entry_count + 1,
+    anchor_count = anchor_count + excluded.anchor_count,
+    first_created_at = min(first_created_at, excluded.first_created_at),
+    last_created_at = max(last_created_at, excluded.last_created_at)`;
+
 /**
- * Writes entry rows. A row and its full-text index entry are always written in the same
- * transaction, so a search never has to index first (an open tape is searchable at once).
+ * Writes entry rows. A row, its session's summary and its full-text index entry are always
+ * written in the same transaction, so a search never has to index first (an open tape is
+ * searchable at once) and listing sessions never has to read the rows.
  */
 export class RowWriter {
   private readonly insert: Statement;
+  private readonly summarize: Statement;
   private readonly index: Statement;
   private readonly lastRowId: Statement;
 
@@ -20,6 +33,7 @@ export class RowWriter {
     private readonly indexer?: ParallelIndexer,
   ) {
     this.insert = db.prepare(INSERT_ROW);
+    this.summarize = db.prepare(SUMMARIZE_ROW);
     this.index = db.prepare(INDEX_ROW);
     this.lastRowId = db.prepare('SELECT last_insert_rowid()');
   }
@@ -31,6 +45,7 @@ export class RowWriter {
   write(row: RowParams, payload: JsonObject, defer?: Defer): void {
     this.insert.run(row);
     const rowId = this.rowId();
+    this.summarize.run([row[0], rowId, row[1], row[2] === 'anchor' ? 1 : 0, row[5]]);
     const indexer = this.indexer;
     if (indexer?.active) {
       // Deferred too: a unit that rolls back takes its rows out of the worker's batch as well.
@@ -52,6 +67,7 @@ export class RowWriter {
 
   free(): void {
     this.insert.free();
+    this.summarize.free();
     this.index.free();
     this.lastRowId.free();
   }

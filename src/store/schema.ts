@@ -1,10 +1,11 @@
 import { randomUUID } from 'crypto';
 import type { Database, SqlJsStatic } from 'sql.js';
+import { SUBAGENT_LINKED } from '../tape/fork';
 
 /** The marker that tells a tape from any other SQLite file. */
 export const TAPE_FORMAT = 'agent-tape';
 /** Bumped with each migration in migrations.ts. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 // Fold columns (message_id … role) are filled from the payload at insert time, so folds never
 // parse payload JSON. The FTS table is contentless and filled by the write path with each row
@@ -14,6 +15,30 @@ export const SCHEMA_VERSION = 2;
  * groups them by call; without it that took a sort of every tool row (~100 ms at 100k entries).
  */
 export const TOOL_CALL_INDEX = 'CREATE INDEX entries_by_tool_call ON entries (session_id, message_id, tool_call_id, kind) WHERE tool_call_id IS NOT NULL';
+
+/**
+ * One row per session (schema 3), written with each of its rows (rowWriter.ts): listing the
+ * sessions was a GROUP BY over every entry, the whole file once pages are read on demand.
+ * `first_id` is the `entries.id` of its first row (sessions are listed in the order they began);
+ * `calls_checked_head` is the head crash repair last looked at (crashRepair.ts), so a writable
+ * open looks only at sessions that grew since.
+ */
+export const SESSIONS_TABLE = `CREATE TABLE sessions (
+  session_id TEXT PRIMARY KEY,
+  first_id INTEGER NOT NULL,
+  head_entry_id INTEGER NOT NULL,
+  entry_count INTEGER NOT NULL,
+  anchor_count INTEGER NOT NULL,
+  first_created_at INTEGER NOT NULL,
+  last_created_at INTEGER NOT NULL,
+  calls_checked_head INTEGER NOT NULL DEFAULT 0
+)`;
+
+/**
+ * The subagent links of the whole tape (schema 3): finding the session that links a child (forks.ts
+ * parentOf) read every entry. Partial, so it holds the links alone and costs other rows nothing.
+ */
+export const LINK_INDEX = `CREATE INDEX entries_by_link ON entries (kind, name) WHERE kind = 'event' AND name = '${SUBAGENT_LINKED}'`;
 
 /** The search index: contentless (the text is in `entries`), one row per entry under its rowid. */
 export const FTS_TABLE = 'CREATE VIRTUAL TABLE entries_fts USING fts4 (content="", text)';
@@ -39,7 +64,9 @@ CREATE TABLE entries (
 CREATE UNIQUE INDEX entries_by_session ON entries (session_id, entry_id);
 CREATE UNIQUE INDEX entries_by_provenance ON entries (session_id, provenance_key) WHERE provenance_key IS NOT NULL;
 ${TOOL_CALL_INDEX};
+${LINK_INDEX};
 ${FTS_TABLE};
+${SESSIONS_TABLE};
 `;
 
 /**

@@ -18,7 +18,12 @@ type Schema = Map<string, { table: string; sql: string | null }>;
  * The objects each migration adds (migrations.ts): a tape of schema v has every object of a new
  * tape but those added after v. A migration that adds or changes objects must say so here.
  */
-const ADDED_IN_VERSION: Readonly<Record<string, number>> = { 'index entries_by_tool_call': 2 };
+const ADDED_IN_VERSION: Readonly<Record<string, number>> = {
+  'index entries_by_tool_call': 2,
+  'index entries_by_link': 3,
+  'table sessions': 3,
+  'index sqlite_autoindex_sessions_1': 3,
+};
 
 function schemaOf(db: Database): Schema {
   const rows = db.exec('SELECT type, name, tbl_name, sql FROM sqlite_master')[0]?.values ?? [];

@@ -16,6 +16,7 @@ export function deleteSessionRows(db: Database, sessionId: string): number {
     try {
       db.run('DELETE FROM entries WHERE session_id = ?', [sessionId]);
       const removed = db.getRowsModified();
+      db.run('DELETE FROM sessions WHERE session_id = ?', [sessionId]);
       db.run('DROP TABLE entries_fts');
       db.run(FTS_TABLE);
       indexRowsAfter(db, 0);

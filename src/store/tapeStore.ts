@@ -8,7 +8,7 @@ import type { EntrySource } from '../tape/projections/projection';
 import type { AppendResult } from './appender';
 import { Connection } from './connection';
 import { AppendEvents, growthEvents, type AppendListener, type Disposable } from './appendEvents';
-import { interruptedCallRepairs } from './crashRepair';
+import { interruptedCallRepairs, markCallsChecked } from './crashRepair';
 import { Durability, type CheckpointImage } from './durability';
 import { TapeFileError } from './errors';
 import { removeTempFiles, writeFileDurably } from './fsutil';
@@ -440,6 +440,8 @@ export class TapeStore implements FoldSource, EntrySource {
       const results = await this.appendMany(sessionId, entries, { durable: true });
       repaired += results.filter((r) => !r.deduplicated).length;
     }
+    this.c.transaction.commit();
+    markCallsChecked(this.c.db);
     return repaired;
   }
 

@@ -149,4 +149,32 @@ describe('crash repair of interrupted tool calls', () => {
     assert.strictEqual(s.headEntryId('s'), head + 1);
     await s.close();
   });
+
+  it('a session is looked at again when it grew since the last look, and after a crash that lost the marks', async () => {
+    let s = await TapeStore.open(file);
+    await s.appendMany('s', [message('a1', 'building', { role: 'assistant', orderSeq: 1 }), call('a1', 'c1')]);
+    await s.appendMany('t', [message('b1', 'done', { role: 'assistant', orderSeq: 1 }), call('b1', 'd1'), result('b1', 'd1')]);
+    await s.close();
+    s = await TapeStore.open(file);
+    assert.strictEqual(s.openReport.repairedToolCalls, 1);
+    // After the look: a new unanswered call in a session that was looked at, appended as a crash would leave it.
+    await s.appendMany('s', [message('a2', 'again', { role: 'assistant', orderSeq: 2 }), call('a2', 'c2')], { durable: true });
+    const crashed = path.join(dir, 'crashed.tape.sqlite');
+    fs.copyFileSync(file, crashed);
+    fs.copyFileSync(`${file}.tapelog`, `${crashed}.tapelog`);
+    await s.close();
+    for (const f of [file, crashed]) {
+      const again = await TapeStore.open(f);
+      assert.strictEqual(again.openReport.repairedToolCalls, 1, f);
+      assert.deepStrictEqual(
+        again.entries('s', { kind: 'tool_result' }).map((e) => e.payload.toolCallId),
+        ['c1', 'c2'],
+      );
+      assert.deepStrictEqual(
+        again.entries('t', { kind: 'tool_result' }).map((e) => e.payload.toolCallId),
+        ['d1'],
+      );
+      await again.close();
+    }
+  });
 });

@@ -7,7 +7,7 @@ import type { Database } from 'sql.js';
 import { TapeFileError } from '../../../src/store/errors';
 import { writeFileDurably } from '../../../src/store/fsutil';
 import { journalPathOf } from '../../../src/store/journal';
-import { createTapeDb, readMeta } from '../../../src/store/schema';
+import { createTapeDb, readMeta, SCHEMA_VERSION } from '../../../src/store/schema';
 import { openSnapshot } from '../../../src/store/snapshot';
 import { loadSqlJs } from '../../../src/store/sqljs';
 import { TapeStore } from '../../../src/store/tapeStore';
@@ -74,7 +74,9 @@ describe('a tape database must have exactly the schema Agent Tape creates', () =
         await assert.rejects(
           TapeStore.open(file, { readOnly }),
           (e: Error) =>
-            e instanceof TapeFileError && e.message.startsWith(`${file}: has a schema that Agent Tape does not create (schema 2): `) && named.test(e.message),
+            e instanceof TapeFileError &&
+            e.message.startsWith(`${file}: has a schema that Agent Tape does not create (schema ${SCHEMA_VERSION}): `) &&
+            named.test(e.message),
         );
       }
       assert.strictEqual(sha256(file), before);
