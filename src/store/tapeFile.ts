@@ -64,9 +64,7 @@ export async function exportJsonl(src: string, dst: string, options: ExportOptio
   refuseExisting(dst);
   const store = await openTapeFile(src, { readOnly: true });
   try {
-    const count = { entries: 0 };
-    await writeFileDurably(dst, jsonlChunks(store.rawEntryPages(null, options.pageChars ?? EXPORT_PAGE_CHARS), count), true);
-    return count;
+    return await writeJsonl(store, null, dst, true, options);
   } finally {
     await store.close();
   }
@@ -86,19 +84,31 @@ export async function exportSession(
 ): Promise<{ entries: number }> {
   const format = formatOf(dst);
   if (store.headEntryId(sessionId) === 0) throw new TapeFileError(dst, `cannot be written: the tape has no session ${JSON.stringify(sessionId)}`);
-  const pages = store.rawEntryPages(sessionId, options.pageChars ?? EXPORT_PAGE_CHARS);
-  const count = { entries: 0 };
-  if (format === 'jsonl') {
-    await writeFileDurably(dst, jsonlChunks(pages, count), !options.replace);
-    return count;
-  }
+  if (format === 'jsonl') return writeJsonl(store, sessionId, dst, !options.replace, options);
   if (fs.existsSync(journalPathOf(dst))) throw new TapeFileError(dst, `has a journal (${journalPathOf(dst)}) beside it; choose another name or remove both`);
-  const copy = await TapeStore.inMemory(checkedRows(pages, dst, count));
+  const count = { entries: 0 };
+  const copy = await TapeStore.inMemory(checkedRows(store.rawEntryPages(sessionId, options.pageChars ?? EXPORT_PAGE_CHARS), dst, count));
   try {
     await writeFileDurably(dst, [copy.snapshotBytes()], !options.replace);
   } finally {
     await copy.close();
   }
+  return count;
+}
+
+/**
+ * The rows of an open tape (`sessionId` null) or of one of its sessions to a `.tape.jsonl`, a page
+ * at a time, durably (writeFileDurably; `exclusive`: never over an existing `dst`).
+ */
+export async function writeJsonl(
+  store: TapeStore,
+  sessionId: string | null,
+  dst: string,
+  exclusive: boolean,
+  options: ExportOptions = {},
+): Promise<{ entries: number }> {
+  const count = { entries: 0 };
+  await writeFileDurably(dst, jsonlChunks(store.rawEntryPages(sessionId, options.pageChars ?? EXPORT_PAGE_CHARS), count), exclusive);
   return count;
 }
 
@@ -111,7 +121,6 @@ function* jsonlChunks(pages: Iterable<RawEntry[]>, count: { entries: number }): 
 }
 
 /** Pages of rows as the rows an import of their `.tape.jsonl` lines would make (JsonlChecker); counts them into `count`. */
-// eslint-disable-next-line @typescript-eslint/require-await -- TapeStore.inMemory takes batches as an async iterable
 async function* checkedRows(pages: Iterable<RawEntry[]>, file: string, count: { entries: number }): AsyncGenerator<RowTuple[]> {
   const checker = new JsonlChecker(file);
   for (const rows of pages) yield rows.map((r) => checker.row(jsonlLine(r).slice(0, -1), ++count.entries));
