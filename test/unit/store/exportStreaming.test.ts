@@ -63,7 +63,9 @@ function assertPaged(writes: readonly Buffer[], rows: readonly RawEntry[]): void
   assert.strictEqual(next, rows.length, 'every row written once');
 }
 
-describe('export streams: a tape of any size is written a page at a time', () => {
+describe('export streams: a tape of any size is written a page at a time', function () {
+  // Several exports and a 300 KB entry: a few seconds when the machine is busy.
+  this.timeout(20_000);
   let dir: string;
   let file: string;
   let store: TapeStore;
