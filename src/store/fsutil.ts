@@ -41,17 +41,24 @@ export function refuseExisting(dst: string): void {
 
 /**
  * Writes bytes durably under `dst`: a temp file beside it, fsync, rename, fsync the directory.
+ * `chunks` may be produced as they are written (an export streams its pages); one that throws
+ * removes the temp file and leaves `dst` as it was.
  * A crash leaves either the old file or the new one, never a mix. With `exclusive`, an existing
  * `dst` is refused instead of replaced (the check runs again just before the rename).
  * `beforeCommit` runs once the bytes are synced, before they replace `dst`; throwing there leaves
  * `dst` as it was.
  */
-export async function writeFileDurably(dst: string, chunks: readonly Uint8Array[], exclusive: boolean, beforeCommit?: () => void): Promise<void> {
+export async function writeFileDurably(
+  dst: string,
+  chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  exclusive: boolean,
+  beforeCommit?: () => void,
+): Promise<void> {
   if (exclusive) refuseExisting(dst);
   const tmp = `${dst}.tmp-${process.pid}-${Date.now().toString(36)}`;
   const h = await fs.promises.open(tmp, 'wx', PRIVATE_FILE_MODE);
   try {
-    for (const c of chunks) await h.write(c);
+    for await (const c of chunks) await h.write(c);
     await h.datasync();
   } catch (e) {
     await h.close();

@@ -42,6 +42,15 @@ const ENTRY_COLUMNS = 'session_id, entry_id, kind, name, provenance_key, payload
 const FOLD_COLUMNS = `entry_id, kind, name, message_id, tool_call_id, status, order_seq, role,
   coalesce(kind = 'tool_result' AND substr(provenance_key, 1, ${INTERRUPTED_KEY_PREFIX.length}) = '${INTERRUPTED_KEY_PREFIX}', 0)`;
 
+/**
+ * A page of rows in append order and where the next one starts: the last row's `id` (a whole tape)
+ * or entry id (one session), 0 when the page is empty.
+ */
+export interface RawEntryPage {
+  rows: RawEntry[];
+  last: number;
+}
+
 type EntryColumns = [string, number, Kind, string, string | null, string, string, number];
 
 /**
@@ -162,6 +171,35 @@ export class TapeQueries {
       s.free();
     }
     return out;
+  }
+
+  /**
+   * The rows after `after` and up to `through` in append order (of one session, by entry id; of the
+   * whole tape, by id), ending with the first row that brings the page's payload and meta to
+   * `maxChars`: a read of any size holds one page at a time, and the statement is done before the
+   * caller awaits anything (an append in between cannot disturb it).
+   */
+  rawEntriesPage(sessionId: string | null, after: number, through: number, maxChars: number): RawEntryPage {
+    const cursor = sessionId === null ? 'id' : 'entry_id';
+    const sql = `SELECT ${cursor}, ${ENTRY_COLUMNS} FROM entries WHERE ${sessionId === null ? '' : 'session_id = ? AND '}${cursor} > ? AND ${cursor} <= ? ORDER BY ${cursor}`;
+    const page: RawEntryPage = { rows: [], last: 0 };
+    const s = this.db.prepare(sql, sessionId === null ? [after, through] : [sessionId, after, through]);
+    try {
+      for (let chars = 0; chars < maxChars && s.step();) {
+        const [at, sid, entryId, kind, name, provenanceKey, payload, meta, createdAt] = s.get() as [number, ...EntryColumns];
+        page.rows.push({ sessionId: sid, entryId, kind, name, provenanceKey, payload, meta, createdAt });
+        page.last = at;
+        chars += payload.length + meta.length;
+      }
+    } finally {
+      s.free();
+    }
+    return page;
+  }
+
+  /** The id of the tape's last row, 0 when it has none. */
+  lastRowId(): number {
+    return (this.db.exec('SELECT max(id) FROM entries')[0]?.values[0][0] as number | null) ?? 0;
   }
 
   sessions(): SessionSummary[] {

@@ -293,6 +293,28 @@ export class TapeStore implements FoldSource, EntrySource {
     return this.c.queries.rawEntries(sessionId, filter);
   }
 
+  /**
+   * The rows of one session, or of the whole tape, as they are when the read starts, in append
+   * order, a page of about `maxChars` of payload and meta at a time (TapeQueries.rawEntriesPage):
+   * for reads of any size, such as an export. Each page is read when the previous one is done with,
+   * so appends may come in between; they are left out. A session deleted meanwhile is an error, not
+   * a shorter read.
+   */
+  *rawEntryPages(sessionId: string | null, maxChars: number): Generator<RawEntry[]> {
+    const through = sessionId === null ? this.c.queries.lastRowId() : this.headEntryId(sessionId);
+    let read = 0;
+    for (let after = 0; ;) {
+      const page = this.c.queries.rawEntriesPage(sessionId, after, through, maxChars);
+      if (!page.rows.length) break;
+      read += page.rows.length;
+      yield page.rows;
+      after = page.last;
+    }
+    // A session's entry ids run from 1 to its head.
+    if (sessionId !== null && read !== through)
+      throw new Error(`session ${JSON.stringify(sessionId)} of ${this.file ?? 'the tape'} was deleted while it was read`);
+  }
+
   sessions(): SessionSummary[] {
     return this.c.queries.sessions();
   }
