@@ -5,16 +5,17 @@ import { JOURNAL_MAX_BYTES, type Journal } from './journal';
 
 export interface DurabilityOptions {
   /**
-   * Journal size that triggers an automatic checkpoint; on a tape over eight times that, an eighth
-   * of the snapshot's size up to 128 MiB: a checkpoint writes a new snapshot of the tape's whole
-   * size (on a 2 GB tape one every 32 MiB would write 64 bytes for each byte appended), while the
-   * pages written until then are held in memory (about twice the records).
+   * Journal size that triggers an automatic checkpoint. By default 32 MiB, or on a tape over eight
+   * times that an eighth of the snapshot's size up to 128 MiB: a checkpoint writes a new snapshot
+   * of the tape's whole size (on a 2 GB tape one every 32 MiB would write 64 bytes for each byte
+   * appended), while the pages written until then are held in memory (about twice the records).
    */
-  checkpointBytes: number;
+  checkpointBytes?: number;
 }
 
 /** Below this many journal bytes a close never checkpoints (see Durability.close). */
 const CLOSE_CHECKPOINT_MIN_BYTES = 1 << 20;
+const DEFAULT_CHECKPOINT_BYTES = 32 << 20;
 /** The largest journal an automatic checkpoint waits for on a big tape (see DurabilityOptions). */
 const AUTO_CHECKPOINT_MAX_BYTES = 128 << 20;
 /** The most journal a close leaves for the next open to replay (see Durability.close). */
@@ -69,7 +70,7 @@ export class Durability {
       // The rows are in the database but their record could not be made: the disk is behind.
       this.fail(e);
     }
-    const threshold = Math.max(this.options.checkpointBytes, Math.min(this.snapshotBytes / 8, AUTO_CHECKPOINT_MAX_BYTES));
+    const threshold = this.options.checkpointBytes ?? Math.max(DEFAULT_CHECKPOINT_BYTES, Math.min(this.snapshotBytes / 8, AUTO_CHECKPOINT_MAX_BYTES));
     if (this.journal.recordBytes > threshold && !this.checkpointing) {
       this.checkpoint().catch((e: unknown) => (this.backgroundError ??= e));
     }

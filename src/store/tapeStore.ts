@@ -40,7 +40,7 @@ export interface OpenOptions {
   durable?: boolean;
   /** Longest wait of a non-durable append's record for its fsync. Default 5 ms. */
   groupCommitMs?: number;
-  /** Journal size that triggers an automatic checkpoint. Default 32 MiB. */
+  /** Journal size that triggers an automatic checkpoint. Default 32 MiB, more on a big tape (see DurabilityOptions). */
   checkpointBytes?: number;
   /** Create the tape when the file is missing (writable opens only). Default true. */
   create?: boolean;
@@ -127,7 +127,7 @@ export class TapeStore implements FoldSource, EntrySource {
     this.maxBytes = sizeLimitOf(options);
     this.conn = this.connect(db, indexer);
     this.durability =
-      journal && file ? new Durability(file, journal, (lastSeq) => this.captureImage(lastSeq), { checkpointBytes: options.checkpointBytes ?? 32 << 20 }) : null;
+      journal && file ? new Durability(file, journal, (lastSeq) => this.captureImage(lastSeq), { checkpointBytes: options.checkpointBytes }) : null;
   }
 
   /** Opens (or creates) a `.tape.sqlite` file: snapshot, then the journal replayed on top. */
