@@ -4,7 +4,7 @@
 // command a fresh process of a bundled CLI: `view` of a session in the middle, `info`, `search` and
 // `search-all` for a word, and `append` of one entry to a copy (a writable open, the append, the
 // close). Each runs with this tree's bundle and the baseline revision's, alternating on the same
-// tape; medians of wall time (process start to exit) and of peak RSS (the child's own maxRSS,
+// tape; medians of wall time (process start to exit) and of peak RSS (the child's own VmHWM,
 // printed at exit by a preloaded hook). A baseline that refuses the tape is recorded with its error.
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -40,7 +40,7 @@ const sessionIdOf = (i: number): string => `session-${String(i).padStart(5, '0')
 /** One session's turns, each a batch the agent would append at once; `nextText` numbers texts across the tape. */
 function sessionTurns(i: number, textBytes: number, nextText: (bytes: number) => string): NewEntry[][] {
   const rand = random(i * 7919 + 1);
-  // Sizes spread over a factor of e^spread around `from`, as tool output is: mostly small, some huge.
+  // Sizes from `from` up to e^spread times it, as tool output is: mostly small, some huge.
   const size = (from: number, spread: number): number => Math.round(from * Math.exp(rand() * spread));
   const budget = textBytes * (0.25 + 1.5 * rand());
   const turns: NewEntry[][] = [];
