@@ -13,6 +13,7 @@ import { assembleFromCache, assembleRequest, type RequestFacts } from '../src/ta
 import { buildSystemPrompt } from '../src/agent/context/systemPrompt';
 import { systemPromptEntry } from '../src/tape/systemPromptEntry';
 import { BUILDER_VERSION, TAPE_CONTEXT_POLICY } from '../src/tape/contextPolicy';
+import { requestParamsOf } from '../src/tape/requestParams';
 import { median, messageOf, proseOf, round, sessionRows, targets, time } from './common';
 
 const N = 100_000;
@@ -110,6 +111,8 @@ async function main(): Promise<void> {
       model: { vendor: 'bench', id: 'm' },
       hashes: { promptHash, toolsHash: toolsHashOf(TOOLS) },
       assembledAt: Date.now(),
+      // What assembleRequest records: the output cap and no sampling options.
+      params: requestParamsOf(8_192, {}, TOOLS.length),
     });
   // One pass (what assembleRequest does): each message serialised once for its contentHash and the promptHash.
   const manifestMs: number[] = [];

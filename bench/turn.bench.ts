@@ -5,14 +5,11 @@
 // so the ratio is an upper bound); the unpaced pair gives the tape's absolute cost per turn.
 import * as fs from 'fs';
 import * as path from 'path';
-import { AgentSession } from '../src/agent/agentSession';
+import { AgentSession, defaultTools } from '../src/agent/agentSession';
 import { OpenTape } from '../src/agent/session/openTape';
 import { runTurn } from '../src/agent/loop';
 import type { ModelEvent, ModelPort, ModelRequest } from '../src/agent/model/modelPort';
 import { ScriptedModel, type ScriptedStep } from '../src/agent/model/scriptedModel';
-import { TAPE_TOOLS } from '../src/agent/tools/tapeTools';
-import { ToolRegistry } from '../src/agent/tools/tool';
-import { WORKSPACE_TOOLS } from '../src/agent/tools/workspaceTools';
 import { NodeWorkspace } from '../src/agent/workspace/nodeWorkspace';
 import { TapeStore } from '../src/store/tapeStore';
 import { manifestOfEntry } from '../src/tape/manifest';
@@ -74,7 +71,8 @@ async function main(): Promise<void> {
     .find((e) => e.name === 'view/assembled');
   if (sample === undefined) throw new Error('no manifest was written');
   const manifest = manifestOfEntry(sample);
-  const tools = new ToolRegistry([...WORKSPACE_TOOLS, ...TAPE_TOOLS]);
+  // The tape turn's own tool set, so the request's tools hash to the manifest's toolsHash.
+  const tools = defaultTools();
   const request: ModelRequest = { messages: [{ role: 'user', content: 'Summarise notes.md' }], tools: tools.specs(), maxOutput: 4_000 };
   let turns = 0;
   const withoutTape = async (delayMs: number): Promise<number> => {
