@@ -42,6 +42,8 @@ const ENTRY_COLUMNS = 'session_id, entry_id, kind, name, provenance_key, payload
 const FOLD_COLUMNS = `entry_id, kind, name, message_id, tool_call_id, status, order_seq, role,
   coalesce(kind = 'tool_result' AND substr(provenance_key, 1, ${INTERRUPTED_KEY_PREFIX.length}) = '${INTERRUPTED_KEY_PREFIX}', 0)`;
 
+const MESSAGE_IDS_A_STATEMENT = 500;
+
 type EntryColumns = [string, number, Kind, string, string | null, string, string, number];
 
 /**
@@ -179,7 +181,22 @@ export class TapeQueries {
 
   /** Fold rows after `afterEntryId`, read from columns, never from payload JSON. */
   foldRows(sessionId: string, afterEntryId: number): FoldRow[] {
-    const s = this.db.prepare(`SELECT ${FOLD_COLUMNS} FROM entries WHERE session_id = ? AND entry_id > ? ORDER BY entry_id`, [sessionId, afterEntryId]);
+    return this.foldRowsWhere('entry_id > ?', [sessionId, afterEntryId]);
+  }
+
+  /** The fold rows of these messages (their versions, tool calls and results), in entry id order. */
+  messageRows(sessionId: string, messageIds: readonly string[]): FoldRow[] {
+    const rows: FoldRow[] = [];
+    // In slices: SQLite takes at most 999 parameters a statement in older builds.
+    for (let i = 0; i < messageIds.length; i += MESSAGE_IDS_A_STATEMENT) {
+      const ids = messageIds.slice(i, i + MESSAGE_IDS_A_STATEMENT);
+      rows.push(...this.foldRowsWhere(`message_id IN (${ids.map(() => '?').join(',')})`, [sessionId, ...ids]));
+    }
+    return messageIds.length > MESSAGE_IDS_A_STATEMENT ? rows.sort((a, b) => a.entryId - b.entryId) : rows;
+  }
+
+  private foldRowsWhere(condition: string, params: SqlValue[]): FoldRow[] {
+    const s = this.db.prepare(`SELECT ${FOLD_COLUMNS} FROM entries WHERE session_id = ? AND ${condition} ORDER BY entry_id`, params);
     const rows: FoldRow[] = [];
     try {
       while (s.step()) {

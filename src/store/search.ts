@@ -1,6 +1,9 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
+import type { FoldRow } from '../tape/fold';
+import { INTERRUPTED_KEY_PREFIX } from '../tape/interruptedKey';
+import type { MatchOptions, SearchMatch } from '../tape/sessionSearch';
 import { spaceOut, unspace } from './cjk';
 import { entryText } from '../tape/entryText';
 import { readVarint } from './ftsVarint';
@@ -81,6 +84,24 @@ export function parseQuery(query: string): ParsedQuery {
   if (depth) throw new TapeQueryError(`unbalanced "(" in ${JSON.stringify(query)}`);
   if (!terms.length) throw new TapeQueryError(`${JSON.stringify(query)} has no words to search for`);
   return { match: parts.join(' '), terms };
+}
+
+/** What FTS4's simple tokenizer cuts at, as `parseQuery` cuts a word: ASCII spaces and punctuation. */
+const SEPARATORS = /[\s\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/;
+
+/**
+ * Plain text (Search All Sessions: nothing in it is an operator) as a MATCH expression: each
+ * whitespace-separated word a quoted token, or a phrase of its tokens when it spans several (CJK,
+ * punctuation inside); with `prefix`, the last one also matches the tokens it begins. Null when
+ * the text has no words.
+ */
+export function plainQuery(text: string, prefix: boolean): string | null {
+  const words = text
+    .split(/\s+/)
+    .map((w) => spaceOut(w).split(SEPARATORS).filter(Boolean))
+    .filter((tokens) => tokens.length > 0);
+  if (words.length === 0) return null;
+  return words.map((tokens, i) => `"${tokens.join(' ')}${prefix && i === words.length - 1 ? '*' : ''}"`).join(' ');
 }
 
 const K1 = 1.2;
@@ -207,6 +228,10 @@ class BestOf {
   }
 }
 
+/** The matches' columns: a fold row's (FoldRow.interrupted from the provenance key, as queries.ts reads it), then the session and time. */
+const MATCH_COLUMNS = `e.entry_id, e.kind, e.name, e.message_id, e.tool_call_id, e.status, e.order_seq, e.role,
+  coalesce(e.kind = 'tool_result' AND substr(e.provenance_key, 1, ${INTERRUPTED_KEY_PREFIX.length}) = '${INTERRUPTED_KEY_PREFIX}', 0), e.session_id, e.created_at`;
+
 /** Full-text search over a tape database; rows are indexed as they are written (rowWriter.ts). */
 export class SearchIndex {
   /** `file` names the tape when a stored payload is not JSON (a database someone else wrote). */
@@ -214,6 +239,52 @@ export class SearchIndex {
     private readonly db: Database,
     private readonly file = '<memory>',
   ) {}
+
+  private stats(): CorpusStats {
+    return corpusStatsOf(this.db.exec('SELECT value FROM entries_fts_stat WHERE id = 0')[0]?.values[0][0]);
+  }
+
+  /**
+   * Every entry whose indexed text holds all the words of `text` (plain text, see `plainQuery`),
+   * of the given kinds and times, with its BM25 score and its fold row: what Search All Sessions
+   * (src/tape/sessionSearch.ts) ranks and judges. Reads the index and each match's row of
+   * `entries` (its leading columns, not the payload), nothing else.
+   */
+  matches(text: string, opts: MatchOptions): SearchMatch[] {
+    const match = plainQuery(text, opts.prefix);
+    if (match === null || opts.kinds.length === 0) return [];
+    const where = ['entries_fts MATCH ?', `e.kind IN (${opts.kinds.map(() => '?').join(',')})`];
+    const params: SqlValue[] = [match, ...opts.kinds];
+    if (opts.fromTime !== undefined) {
+      where.push('e.created_at >= ?');
+      params.push(opts.fromTime);
+    }
+    if (opts.toTime !== undefined) {
+      where.push('e.created_at <= ?');
+      params.push(opts.toTime);
+    }
+    const out: SearchMatch[] = [];
+    try {
+      const stats = this.stats();
+      // CROSS JOIN and the docsize join as in `search`: the index drives, one blob per row.
+      const s = this.db.prepare(
+        `SELECT ${MATCH_COLUMNS}, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts CROSS JOIN entries e ON e.id = entries_fts.docid LEFT JOIN entries_fts_docsize d ON d.docid = entries_fts.docid WHERE ${where.join(' AND ')}`,
+        params,
+      );
+      try {
+        while (s.step()) {
+          const [entryId, kind, name, messageId, toolCallId, status, orderSeq, role, interrupted, sessionId, createdAt, info] = s.get();
+          const row = { entryId, kind, name, messageId, toolCallId, status, orderSeq, role, interrupted: interrupted === 1 } as FoldRow;
+          out.push({ sessionId: sessionId as string, createdAt: createdAt as number, row, score: bm25(info as Uint8Array, stats) });
+        }
+      } finally {
+        s.free();
+      }
+    } catch (e) {
+      throw new TapeQueryError(`${JSON.stringify(text)}: ${errorMessage(e)}`);
+    }
+    return out;
+  }
 
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const { match, terms } = parseQuery(query);
@@ -245,7 +316,7 @@ export class SearchIndex {
     const best = new BestOf(limit);
     const rows: SqlValue[][] = [];
     try {
-      const stats = corpusStatsOf(this.db.exec('SELECT value FROM entries_fts_stat WHERE id = 0')[0]?.values[0][0]);
+      const stats = this.stats();
       const matches = this.db.prepare(
         `SELECT entries_fts.docid, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts ${join} WHERE ${where.join(' AND ')}`,
         params,
