@@ -50,7 +50,16 @@ async function queryChild(file: string, name: QueryName): Promise<void> {
   const ftsWarmMs = median(Array.from({ length: WARM }, () => time(() => store.search(`${QUERIES[name]}${options.prefix ? '*' : ''}`, { limit: 50 }))));
   const { rss, heapUsed } = process.memoryUsage();
   await store.close();
-  const run: QueryRun = { openMs: t1 - t0, firstMs: t2 - t1, warmMs, ftsWarmMs, hits: result.hits.length, total: result.total, rssMiB: rss / MiB, heapMiB: heapUsed / MiB };
+  const run: QueryRun = {
+    openMs: t1 - t0,
+    firstMs: t2 - t1,
+    warmMs,
+    ftsWarmMs,
+    hits: result.hits.length,
+    total: result.total,
+    rssMiB: rss / MiB,
+    heapMiB: heapUsed / MiB,
+  };
   process.stdout.write(JSON.stringify(run));
 }
 
@@ -111,7 +120,10 @@ async function main(): Promise<void> {
           heapMiB: med(rs, 'heapMiB', 0),
         },
       ]),
-    ) as Record<QueryName, { query: string; hits: number; total: number; firstMs: number; warmMs: number; storeSearchWarmMs: number; rssMiB: number; heapMiB: number }>;
+    ) as Record<
+      QueryName,
+      { query: string; hits: number; total: number; firstMs: number; warmMs: number; storeSearchWarmMs: number; rssMiB: number; heapMiB: number }
+    >;
     const all = Object.values(runs).flat();
     const slowestFirst = Math.max(...Object.values(perQuery).map((q) => q.firstMs));
     const scanMs = median(scans.map((s) => s.ms));

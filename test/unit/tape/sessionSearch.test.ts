@@ -308,7 +308,7 @@ describe('Search All Sessions index', () => {
     assert.deepStrictEqual(where(index.search('heron').hits).sort(), ['b#2', 'c#2', 'c#3']);
   });
 
-  it('reads the index, the matched entries and their messages\' rows only: never a session, every entry, or the session list', async () => {
+  it("reads the index, the matched entries and their messages' rows only: never a session, every entry, or the session list", async () => {
     for (let s = 0; s < 30; s++)
       await store.appendMany(`s${s}`, [
         msg('user', `u${s}`, `common words in session ${s}${s === 7 ? ' and the rare ocelot' : ''}`),
@@ -416,7 +416,7 @@ describe('Search All Sessions index', () => {
     );
   });
 
-  it('property: search-all finds what the store\'s search finds among the entries both cover, with its BM25 (times the phrase bonus)', async function () {
+  it("property: search-all finds what the store's search finds among the entries both cover, with its BM25 (times the phrase bonus)", async function () {
     this.timeout(60_000);
     const entryOf = fc.record({ session: fc.constantFrom('s1', 's2'), result: fc.boolean(), text });
     await fc.assert(
