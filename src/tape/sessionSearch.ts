@@ -12,7 +12,8 @@ import { queryTerms, searchTokens, type SearchToken } from './searchTokens';
  * **Candidates** come from the index: every entry whose indexed text holds all the query's words
  * (plain text, nothing in it an operator; the FTS tokens: NFKC, lower case, ASCII punctuation and
  * non-ASCII punctuation separate words, a CJK run is a phrase of its characters, so a substring
- * match; with `prefix`, the last word also matches the words it begins, `word*`), of the kinds
+ * match; with `prefix`, a last word of 3 characters or more also matches the words it begins,
+ * `word*`), of the kinds
  * searched, in the time range, each with its BM25 score (k1 = 1.2, b = 0.75, over the whole index).
  *
  * **What counts** (judged on the candidates only): per session, what its transcript says: user and
@@ -72,7 +73,7 @@ export interface SessionSearchOptions {
   to?: number;
   /** At most this many hits (default 50, at most 1,000). */
   limit?: number;
-  /** The query's last word also matches the longer words it begins. */
+  /** The query's last word, of 3 characters or more, also matches the longer words it begins. */
   prefix?: boolean;
 }
 
@@ -101,6 +102,8 @@ const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 const PHRASE_BONUS = 1.5;
 const RERANKED = 64;
+/** A shorter last word is matched whole: `c*` would name most of the index, and is what the first keystroke asks. */
+const MIN_PREFIX = 3;
 
 /** Whether `sequence` occurs in the tokens consecutively; `last` matches a token it begins when prefixing. */
 function hasPhrase(tokens: readonly SearchToken[], sequence: readonly string[], prefix: boolean): boolean {
@@ -172,7 +175,7 @@ export class SessionSearch {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${MAX_LIMIT}, got ${limit}`);
     const { terms, sequence, lastWord } = queryTerms(query);
     if (terms.length === 0) return { hits: [], total: 0 };
-    const prefix = options.prefix === true && lastWord !== null;
+    const prefix = options.prefix === true && lastWord !== null && lastWord.length >= MIN_PREFIX;
     const agents = options.agents?.length ? new Set(options.agents) : null;
     const counted = this.counted(
       this.source

@@ -262,6 +262,7 @@ describe('Search All Sessions index', () => {
     const h = index.search('the compac', { prefix: true }).hits;
     assert.deepStrictEqual(where(h), ['p#2']);
     assert.deepStrictEqual(marked(h[0]), ['the', 'compaction']);
+    assert.strictEqual(index.search('co', { prefix: true }).total, 0, 'two letters are a word, not a prefix');
   });
 
   it('a query is plain text (regex and FTS syntax are words); limits; an entry is searched whole, its snippet cut from its first 16 KiB', async () => {
