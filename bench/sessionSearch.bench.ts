@@ -6,6 +6,7 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { preferBaselineWasm } from '../src/cli/baselineWasm';
 import { writeFileDurably } from '../src/store/fsutil';
 import { sessionAgentOf } from '../src/store/sessionAgent';
 import { TapeStore } from '../src/store/tapeStore';
@@ -37,8 +38,9 @@ interface QueryRun {
 
 const MiB = 2 ** 20;
 
-/** Child: open the tape read-only, search-all `query` first and warm, the store's own search of it warm, the memory then. */
+/** Child, set up as the CLI's entry point: open the tape read-only, search-all `query` first and warm, the store's own search of it warm, the memory then. */
 async function queryChild(file: string, name: QueryName): Promise<void> {
+  preferBaselineWasm();
   const t0 = performance.now();
   const store = await TapeStore.open(file, { readOnly: true });
   const t1 = performance.now();

@@ -49,8 +49,6 @@ export interface SearchMatch {
 
 /** What the search reads: a TapeStore is one. */
 export interface SearchSource {
-  /** Changes when what was read may no longer be what the source holds (a reload, a delete). */
-  generation(): number;
   sessions(): readonly { sessionId: string }[];
   /** Every entry whose indexed text holds the words of plain `text`. */
   searchMatches(text: string, options: MatchOptions): SearchMatch[];
@@ -151,10 +149,6 @@ function inForce(rows: readonly FoldRow[]): Set<number> {
 }
 
 export class SessionSearch {
-  private generation: number | undefined;
-  /** Agents by session, asked of the host once per session and generation. */
-  private agentBySession = new Map<string, string>();
-
   constructor(
     private readonly source: SearchSource,
     private readonly facts: SessionFacts,
@@ -164,7 +158,7 @@ export class SessionSearch {
   agents(): { agent: string; sessions: number }[] {
     const counts = new Map<string, number>();
     for (const { sessionId } of this.source.sessions()) {
-      const agent = this.agentOf(sessionId);
+      const agent = this.facts.agentOf(sessionId);
       counts.set(agent, (counts.get(agent) ?? 0) + 1);
     }
     return [...counts].map(([agent, sessions]) => ({ agent, sessions })).sort((a, b) => b.sessions - a.sessions || a.agent.localeCompare(b.agent));
@@ -180,7 +174,7 @@ export class SessionSearch {
     const counted = this.counted(
       this.source
         .searchMatches(query, { prefix, kinds: SEARCHABLE_KINDS, fromTime: options.from, toTime: options.to })
-        .filter((m) => isSearchable(m.row) && (agents === null || agents.has(this.agentOf(m.sessionId)))),
+        .filter((m) => isSearchable(m.row) && (agents === null || agents.has(this.facts.agentOf(m.sessionId)))),
     );
     counted.sort(byRank);
 
@@ -206,7 +200,7 @@ export class SessionSearch {
           score: Math.round(score * 1e4) / 1e4,
           snippet: snippetOf(text, tokens, hit),
           createdAt: entry.createdAt,
-          agent: this.agentOf(sessionId),
+          agent: this.facts.agentOf(sessionId),
           title: this.facts.titleOf(sessionId),
           sessionStartedAt: startedAt.get(sessionId) ?? 0,
         };
@@ -232,22 +226,11 @@ export class SessionSearch {
       return kept.get(sessionId)?.has(row.entryId) === true;
     });
   }
-
-  private agentOf(sessionId: string): string {
-    const generation = this.source.generation();
-    if (generation !== this.generation) {
-      this.generation = generation;
-      this.agentBySession = new Map();
-    }
-    let agent = this.agentBySession.get(sessionId);
-    if (agent === undefined) this.agentBySession.set(sessionId, (agent = this.facts.agentOf(sessionId)));
-    return agent;
-  }
 }
 
 const searches = new WeakMap<SearchSource, SessionSearch>();
 
-/** The search of a source, kept with it: every caller on one store shares its agents. */
+/** The search of a source, kept with it: every caller on one store shares it. */
 export function sessionSearchOf(source: SearchSource, facts: SessionFacts): SessionSearch {
   let search = searches.get(source);
   if (search === undefined) searches.set(source, (search = new SessionSearch(source, facts)));
