@@ -187,11 +187,24 @@ export class SessionSearch {
       return [{ ...m, score: hasPhrase(tokens, sequence, prefix) ? m.score * PHRASE_BONUS : m.score, entry, text, tokens }];
     });
     read.sort(byRank);
-    const startedAt = new Map<string, number>();
+    // Once per session of the hits: a title is read from the session's rows.
+    const sessions = new Map<string, { agent: string; title: string | null; sessionStartedAt: number }>();
+    const sessionOf = (sessionId: string) => {
+      let s = sessions.get(sessionId);
+      if (s === undefined) {
+        s = {
+          agent: this.facts.agentOf(sessionId),
+          title: this.facts.titleOf(sessionId),
+          sessionStartedAt: this.source.getEntry(sessionId, 1)?.createdAt ?? 0,
+        };
+        sessions.set(sessionId, s);
+      }
+      return s;
+    };
     return {
       total: counted.length,
       hits: read.slice(0, limit).map(({ sessionId, entry, text, tokens, score }) => {
-        if (!startedAt.has(sessionId)) startedAt.set(sessionId, this.source.getEntry(sessionId, 1)?.createdAt ?? 0);
+        const { agent, title, sessionStartedAt } = sessionOf(sessionId);
         return {
           sessionId,
           entryId: entry.entryId,
@@ -200,9 +213,9 @@ export class SessionSearch {
           score: Math.round(score * 1e4) / 1e4,
           snippet: snippetOf(text, tokens, hit),
           createdAt: entry.createdAt,
-          agent: this.facts.agentOf(sessionId),
-          title: this.facts.titleOf(sessionId),
-          sessionStartedAt: startedAt.get(sessionId) ?? 0,
+          agent,
+          title,
+          sessionStartedAt,
         };
       }),
     };
