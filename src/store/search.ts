@@ -1,8 +1,6 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
-import type { FoldRow } from '../tape/fold';
-import { INTERRUPTED_KEY_PREFIX } from '../tape/interruptedKey';
 import type { MatchOptions, SearchMatch } from '../tape/sessionSearch';
 import { spaceOut, unspace } from './cjk';
 import { entryText } from '../tape/entryText';
@@ -228,10 +226,6 @@ class BestOf {
   }
 }
 
-/** The matches' columns: a fold row's (FoldRow.interrupted from the provenance key, as queries.ts reads it), then the session and time. */
-const MATCH_COLUMNS = `e.entry_id, e.kind, e.name, e.message_id, e.tool_call_id, e.status, e.order_seq, e.role,
-  coalesce(e.kind = 'tool_result' AND substr(e.provenance_key, 1, ${INTERRUPTED_KEY_PREFIX.length}) = '${INTERRUPTED_KEY_PREFIX}', 0), e.session_id, e.created_at`;
-
 /** Full-text search over a tape database; rows are indexed as they are written (rowWriter.ts). */
 export class SearchIndex {
   /** `file` names the tape when a stored payload is not JSON (a database someone else wrote). */
@@ -246,7 +240,7 @@ export class SearchIndex {
 
   /**
    * Every entry whose indexed text holds all the words of `text` (plain text, see `plainQuery`),
-   * of the given kinds and times, with its BM25 score and its fold row: what Search All Sessions
+   * of the given kinds and times, with its BM25 score: what Search All Sessions
    * (src/tape/sessionSearch.ts) ranks and judges. Reads the index and each match's row of
    * `entries` (its leading columns, not the payload), nothing else.
    */
@@ -268,14 +262,13 @@ export class SearchIndex {
       const stats = this.stats();
       // CROSS JOIN and the docsize join as in `search`: the index drives, one blob per row.
       const s = this.db.prepare(
-        `SELECT ${MATCH_COLUMNS}, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts CROSS JOIN entries e ON e.id = entries_fts.docid LEFT JOIN entries_fts_docsize d ON d.docid = entries_fts.docid WHERE ${where.join(' AND ')}`,
+        `SELECT e.session_id, e.entry_id, e.kind, e.name, e.message_id, e.created_at, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts CROSS JOIN entries e ON e.id = entries_fts.docid LEFT JOIN entries_fts_docsize d ON d.docid = entries_fts.docid WHERE ${where.join(' AND ')}`,
         params,
       );
       try {
         while (s.step()) {
-          const [entryId, kind, name, messageId, toolCallId, status, orderSeq, role, interrupted, sessionId, createdAt, info] = s.get();
-          const row = { entryId, kind, name, messageId, toolCallId, status, orderSeq, role, interrupted: interrupted === 1 } as FoldRow;
-          out.push({ sessionId: sessionId as string, createdAt: createdAt as number, row, score: bm25(info as Uint8Array, stats) });
+          const [sessionId, entryId, kind, name, messageId, createdAt, info] = s.get();
+          out.push({ sessionId, entryId, kind, name, messageId, createdAt, score: bm25(info as Uint8Array, stats) } as SearchMatch);
         }
       } finally {
         s.free();

@@ -39,11 +39,15 @@ export interface MatchOptions {
   toTime?: number;
 }
 
-/** An entry the index matched: its session, time, fold row and BM25 score. */
+/** An entry the index matched, with its BM25 score: what judging and ranking it needs, no more (a common word matches most rows). */
 export interface SearchMatch {
   sessionId: string;
+  entryId: number;
+  kind: Kind;
+  name: string;
+  /** A message's, tool call's or tool result's. */
+  messageId: string | null;
   createdAt: number;
-  row: FoldRow;
   score: number;
 }
 
@@ -120,7 +124,7 @@ function hasPhrase(tokens: readonly SearchToken[], sequence: readonly string[], 
 function order(a: SearchMatch, b: SearchMatch): number {
   const created = b.createdAt - a.createdAt;
   if (created !== 0) return created;
-  return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : a.row.entryId - b.row.entryId;
+  return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : a.entryId - b.entryId;
 }
 
 const byRank = (a: SearchMatch, b: SearchMatch): number => b.score - a.score || order(a, b);
@@ -174,13 +178,13 @@ export class SessionSearch {
     const counted = this.counted(
       this.source
         .searchMatches(query, { prefix, kinds: SEARCHABLE_KINDS, fromTime: options.from, toTime: options.to })
-        .filter((m) => isSearchable(m.row) && (agents === null || agents.has(this.facts.agentOf(m.sessionId)))),
+        .filter((m) => isSearchable(m) && (agents === null || agents.has(this.facts.agentOf(m.sessionId)))),
     );
     counted.sort(byRank);
 
     const hit = prefix ? (t: string): boolean => terms.includes(t) || t.startsWith(lastWord) : (t: string): boolean => terms.includes(t);
     const read = counted.slice(0, Math.max(RERANKED, 4 * limit)).flatMap((m) => {
-      const entry = this.source.getEntry(m.sessionId, m.row.entryId);
+      const entry = this.source.getEntry(m.sessionId, m.entryId);
       if (entry === undefined) return [];
       const text = searchableText(entry);
       const tokens = searchTokens(text);
@@ -223,21 +227,17 @@ export class SessionSearch {
 
   /** The matches that count: messages, calls and results in force (read per session, of their messages only), the rest as they are. */
   private counted(matches: SearchMatch[]): SearchMatch[] {
-    const versioned = new Map<string, Set<string>>();
-    for (const { sessionId, row } of matches) {
-      if (row.kind !== 'message' && row.kind !== 'tool_call' && row.kind !== 'tool_result') continue;
-      if (row.messageId === null) continue;
-      let ids = versioned.get(sessionId);
-      if (ids === undefined) versioned.set(sessionId, (ids = new Set()));
-      ids.add(row.messageId);
+    const versioned = (m: SearchMatch): boolean => m.kind === 'message' || m.kind === 'tool_call' || m.kind === 'tool_result';
+    const ids = new Map<string, Set<string>>();
+    for (const m of matches) {
+      if (!versioned(m) || m.messageId === null) continue;
+      let set = ids.get(m.sessionId);
+      if (set === undefined) ids.set(m.sessionId, (set = new Set()));
+      set.add(m.messageId);
     }
     const kept = new Map<string, Set<number>>();
-    for (const [sessionId, ids] of versioned) kept.set(sessionId, inForce(this.source.messageRows(sessionId, [...ids])));
-    return matches.filter(({ sessionId, row }) => {
-      if (row.kind !== 'message' && row.kind !== 'tool_call' && row.kind !== 'tool_result') return true;
-      if (row.messageId === null || (row.kind !== 'message' && row.toolCallId === null)) return false;
-      return kept.get(sessionId)?.has(row.entryId) === true;
-    });
+    for (const [sessionId, set] of ids) kept.set(sessionId, inForce(this.source.messageRows(sessionId, [...set])));
+    return matches.filter((m) => !versioned(m) || kept.get(m.sessionId)?.has(m.entryId) === true);
   }
 }
 
