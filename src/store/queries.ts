@@ -51,6 +51,8 @@ export interface RawEntryPage {
   last: number;
 }
 
+const MESSAGE_IDS_A_STATEMENT = 500;
+
 type EntryColumns = [string, number, Kind, string, string | null, string, string, number];
 
 /**
@@ -218,7 +220,22 @@ export class TapeQueries {
 
   /** Fold rows after `afterEntryId`, read from columns, never from payload JSON. */
   foldRows(sessionId: string, afterEntryId: number): FoldRow[] {
-    const s = this.db.prepare(`SELECT ${FOLD_COLUMNS} FROM entries WHERE session_id = ? AND entry_id > ? ORDER BY entry_id`, [sessionId, afterEntryId]);
+    return this.foldRowsWhere('entry_id > ?', [sessionId, afterEntryId]);
+  }
+
+  /** The fold rows of these messages (their versions, tool calls and results), in entry id order. */
+  messageRows(sessionId: string, messageIds: readonly string[]): FoldRow[] {
+    const rows: FoldRow[] = [];
+    // In slices: SQLite takes at most 999 parameters a statement in older builds.
+    for (let i = 0; i < messageIds.length; i += MESSAGE_IDS_A_STATEMENT) {
+      const ids = messageIds.slice(i, i + MESSAGE_IDS_A_STATEMENT);
+      rows.push(...this.foldRowsWhere(`message_id IN (${ids.map(() => '?').join(',')})`, [sessionId, ...ids]));
+    }
+    return messageIds.length > MESSAGE_IDS_A_STATEMENT ? rows.sort((a, b) => a.entryId - b.entryId) : rows;
+  }
+
+  private foldRowsWhere(condition: string, params: SqlValue[]): FoldRow[] {
+    const s = this.db.prepare(`SELECT ${FOLD_COLUMNS} FROM entries WHERE session_id = ? AND ${condition} ORDER BY entry_id`, params);
     const rows: FoldRow[] = [];
     try {
       while (s.step()) {

@@ -1,6 +1,7 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
+import type { MatchOptions, SearchMatch } from '../tape/sessionSearch';
 import { spaceOut, unspace } from './cjk';
 import { entryText } from '../tape/entryText';
 import { readVarint } from './ftsVarint';
@@ -81,6 +82,24 @@ export function parseQuery(query: string): ParsedQuery {
   if (depth) throw new TapeQueryError(`unbalanced "(" in ${JSON.stringify(query)}`);
   if (!terms.length) throw new TapeQueryError(`${JSON.stringify(query)} has no words to search for`);
   return { match: parts.join(' '), terms };
+}
+
+/** What FTS4's simple tokenizer cuts at, as `parseQuery` cuts a word: ASCII spaces and punctuation. */
+const SEPARATORS = /[\s\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/;
+
+/**
+ * Plain text (Search All Sessions: nothing in it is an operator) as a MATCH expression: each
+ * whitespace-separated word a quoted token, or a phrase of its tokens when it spans several (CJK,
+ * punctuation inside); with `prefix`, the last one also matches the tokens it begins. Null when
+ * the text has no words.
+ */
+export function plainQuery(text: string, prefix: boolean): string | null {
+  const words = text
+    .split(/\s+/)
+    .map((w) => spaceOut(w).split(SEPARATORS).filter(Boolean))
+    .filter((tokens) => tokens.length > 0);
+  if (words.length === 0) return null;
+  return words.map((tokens, i) => `"${tokens.join(' ')}${prefix && i === words.length - 1 ? '*' : ''}"`).join(' ');
 }
 
 const K1 = 1.2;
@@ -215,6 +234,51 @@ export class SearchIndex {
     private readonly file = '<memory>',
   ) {}
 
+  private stats(): CorpusStats {
+    return corpusStatsOf(this.db.exec('SELECT value FROM entries_fts_stat WHERE id = 0')[0]?.values[0][0]);
+  }
+
+  /**
+   * Every entry whose indexed text holds all the words of `text` (plain text, see `plainQuery`),
+   * of the given kinds and times, with its BM25 score: what Search All Sessions
+   * (src/tape/sessionSearch.ts) ranks and judges. Reads the index and each match's row of
+   * `entries` (its leading columns, not the payload), nothing else.
+   */
+  matches(text: string, opts: MatchOptions): SearchMatch[] {
+    const match = plainQuery(text, opts.prefix);
+    if (match === null || opts.kinds.length === 0) return [];
+    const where = ['entries_fts MATCH ?', `e.kind IN (${opts.kinds.map(() => '?').join(',')})`];
+    const params: SqlValue[] = [match, ...opts.kinds];
+    if (opts.fromTime !== undefined) {
+      where.push('e.created_at >= ?');
+      params.push(opts.fromTime);
+    }
+    if (opts.toTime !== undefined) {
+      where.push('e.created_at <= ?');
+      params.push(opts.toTime);
+    }
+    const out: SearchMatch[] = [];
+    try {
+      const stats = this.stats();
+      // CROSS JOIN and the docsize join as in `search`: the index drives, one blob per row.
+      const s = this.db.prepare(
+        `SELECT e.session_id, e.entry_id, e.kind, e.name, e.message_id, e.created_at, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts CROSS JOIN entries e ON e.id = entries_fts.docid LEFT JOIN entries_fts_docsize d ON d.docid = entries_fts.docid WHERE ${where.join(' AND ')}`,
+        params,
+      );
+      try {
+        while (s.step()) {
+          const [sessionId, entryId, kind, name, messageId, createdAt, info] = s.get();
+          out.push({ sessionId, entryId, kind, name, messageId, createdAt, score: bm25(info as Uint8Array, stats) } as SearchMatch);
+        }
+      } finally {
+        s.free();
+      }
+    } catch (e) {
+      throw new TapeQueryError(`${JSON.stringify(text)}: ${errorMessage(e)}`);
+    }
+    return out;
+  }
+
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const { match, terms } = parseQuery(query);
     const limit = opts.limit ?? 20;
@@ -245,7 +309,7 @@ export class SearchIndex {
     const best = new BestOf(limit);
     const rows: SqlValue[][] = [];
     try {
-      const stats = corpusStatsOf(this.db.exec('SELECT value FROM entries_fts_stat WHERE id = 0')[0]?.values[0][0]);
+      const stats = this.stats();
       const matches = this.db.prepare(
         `SELECT entries_fts.docid, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts ${join} WHERE ${where.join(' AND ')}`,
         params,

@@ -5,6 +5,7 @@ import { validateNewEntry, type Entry, type NewEntry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
 import type { EntrySource } from '../tape/projections/projection';
+import type { MatchOptions, SearchMatch } from '../tape/sessionSearch';
 import type { AppendResult } from './appender';
 import { Connection } from './connection';
 import { AppendEvents, growthEvents, type AppendListener, type Disposable } from './appendEvents';
@@ -327,6 +328,17 @@ export class TapeStore implements FoldSource, EntrySource {
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     this.c.settle();
     return this.c.search.search(query, options);
+  }
+
+  /** Search All Sessions' candidates (SearchSource): every entry matching plain text, scored. */
+  searchMatches(text: string, options: MatchOptions): SearchMatch[] {
+    this.c.settle();
+    return this.c.search.matches(text, options);
+  }
+
+  /** The fold rows of these messages of a session (SearchSource): their versions, calls and results. */
+  messageRows(sessionId: string, messageIds: readonly string[]): FoldRow[] {
+    return this.c.queries.messageRows(sessionId, messageIds);
   }
 
   // ---- lifecycle ----

@@ -1,15 +1,15 @@
 /**
- * The words Search All Sessions indexes and looks for (src/tape/sessionSearch.ts). Text is cut into
- * runs, each normalised on its own so that every token keeps the offsets of the text a person sees
- * (the snippet highlights them):
+ * The words of Search All Sessions' snippets and phrase bonus (src/tape/sessionSearch.ts): which
+ * words of a hit's text are marked, and whether the query's words occur in it in order. (Which
+ * entries match is the tape's full-text index's: src/store/search.ts.) Text is cut into runs, each
+ * normalised on its own so that every token keeps the offsets of the text a person sees:
  * - a run of letters, marks and digits outside the CJK scripts is one word, NFKC-normalised and
  *   case-folded (lower case of the upper case, so `ß` meets `SS` and `ﬁ` meets `fi`; a final
  *   sigma as any sigma). Everything else (spaces, punctuation, symbols, `_`) separates words;
  * - a run of Han, Hiragana, Katakana and Hangul characters (with `々`, `ー`, voicing and combining marks)
  *   has no spaces to cut at, so it gives its overlapping character pairs (bigrams) and each of its
  *   characters: `上下文压缩` gives 上下, 下文, 文压, 压缩 and the five characters, so a two-character
- *   query such as `压缩` is one indexed term, a longer one all of its bigrams, a single character
- *   itself.
+ *   query such as `压缩` is one term, a longer one all of its bigrams, a single character itself.
  * A token is in the run's `sequence` (what a phrase is matched against) when it is a word, a bigram,
  * or the character of a one-character run.
  */
@@ -42,7 +42,7 @@ function foldWord(word: string): string {
 }
 
 /** Called per token in text order: the term, its offsets in the text as written, whether it is in the phrase sequence. */
-export type TokenSink = (term: string, start: number, end: number, inSequence: boolean) => void;
+type TokenSink = (term: string, start: number, end: number, inSequence: boolean) => void;
 
 function cjkTokens(run: string, at: number, emit: TokenSink): void {
   const raw = Array.from(run);
@@ -65,8 +65,8 @@ function cjkTokens(run: string, at: number, emit: TokenSink): void {
   }
 }
 
-/** Each token of `text`, in text order, without building a list (the index's path). */
-export function forEachToken(text: string, emit: TokenSink): void {
+/** Each token of `text`, in text order. */
+function forEachToken(text: string, emit: TokenSink): void {
   if (ASCII.test(text)) {
     ASCII_WORD.lastIndex = 0;
     for (let m = ASCII_WORD.exec(text); m !== null; m = ASCII_WORD.exec(text)) emit(m[0].toLowerCase(), m.index, m.index + m[0].length, true);

@@ -1,13 +1,17 @@
-import { isReconstructionAnchor, SUMMARY_EDIT_EVENT, textOf, type Entry } from './entry';
+import { isReconstructionAnchor, SUMMARY_EDIT_EVENT, textOf, type Entry, type Kind } from './entry';
 import { readable } from './entryText';
 import type { FoldRow } from './fold';
 
 /**
- * What Search All Sessions reads of an entry. Only the first `SEARCH_TEXT_MAX` UTF-16 code units
- * of each entry's text are indexed and shown, which bounds the index per entry: a tool result
- * of megabytes is found by its beginning, not by what it says past 16 KiB.
+ * What Search All Sessions shows of an entry. Only the first `SEARCH_TEXT_MAX` UTF-16 code units
+ * of a hit's text are read for its snippet and phrase bonus, which bounds the work per hit: a tool
+ * result of megabytes is found by all it says (the tape's index holds it whole) and shown by its
+ * beginning.
  */
 export const SEARCH_TEXT_MAX = 16 * 1024;
+
+/** The kinds of the entries `isSearchable` takes, for the index to ask for. */
+export const SEARCHABLE_KINDS: readonly Kind[] = ['message', 'tool_call', 'tool_result', 'anchor', 'event'];
 
 /**
  * The entries whose text is searched: user and assistant messages, tool calls and results,

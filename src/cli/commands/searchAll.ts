@@ -28,8 +28,9 @@ const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * `search-all <tape> <query...> [--agent A]... [--since DAY] [--until DAY] [--limit N] [--json]`:
- * Search All Sessions' ranked search (src/tape/sessionSearch.ts) over what every session's
- * conversation says, with each hit's session (agent, title, date). Days are UTC, both included.
+ * Search All Sessions' ranked search (src/tape/sessionSearch.ts, answered from the tape's own
+ * full-text index) over what every session's conversation says, with each hit's session (agent,
+ * title, date). Days are UTC, both included.
  */
 export function searchAllCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['since', 'until', 'limit'], repeated: ['agent'], switches: ['json'], positional: ['tape', 'query'], rest: true });
@@ -44,7 +45,8 @@ export function searchAllCommand(args: string[], io: Io): Promise<number> {
   return withTape(file, (tape) => {
     const index = new SessionSearch(tape.store, { agentOf: (id) => sessionAgentOf(tape.store, id), titleOf: (id) => sessionTitleOf(tape.reader, id) });
     const { hits, total } = index.search(query, { agents, from: since?.from, to: until?.to, limit });
-    const known = new Set(index.agents().map((a) => a.agent));
+    // Every session's agent is asked only when the query names agents.
+    const known = agents.length > 0 ? new Set(index.agents().map((a) => a.agent)) : new Set<string>();
     const unknown = agents.filter((a) => !known.has(a));
     if (unknown.length > 0) io.err(`agent-tape: no session of ${unknown.join(', ')} on this tape (its agents: ${[...known].join(', ') || 'none'})\n`);
     if (p.flags.has('json')) return (json(io, { hits, total }), 0);

@@ -84,7 +84,8 @@ export function pickSearchHit(
     timer = undefined;
     ran = pick.value;
     const f = queryFilters(pick.value);
-    const known = index.agents().map((a) => a.agent);
+    // Every session's agent is asked only when the query names agents.
+    const known = f.agents.length > 0 ? index.agents().map((a) => a.agent) : [];
     const problems = [...f.problems];
     const named = f.agents.flatMap((name) => {
       const n = name.toLowerCase();
@@ -182,7 +183,7 @@ export function pickSearchHit(
       if (!choosingFilter) finish(undefined);
     });
     pick.show();
-    // The first query also builds the index, which on a large tape takes a moment: after the pick shows busy.
+    // The first query runs after the pick shows (busy), so it opens at once.
     schedule(0);
   });
 }

@@ -16,8 +16,8 @@ interface Deps {
 /** A query to start from (keyboard users, tests): the pick opens with it and runs it. */
 const queryArg = z.optional(z.string().check(z.maxLength(1000)));
 
-/** The index of the workspace tape's store, its hits' titles as the sessions view names them (a fork's through its parent). */
-function indexOf(open: OpenTape): SessionSearch {
+/** The search of the workspace tape's store, its hits' titles as the sessions view names them (a fork's through its parent). */
+function searchOf(open: OpenTape): SessionSearch {
   const titles = new SessionTitles(open.reader);
   return sessionSearchOf(open.store, { agentOf: (id) => sessionAgentOf(open.store, id), titleOf: (id) => titles.title(id) });
 }
@@ -28,7 +28,7 @@ const entryDetail = (open: OpenTape, hit: SessionSearchHit): string =>
 
 /**
  * "Tape: Search All Sessions…" (the palette, the Tape Sessions view's title): a ranked search over
- * every session of the workspace tape (src/tape/sessionSearch.ts), and the hit chosen opened in
+ * every session of the workspace tape (src/tape/sessionSearch.ts, from the tape's full-text index), and the hit chosen opened in
  * the inspector with its entry selected (`agentTape.openInspector` with the entry's position).
  * Resolves to the hit opened, its position and the hits shown then; undefined when dismissed.
  */
@@ -38,7 +38,7 @@ export function registerSearchSessions(deps: Deps): vscode.Disposable {
     const query = queryArg.parse(given) ?? '';
     const ws = await deps.tape.open();
     const open = deps.tape.tapeOf(ws);
-    const picked = await pickSearchHit(indexOf(open), query, (hit) => entryDetail(open, hit), deps.log);
+    const picked = await pickSearchHit(searchOf(open), query, (hit) => entryDetail(open, hit), deps.log);
     if (picked === undefined) return undefined;
     const { hit, shown } = picked;
     const position = open.reader.positionOf(hit.sessionId, hit.entryId);
