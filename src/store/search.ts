@@ -1,7 +1,7 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
-import type { MatchOptions, SearchMatch } from '../tape/sessionSearch';
+import type { RankedMatch, SearchMatch } from '../tape/sessionSearch';
 import { spaceOut, unspace } from './cjk';
 import { entryText } from '../tape/entryText';
 import { readVarint } from './ftsVarint';
@@ -239,36 +239,24 @@ export class SearchIndex {
   }
 
   /**
-   * Every entry whose indexed text holds all the words of `text` (plain text, see `plainQuery`),
-   * of the given kinds and times, with its BM25 score: what Search All Sessions
-   * (src/tape/sessionSearch.ts) ranks and judges. Reads the index and each match's row of
-   * `entries` (its leading columns, not the payload), nothing else.
+   * Every entry whose indexed text holds all the words of `text` (plain text, see `plainQuery`):
+   * its row id and BM25 score, in no order. Reads the index only (its doclists and row sizes), not
+   * `entries`: a common word matches most of a tape, whose rows may be gigabytes.
    */
-  matches(text: string, opts: MatchOptions): SearchMatch[] {
-    const match = plainQuery(text, opts.prefix);
-    if (match === null || opts.kinds.length === 0) return [];
-    const where = ['entries_fts MATCH ?', `e.kind IN (${opts.kinds.map(() => '?').join(',')})`];
-    const params: SqlValue[] = [match, ...opts.kinds];
-    if (opts.fromTime !== undefined) {
-      where.push('e.created_at >= ?');
-      params.push(opts.fromTime);
-    }
-    if (opts.toTime !== undefined) {
-      where.push('e.created_at <= ?');
-      params.push(opts.toTime);
-    }
-    const out: SearchMatch[] = [];
+  rankedMatches(text: string, prefix: boolean): RankedMatch[] {
+    const match = plainQuery(text, prefix);
+    if (match === null) return [];
+    const out: RankedMatch[] = [];
     try {
       const stats = this.stats();
-      // CROSS JOIN and the docsize join as in `search`: the index drives, one blob per row.
       const s = this.db.prepare(
-        `SELECT e.session_id, e.entry_id, e.kind, e.name, e.message_id, e.created_at, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts CROSS JOIN entries e ON e.id = entries_fts.docid LEFT JOIN entries_fts_docsize d ON d.docid = entries_fts.docid WHERE ${where.join(' AND ')}`,
-        params,
+        `SELECT entries_fts.docid, CAST(matchinfo(entries_fts, 'pcx') || ifnull(d.size, x'') AS BLOB) FROM entries_fts LEFT JOIN entries_fts_docsize d ON d.docid = entries_fts.docid WHERE entries_fts MATCH ?`,
+        [match],
       );
       try {
         while (s.step()) {
-          const [sessionId, entryId, kind, name, messageId, createdAt, info] = s.get();
-          out.push({ sessionId, entryId, kind, name, messageId, createdAt, score: bm25(info as Uint8Array, stats) } as SearchMatch);
+          const [id, info] = s.get() as [number, Uint8Array];
+          out.push({ id, score: bm25(info, stats) });
         }
       } finally {
         s.free();
@@ -277,6 +265,21 @@ export class SearchIndex {
       throw new TapeQueryError(`${JSON.stringify(text)}: ${errorMessage(e)}`);
     }
     return out;
+  }
+
+  /** What judging needs of these matches' rows (their leading columns, not the payload), in the order given. */
+  matchRows(matches: readonly RankedMatch[]): SearchMatch[] {
+    const s = this.db.prepare('SELECT session_id, entry_id, kind, name, message_id, created_at FROM entries WHERE id = ?');
+    try {
+      return matches.flatMap(({ id, score }) => {
+        const row = s.get([id]);
+        if (row.length === 0) return [];
+        const [sessionId, entryId, kind, name, messageId, createdAt] = row;
+        return [{ sessionId, entryId, kind, name, messageId, createdAt, score } as SearchMatch];
+      });
+    } finally {
+      s.free();
+    }
   }
 
   search(query: string, opts: SearchOptions = {}): SearchHit[] {

@@ -5,7 +5,7 @@ import { validateNewEntry, type Entry, type NewEntry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
 import type { EntrySource } from '../tape/projections/projection';
-import type { MatchOptions, SearchMatch } from '../tape/sessionSearch';
+import type { RankedMatch, SearchMatch } from '../tape/sessionSearch';
 import type { AppendResult } from './appender';
 import { Connection } from './connection';
 import { AppendEvents, growthEvents, type AppendListener, type Disposable } from './appendEvents';
@@ -330,10 +330,15 @@ export class TapeStore implements FoldSource, EntrySource {
     return this.c.search.search(query, options);
   }
 
-  /** Search All Sessions' candidates (SearchSource): every entry matching plain text, scored. */
-  searchMatches(text: string, options: MatchOptions): SearchMatch[] {
+  /** The index's matches of plain `text`, with their BM25 scores (SearchSource): nothing read from entries. */
+  rankedMatches(text: string, prefix: boolean): RankedMatch[] {
     this.c.settle();
-    return this.c.search.matches(text, options);
+    return this.c.search.rankedMatches(text, prefix);
+  }
+
+  /** What judging needs of these matches' rows (SearchSource). */
+  matchRows(matches: readonly RankedMatch[]): SearchMatch[] {
+    return this.c.search.matchRows(matches);
   }
 
   /** The fold rows of these messages of a session (SearchSource): their versions, calls and results. */

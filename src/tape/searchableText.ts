@@ -1,4 +1,4 @@
-import { isReconstructionAnchor, SUMMARY_EDIT_EVENT, textOf, type Entry, type Kind } from './entry';
+import { isReconstructionAnchor, SUMMARY_EDIT_EVENT, textOf, type Entry } from './entry';
 import { readable } from './entryText';
 import type { FoldRow } from './fold';
 
@@ -9,9 +9,6 @@ import type { FoldRow } from './fold';
  * beginning.
  */
 export const SEARCH_TEXT_MAX = 16 * 1024;
-
-/** The kinds of the entries `isSearchable` takes, for the index to ask for. */
-export const SEARCHABLE_KINDS: readonly Kind[] = ['message', 'tool_call', 'tool_result', 'anchor', 'event'];
 
 /**
  * The entries whose text is searched: user and assistant messages, tool calls and results,

@@ -1,6 +1,6 @@
 import type { Entry, Kind } from './entry';
 import { foldAll, type FoldRow } from './fold';
-import { isSearchable, SEARCHABLE_KINDS, searchableText } from './searchableText';
+import { isSearchable, searchableText } from './searchableText';
 import { snippetOf, type Snippet } from './searchSnippet';
 import { queryTerms, searchTokens, type SearchToken } from './searchTokens';
 
@@ -29,14 +29,10 @@ import { queryTerms, searchTokens, type SearchToken } from './searchTokens';
  * newer entry first, then by session id and entry id, so the order is a function of the tape alone.
  */
 
-/** Which entries a search asks the index for. */
-export interface MatchOptions {
-  /** The last word also matches the words it begins. */
-  prefix: boolean;
-  kinds: readonly Kind[];
-  /** Inclusive bounds on `createdAt`, ms since the epoch. */
-  fromTime?: number;
-  toTime?: number;
+/** An entry the index matched: its row id and BM25 score. */
+export interface RankedMatch {
+  id: number;
+  score: number;
 }
 
 /** An entry the index matched, with its BM25 score: what judging and ranking it needs, no more (a common word matches most rows). */
@@ -54,8 +50,10 @@ export interface SearchMatch {
 /** What the search reads: a TapeStore is one. */
 export interface SearchSource {
   sessions(): readonly { sessionId: string }[];
-  /** Every entry whose indexed text holds the words of plain `text`. */
-  searchMatches(text: string, options: MatchOptions): SearchMatch[];
+  /** Every entry whose indexed text holds the words of plain `text` (with `prefix`, the last word begins one), in no order. */
+  rankedMatches(text: string, prefix: boolean): readonly RankedMatch[];
+  /** The rows of these matches, in the order given (a row deleted since is left out). */
+  matchRows(matches: readonly RankedMatch[]): SearchMatch[];
   /** The fold rows of these messages of a session (their versions, calls and results), in entry order. */
   messageRows(sessionId: string, messageIds: readonly string[]): readonly FoldRow[];
   getEntry(sessionId: string, entryId: number): Entry | undefined;
@@ -96,14 +94,21 @@ export interface SessionSearchHit {
 
 export interface SessionSearchResult {
   hits: SessionSearchHit[];
-  /** Entries matching the query and filters, of which `hits` are the best. */
+  /**
+   * Entries matching the query and filters, of which `hits` are the best. Counted exactly when the
+   * index matches at most a first batch (2,000, or more for a large limit); past that, estimated
+   * from the share of the judged matches that counted (`exact` false).
+   */
   total: number;
+  exact: boolean;
 }
 
 const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 const PHRASE_BONUS = 1.5;
 const RERANKED = 64;
+/** Matches judged at once at first: a query matching fewer is counted exactly (reading that many rows costs tens of ms). */
+const FIRST_BATCH = 2000;
 /** A shorter last word is matched whole: `c*` would name most of the index, and is what the first keystroke asks. */
 const MIN_PREFIX = 3;
 
@@ -128,6 +133,45 @@ function order(a: SearchMatch, b: SearchMatch): number {
 }
 
 const byRank = (a: SearchMatch, b: SearchMatch): number => b.score - a.score || order(a, b);
+
+/** Best BM25 first; equal scores the later row first (rows are appended in time order). */
+const byScore = (a: RankedMatch, b: RankedMatch): number => b.score - a.score || b.id - a.id;
+
+/**
+ * The index's matches handed out best first, a batch at a time. The first batch is picked without
+ * sorting them all (a common word matches hundreds of thousands): matches collect until there are
+ * twice the batch, then the worse half goes. Only a search that judges past it sorts everything.
+ */
+class BestFirst {
+  private sorted: RankedMatch[] | undefined;
+  private given = 0;
+
+  constructor(private readonly ranked: readonly RankedMatch[]) {}
+
+  get done(): boolean {
+    return this.given >= this.ranked.length;
+  }
+
+  get judged(): number {
+    return this.given;
+  }
+
+  next(n: number): RankedMatch[] {
+    if (this.given === 0 && n < this.ranked.length) {
+      let kept: RankedMatch[] = [];
+      for (const m of this.ranked) {
+        kept.push(m);
+        if (kept.length >= 2 * n) kept = kept.sort(byScore).slice(0, n);
+      }
+      this.given = n;
+      return kept.sort(byScore).slice(0, n);
+    }
+    this.sorted ??= [...this.ranked].sort(byScore);
+    const batch = this.sorted.slice(this.given, this.given + n);
+    this.given += batch.length;
+    return batch;
+  }
+}
 
 /**
  * The entry ids of a session's rows that are in force: each message's version the fold shows
@@ -172,15 +216,26 @@ export class SessionSearch {
     const limit = options.limit ?? DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${MAX_LIMIT}, got ${limit}`);
     const { terms, sequence, lastWord } = queryTerms(query);
-    if (terms.length === 0) return { hits: [], total: 0 };
+    if (terms.length === 0) return { hits: [], total: 0, exact: true };
     const prefix = options.prefix === true && lastWord !== null && lastWord.length >= MIN_PREFIX;
     const agents = options.agents?.length ? new Set(options.agents) : null;
-    const counted = this.counted(
-      this.source
-        .searchMatches(query, { prefix, kinds: SEARCHABLE_KINDS, fromTime: options.from, toTime: options.to })
-        .filter((m) => isSearchable(m) && (agents === null || agents.has(this.facts.agentOf(m.sessionId)))),
-    );
+    const keep = (m: SearchMatch): boolean =>
+      isSearchable(m) &&
+      (options.from === undefined || m.createdAt >= options.from) &&
+      (options.to === undefined || m.createdAt <= options.to) &&
+      (agents === null || agents.has(this.facts.agentOf(m.sessionId)));
+    // Judged best BM25 first, a growing batch at a time, until the hits to rerank are found: a
+    // common word matches most of a tape, and judging reads each match's row.
+    const ranked = this.source.rankedMatches(query, prefix);
+    const queue = new BestFirst(ranked);
+    const wanted = Math.max(RERANKED, 4 * limit);
+    const counted: SearchMatch[] = [];
+    for (let batch = Math.max(2 * wanted, FIRST_BATCH); !queue.done && counted.length < wanted; batch *= 4) {
+      counted.push(...this.counted(this.source.matchRows(queue.next(batch)).filter(keep)));
+    }
     counted.sort(byRank);
+    const exact = queue.done;
+    const total = exact ? counted.length : Math.round((counted.length / queue.judged) * ranked.length);
 
     const hit = prefix ? (t: string): boolean => terms.includes(t) || t.startsWith(lastWord) : (t: string): boolean => terms.includes(t);
     const read = counted.slice(0, Math.max(RERANKED, 4 * limit)).flatMap((m) => {
@@ -206,7 +261,8 @@ export class SessionSearch {
       return s;
     };
     return {
-      total: counted.length,
+      total,
+      exact,
       hits: read.slice(0, limit).map(({ sessionId, entry, text, tokens, score }) => {
         const { agent, title, sessionStartedAt } = sessionOf(sessionId);
         return {

@@ -44,17 +44,17 @@ export function searchAllCommand(args: string[], io: Io): Promise<number> {
   const agents = p.lists.get('agent') ?? [];
   return withTape(file, (tape) => {
     const index = new SessionSearch(tape.store, { agentOf: (id) => sessionAgentOf(tape.store, id), titleOf: (id) => sessionTitleOf(tape.reader, id) });
-    const { hits, total } = index.search(query, { agents, from: since?.from, to: until?.to, limit });
+    const { hits, total, exact } = index.search(query, { agents, from: since?.from, to: until?.to, limit });
     // Every session's agent is asked only when the query names agents.
     const known = agents.length > 0 ? new Set(index.agents().map((a) => a.agent)) : new Set<string>();
     const unknown = agents.filter((a) => !known.has(a));
     if (unknown.length > 0) io.err(`agent-tape: no session of ${unknown.join(', ')} on this tape (its agents: ${[...known].join(', ') || 'none'})\n`);
-    if (p.flags.has('json')) return (json(io, { hits, total }), 0);
+    if (p.flags.has('json')) return (json(io, { hits, total, exact }), 0);
     for (const h of hits) {
       io.out(`${h.sessionId} #${h.entryId} ${h.kind} ${h.name} (${h.score}) ${h.agent} · ${h.title ?? 'untitled'} · ${dayOf(h.sessionStartedAt)}\n`);
       io.out(`  ${marked(h)}\n`);
     }
-    io.out(total === 0 ? 'no matches\n' : `${hits.length} of ${total} match${total === 1 ? '' : 'es'}\n`);
+    io.out(total === 0 ? 'no matches\n' : `${hits.length} of ${exact ? '' : 'about '}${total} match${total === 1 ? '' : 'es'}\n`);
     return 0;
   });
 }

@@ -106,7 +106,8 @@ export function pickSearchHit(
       ...(f.until === null ? {} : { to: localDay(f.until, true) }),
     };
     // A filter word naming no agent on the tape finds nothing, rather than everything.
-    const { hits, total } = f.text === '' || (f.agents.length > 0 && named.length === 0) ? { hits: [], total: 0 } : index.search(f.text, options);
+    const { hits, total, exact } =
+      f.text === '' || (f.agents.length > 0 && named.length === 0) ? { hits: [], total: 0, exact: true } : index.search(f.text, options);
     pick.items = hits.map((hit) => ({
       label: plain(hit.snippet.text),
       description: `${agentLabel(hit.agent)} · ${hit.title ?? hit.sessionId} · ${shownDate(hit.sessionStartedAt)}`,
@@ -120,7 +121,13 @@ export function pickSearchHit(
       ...(filters.range === ANY_TIME ? [] : [filters.range.label]),
     ];
     const counted =
-      f.text === '' ? '' : total === 0 ? 'no matches' : total > hits.length ? `${hits.length} of ${total} matches` : `${total} match${total === 1 ? '' : 'es'}`;
+      f.text === ''
+        ? ''
+        : total === 0
+          ? 'no matches'
+          : total > hits.length
+            ? `${hits.length} of ${exact ? '' : 'about '}${total} matches`
+            : `${total} match${total === 1 ? '' : 'es'}`;
     pick.title = ['Search All Sessions', counted, ...filtering, ...problems].filter(Boolean).join(' · ');
     pick.busy = false;
     if (f.text !== '') log.info(`Search All Sessions: ${hits.length} shown of ${total} for ${JSON.stringify(pick.value)}`);
