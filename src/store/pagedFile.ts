@@ -52,6 +52,7 @@ export class PagedFile {
 
   /** Bytes `start` to `end`, as the file system's read asks. */
   subarray(start: number, end: number): Uint8Array {
+    this.assertOpen();
     const out = new Uint8Array(Math.max(0, end - start));
     let at = start;
     while (at < end) {
@@ -75,6 +76,7 @@ export class PagedFile {
 
   /** `bytes` written at `position`, as the file system's write does. */
   set(bytes: Uint8Array, position: number): void {
+    this.assertOpen();
     let at = 0;
     while (at < bytes.length) {
       const pos = position + at;
@@ -130,6 +132,11 @@ export class PagedFile {
     this.dirty.clear();
     this.frozen = null;
     fs.closeSync(this.fd);
+  }
+
+  /** A closed descriptor's number may be another file's by now: never read or write through it. */
+  private assertOpen(): void {
+    if (this.closed) throw new Error("the tape's snapshot file was closed while its database was still in use");
   }
 
   private isKept(page: number): boolean {
