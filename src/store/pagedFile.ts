@@ -104,7 +104,10 @@ export class PagedFile {
    * it does not. Later writes go to a fresh set, so the checkpoint's pages stay as they are.
    */
   capture(size: number, nonce: Uint8Array): SnapshotPatch | null {
-    if (this.closed || this.frozen !== null || !this.holds(nonce)) return null;
+    this.assertOpen();
+    // Checkpoints never overlap (Durability): a second capture would mix two marks.
+    if (this.frozen !== null) throw new Error('a checkpoint of this tape is already being written');
+    if (!this.holds(nonce)) return null;
     const pages = this.dirty;
     this.frozen = pages;
     this.dirty = new Map();
