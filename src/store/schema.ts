@@ -93,12 +93,6 @@ export function tuneSearchIndex(db: Database): void {
   db.run("INSERT INTO entries_fts (entries_fts) VALUES ('automerge=8')");
 }
 
-/** The database's size as SQLite counts it (its pages), which a checkpoint writes as the snapshot. */
-export function databaseBytes(db: Database): number {
-  const [pageSize, pageCount] = ['page_size', 'page_count'].map((p) => db.exec(`PRAGMA ${p}`)[0].values[0][0] as number);
-  return pageSize * pageCount;
-}
-
 export function createTapeDb(SQL: SqlJsStatic): Database {
   const db = new SQL.Database();
   // Larger pages: export and scans cross the JS/WASM boundary once per page.

@@ -25,7 +25,7 @@ import { recover, tailStartOf, type Recovered } from './recovery';
 import { deleteSessionRows } from './sessionDelete';
 import { decodeRows, foldRowOfRow, paramsOf, type RowTuple } from './rowTuple';
 import { insertRows } from './rowWriter';
-import { createTapeDb, databaseBytes, readMeta, writeMeta } from './schema';
+import { createTapeDb, readMeta, writeMeta } from './schema';
 import type { SearchHit, SearchOptions } from './search';
 import { loadSqlJs } from './sqljs';
 import { checkRoomFor, nearlyFullWarning, TAPE_MAX_BYTES } from './tapeSize';
@@ -462,7 +462,7 @@ export class TapeStore implements FoldSource, EntrySource {
   private tellIfNearlyFull(): void {
     const tell = this.options.onNearlyFull;
     if (!tell || this.toldNearlyFull || !this.file) return;
-    const warning = nearlyFullWarning(this.file, databaseBytes(this.c.db), this.maxBytes);
+    const warning = nearlyFullWarning(this.file, this.c.databaseBytes(), this.maxBytes);
     if (warning === null) return;
     this.toldNearlyFull = true;
     tell(warning);
@@ -492,10 +492,11 @@ export class TapeStore implements FoldSource, EntrySource {
     const file = this.file ?? 'the tape';
     // Neither the database nor the journal may grow past what an open reads back (tapeSize.ts).
     const checkRoom = (incoming: number): void => {
-      checkRoomFor(file, databaseBytes(db), incoming, this.maxBytes);
+      checkRoomFor(file, conn.databaseBytes(), incoming, this.maxBytes);
       this.durability?.checkJournalRoom(incoming);
     };
-    return new Connection(db, file, checkRoom, (e) => this.durability?.markFailed(e, 'appends already journaled were rolled back in memory'), indexer);
+    const conn = new Connection(db, file, checkRoom, (e) => this.durability?.markFailed(e, 'appends already journaled were rolled back in memory'), indexer);
+    return conn;
   }
 
   // Runs in close() too, after the store counts as closed: hence the connection itself.
@@ -507,7 +508,7 @@ export class TapeStore implements FoldSource, EntrySource {
       // Committed now, so it must be among the pages the PagedFile keeps (see there).
       const nonce = randomBytes(16).toString('hex');
       writeMeta(db, 'image_nonce', nonce);
-      const patch = this.paged.capture(databaseBytes(db), Buffer.from(nonce, 'latin1'));
+      const patch = this.paged.capture(this.conn.databaseBytes(), Buffer.from(nonce, 'latin1'));
       if (patch) return patch;
       // The file system no longer writes there: the database is whole in memory from now on.
       this.paged.close();
