@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { CheckpointImage } from './durability';
+import { TapeFileError } from './errors';
 import { fsyncDir, PRIVATE_FILE_MODE } from './fsutil';
 
 /**
@@ -123,6 +124,19 @@ export class PagedFile {
     fs.closeSync(old);
   }
 
+  /**
+   * A checkpoint copies the snapshot by name: that name must still be the file read here, and a
+   * regular one (not a FIFO or a link to a device put in its place, which the copy would read
+   * without end). Returns its size, which the copy must have.
+   */
+  assertSnapshotAt(dst: string): number {
+    this.assertOpen();
+    const held = fs.fstatSync(this.fd);
+    const named = fs.lstatSync(dst, { throwIfNoEntry: false });
+    if (named?.isFile() && named.ino === held.ino && named.dev === held.dev) return held.size;
+    throw replaced(dst);
+  }
+
   /** A checkpoint failed: its pages are kept again (under any written since). */
   thaw(): void {
     for (const [page, bytes] of this.frozen ?? []) if (!this.dirty.has(page)) this.dirty.set(page, bytes);
@@ -181,8 +195,11 @@ export class SnapshotPatch implements CheckpointImage {
     const tmp = `${dst}.tmp-${process.pid}-${Date.now().toString(36)}`;
     let reader: number | undefined;
     try {
+      const size = this.file.assertSnapshotAt(dst);
       // A clone where the file system can (btrfs, XFS, APFS), a copy in the kernel elsewhere.
       await fs.promises.copyFile(dst, tmp, fs.constants.COPYFILE_FICLONE);
+      // Swapped between the check and the copy: the copy is of something else.
+      if ((await fs.promises.stat(tmp)).size !== size) throw replaced(dst);
       await fs.promises.chmod(tmp, PRIVATE_FILE_MODE);
       const h = await fs.promises.open(tmp, 'r+');
       try {
@@ -208,6 +225,12 @@ export class SnapshotPatch implements CheckpointImage {
     await fsyncDir(path.dirname(path.resolve(dst)));
   }
 }
+
+const replaced = (dst: string): TapeFileError =>
+  new TapeFileError(
+    dst,
+    'was replaced by another program while open for writing; nothing was checkpointed (the journal still holds every append: close the tape and put its snapshot back)',
+  );
 
 /** The pages below `size`, in order, as runs of adjacent pages: one positioned write each. */
 function runsOf(pages: ReadonlyMap<number, Uint8Array>, pageSize: number, size: number): { at: number; pages: Uint8Array[] }[] {

@@ -157,6 +157,21 @@ describe('a file tape read page by page (PagedFile)', function () {
     }
   });
 
+  it('a checkpoint refuses a snapshot that another program replaced (a link to /dev/zero) instead of copying it', async () => {
+    const w = await TapeStore.open(file);
+    await w.append('s', message('m1', 'kept in the journal'));
+    fs.renameSync(file, `${file}.moved`);
+    fs.symlinkSync('/dev/zero', file);
+    await assert.rejects(w.checkpoint(), /was replaced by another program while open for writing; nothing was checkpointed/);
+    assert.strictEqual(fs.lstatSync(file).isSymbolicLink(), true);
+    fs.rmSync(file);
+    fs.renameSync(`${file}.moved`, file);
+    await w.close();
+    const r = await TapeStore.open(file, { readOnly: true });
+    assert.strictEqual(r.getEntry('s', 2)?.payload.content, 'kept in the journal');
+    await r.close();
+  });
+
   it('after a session delete (VACUUM truncates the file) checkpoints take a whole image, and nothing is lost', async () => {
     await bigTape();
     const w = await TapeStore.open(file);
