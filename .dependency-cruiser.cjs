@@ -39,7 +39,7 @@ module.exports = {
     ...layer('src/tape', folders('src/tape'), npm('zod'), core('crypto')),
     ...layer('src/store', folders('src/tape', 'src/store'), npm('sql.js', 'zod'), core(...NODE)),
     ...layer('src/agent', folders('src/tape', 'src/store', 'src/agent'), npm('zod', 'openai', 'ignore', 'picomatch'), core(...NODE)),
-    ...layer('src/ingest', folders('src/tape', 'src/store', 'src/ingest'), npm('zod'), core(...NODE)),
+    ...layer('src/ingest', folders('src/tape', 'src/store', 'src/ingest'), npm('zod', 'fzstd'), core(...NODE)),
     // Replay sends rebuilt requests through the agent's model port (re-runs, evaluations); the agent never imports replay, so no cycle.
     ...layer('src/replay', folders('src/tape', 'src/store', 'src/agent', 'src/replay'), npm('zod'), core(...NODE)),
     ...layer('src/inspector', folders('src/tape', 'src/store', 'src/protocol', 'src/inspector'), npm('zod'), core(...NODE)),
