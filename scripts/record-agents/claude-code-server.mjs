@@ -25,7 +25,10 @@ const textOf = (content) =>
 function script(body, project) {
   const messages = body.messages ?? [];
   // The person's words: the text of user messages, not tool results (a subagent's prompt is in its parent's tool call only).
-  const said = messages.filter((m) => m.role === 'user').map((m) => textOf(m.content)).join('\n');
+  const said = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => textOf(m.content))
+    .join('\n');
   const lastText = textOf(messages.at(-1)?.content);
   const turn = messages.filter((m) => m.role === 'assistant').length;
   const tool = (name, input) => ({ type: 'tool_use', id: `toolu_rec${String(answers + 1).padStart(4, '0')}`, name, input });
@@ -33,7 +36,9 @@ function script(body, project) {
   const text = (t) => ({ type: 'text', text: t });
   // Compaction: the conversation so far with the summary instructions appended to its last user message.
   if (/TEXT ONLY/.test(lastText) && /summary/i.test(lastText))
-    return [text('<analysis>Scripted.</analysis>\n<summary>1. The person asked to read a.txt, edit it and list the files.\n2. a.txt now says hello tape.</summary>')];
+    return [
+      text('<analysis>Scripted.</analysis>\n<summary>1. The person asked to read a.txt, edit it and list the files.\n2. a.txt now says hello tape.</summary>'),
+    ];
   if (!body.tools?.length) return [text('{"title": "Scripted session"}')];
   if (said.includes('TAPE-SUB')) {
     if (turn === 0) return [thinking(''), tool('Read', { file_path: `${project}/b.txt` })];
@@ -73,7 +78,10 @@ function sse(res, message, blocks) {
     }
     send('content_block_stop', { index });
   });
-  send('message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens, output_tokens_details: usage.output_tokens_details } });
+  send('message_delta', {
+    delta: { stop_reason: message.stop_reason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens, output_tokens_details: usage.output_tokens_details },
+  });
   send('message_stop', {});
   res.end();
 }
