@@ -93,10 +93,13 @@ export function startServer({ log, project, port = 0 }) {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      let body = {};
+      let body;
       try {
         body = raw ? JSON.parse(raw) : {};
-      } catch {}
+      } catch {
+        // Logged as it came; the script answers it like any other.
+        body = { unparsed: raw };
+      }
       fs.appendFileSync(log, JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, body }) + '\n');
       const url = new URL(req.url, 'http://x');
       if (url.pathname === '/v1/messages/count_tokens') return res.end(JSON.stringify({ input_tokens: 321 }));
