@@ -1,4 +1,3 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import * as z from 'zod';
 import { compactionAnchorEntry } from '../../tape/compactionAnchor';
@@ -19,13 +18,18 @@ import {
   type TranscriptFormat,
   type TranscriptMapper,
 } from '../format';
+import { listDir } from '../sourceFiles';
+import { ANTHROPIC_BASIS, tapeUsage } from '../tapeUsage';
+import { COMPANION_DEPTH, companionDirOf, ownerTranscriptOf } from '../transcriptFiles';
 import type { SourceLine } from '../transcriptLines';
 import { promptTitle, WRITTEN_BY_CLAUDE_CODE } from './firstPrompt';
-import { companionDirOf } from '../transcriptFiles';
+import { persistedOutputOf } from './persistedOutput';
+import { spawningCallOf } from './subagentMeta';
 
 /**
  * Claude Code transcripts: `~/.claude/projects/<encoded path>/<session>.jsonl`, subagents in
- * `<session>/subagents/agent-<id>.jsonl`. Records are validated loosely: fields this code does not
+ * `<session>/subagents/agent-<id>.jsonl` (a workflow's in `subagents/workflows/<run>/`), large tool
+ * outputs in `<session>/tool-results/`. Records are validated loosely: fields this code does not
  * read may come and go between Claude Code versions.
  */
 
@@ -34,16 +38,30 @@ const META_EVENT = 'claude-code/meta';
 
 const block = z.looseObject({ type: z.string() });
 const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
-const toolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown().optional() });
+// Server tools (the advisor, web search) are called and answered inside the answer itself.
+const toolUseBlock = z.looseObject({
+  type: z.enum(['tool_use', 'server_tool_use', 'mcp_tool_use']),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.unknown().optional(),
+});
+const serverResultBlock = z.looseObject({ type: z.string().regex(/._tool_result$/), tool_use_id: z.string().min(1), content: z.unknown().optional() });
 const toolResultBlock = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
   content: z.unknown().optional(),
   is_error: z.boolean().optional(),
 });
-const thinkingBlock = z.looseObject({ type: z.enum(['thinking', 'redacted_thinking']) });
+const thinkingBlock = z.looseObject({ type: z.enum(['thinking', 'redacted_thinking']), thinking: z.string().optional() });
 const count = z.number().nonnegative().optional();
-const usage = z.looseObject({ input_tokens: count, output_tokens: count, cache_read_input_tokens: count, cache_creation_input_tokens: count });
+const usage = z.looseObject({
+  input_tokens: count,
+  output_tokens: count,
+  cache_read_input_tokens: count,
+  cache_creation_input_tokens: count,
+  // The thinking-token-count beta Claude Code 2.1.3xx asks for: the part of the output that was thinking.
+  output_tokens_details: z.looseObject({ thinking_tokens: count }).optional(),
+});
 
 const record = z.looseObject({
   type: z.string().min(1),
@@ -72,7 +90,44 @@ const record = z.looseObject({
 type Rec = z.infer<typeof record>;
 type Line = { lineNo: number; rec: Rec };
 
-const RECORD_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot', 'queue-operation']);
+/** The records that are the conversation; the others are read only for the fields `envelope` names. */
+const CONVERSATION = new Set(['user', 'assistant', 'system', 'summary', 'progress']);
+/**
+ * What the others are: titles and a pull request a session is linked to (mapped); editor state,
+ * recorded API requests (an `api-request-blob`'s `message` is a request's, not a conversation
+ * message), costs and attachments (counted by type).
+ */
+const envelope = z.looseObject({
+  type: z.string().min(1),
+  uuid: z.string().min(1).optional(),
+  sessionId: z.string().min(1).optional(),
+  timestamp: z.string().optional(),
+  customTitle: z.string().optional(),
+  aiTitle: z.string().optional(),
+  prUrl: z.string().optional(),
+  prNumber: z.number().optional(),
+  prRepository: z.string().optional(),
+});
+const RECORD_TYPES = new Set([
+  ...CONVERSATION,
+  'file-history-snapshot',
+  'queue-operation',
+  'attachment',
+  'api-request',
+  'api-request-shape',
+  'api-request-blob',
+  'api-request-resumed',
+  'tools-used',
+  'last-prompt',
+  'cost-state',
+  'custom-title',
+  'ai-title',
+  'agent-name',
+  'mode',
+  'permission-mode',
+  'pr-link',
+  'atis-latch',
+]);
 
 /** The agent id a subagent file names: `agent-<id>.jsonl`. */
 const agentIdOf = (file: string): string | null => /^agent-(.+)\.jsonl$/.exec(path.basename(file))?.[1] ?? null;
@@ -133,14 +188,36 @@ class SessionMapper {
 
   private cwd: string | undefined;
   private firstPrompt: string | undefined;
-  /** The session/meta is written once: with the model of the first answer and the first prompt as its title. */
-  private metaWritten = false;
+  /** The name the person gave the session (`custom-title`), and the one Claude Code made up (`ai-title`). */
+  private customTitle: string | undefined;
+  private aiTitle: string | undefined;
+  /** The session/meta is written at the first answer (its model), and again when the title changes. */
+  private writtenTitle: string | undefined | null = null;
 
   constructor(
     readonly sessionId: string,
     private readonly source: string,
+    /** `<session>/`, where Claude Code keeps the session's large tool outputs. */
+    private readonly sessionDir: string,
     private readonly parentSessionId?: string,
   ) {}
+
+  private get title(): string | undefined {
+    return this.customTitle ?? this.aiTitle ?? this.firstPrompt;
+  }
+
+  private metaEntry(timestamp?: string): NewEntry {
+    this.writtenTitle = this.title;
+    const meta = {
+      agent: 'claude-code' as const,
+      model: this.model,
+      cwd: this.cwd,
+      source: this.source,
+      title: this.title,
+      parentSessionId: this.parentSessionId,
+    };
+    return sessionMetaEntry(this.sessionId, meta, timestamp);
+  }
 
   /**
    * `agents` are the subagents to link, each with the Task call that started it when known: the
@@ -200,18 +277,7 @@ class SessionMapper {
         this.model = g?.model ?? this.model;
         if (g?.firstLine === lineNo) out.push(...this.messageEntries(g));
         // At the first answer, where a whole read and a read as the file grows both put it.
-        if (!this.metaWritten && this.model !== 'unknown') {
-          this.metaWritten = true;
-          const meta = {
-            agent: 'claude-code' as const,
-            model: this.model,
-            cwd: this.cwd,
-            source: this.source,
-            title: this.firstPrompt,
-            parentSessionId: this.parentSessionId,
-          };
-          out.push(sessionMetaEntry(sessionId, meta, rec.timestamp));
-        }
+        if (this.writtenTitle === null && this.model !== 'unknown') out.push(this.metaEntry(rec.timestamp));
         blocksOf(rec).forEach((b, i) => {
           const use = toolUseBlock.safeParse(b);
           if (use.success) {
@@ -225,8 +291,18 @@ class SessionMapper {
             });
             const agentId = callToAgent.get(toolCallId);
             if (agentId !== undefined && !linked.has(agentId)) out.push(link(agentId, { toolCallId, messageId }));
+          } else if (serverResultBlock.safeParse(b).success) {
+            const { tool_use_id: toolCallId, content } = serverResultBlock.parse(b);
+            const call = this.calls.get(toolCallId);
+            if (call === undefined) countSkip(skipped, 'assistant/server_tool_result_without_call');
+            else
+              out.push(
+                this.resultEntry(call, toolCallId, /_error$/.test(String((content as { type?: unknown } | null)?.type)), content ?? null, rec.timestamp),
+              );
           } else if (thinkingBlock.safeParse(b).success) {
-            out.push(eventEntry(THINKING_EVENT, sourceKey(sessionId, THINKING_EVENT, uuid, i), { messageId, block: b }, rec.timestamp));
+            // Claude Code 2.1.3xx asks for thinking without its text: a block that is only a signature says nothing.
+            if (b.type === 'thinking' && !thinkingBlock.parse(b).thinking) countSkip(skipped, 'assistant/thinking_empty');
+            else out.push(eventEntry(THINKING_EVENT, sourceKey(sessionId, THINKING_EVENT, uuid, i), { messageId, block: b }, rec.timestamp));
           } else if (b.type !== 'text') countSkip(skipped, `assistant/${b.type}`);
         });
       } else if (rec.type === 'user') {
@@ -280,19 +356,11 @@ class SessionMapper {
               countSkip(skipped, 'user/tool_result_without_call');
               continue;
             }
-            const toolCallId = result.data.tool_use_id;
-            out.push({
-              kind: 'tool_result',
-              name: call.name,
-              provenanceKey: sourceKey(sessionId, 'tool_result', call.messageId, toolCallId),
-              payload: {
-                messageId: call.messageId,
-                toolCallId,
-                status: result.data.is_error ? 'error' : 'ok',
-                output: outputOf(result.data.content) as JsonObject[string],
-              },
-              ...at,
-            });
+            let output = outputOf(result.data.content);
+            const persisted = typeof output === 'string' ? persistedOutputOf(output, this.sessionDir) : null;
+            if (persisted !== null && 'output' in persisted) output = persisted.output;
+            else if (persisted !== null) countSkip(skipped, `tool_result/${persisted.missing}`);
+            out.push(this.resultEntry(call, result.data.tool_use_id, result.data.is_error === true, output, rec.timestamp));
           } else if (b.type !== 'text') countSkip(skipped, `user/${b.type}`);
         }
         if (userText === '' && blocksOf(rec).length === 0) countSkip(skipped, 'user/empty');
@@ -304,6 +372,15 @@ class SessionMapper {
         out.push(eventEntry(`claude-code/system/${rec.subtype ?? 'other'}`, sourceKey(sessionId, 'system', uuid), rec as JsonObject, rec.timestamp));
       } else if (rec.type === 'summary') {
         out.push(eventEntry('claude-code/summary', sourceKey(sessionId, 'summary', lineNo), rec as JsonObject));
+      } else if (rec.type === 'custom-title' || rec.type === 'ai-title') {
+        const title = envelope.parse(rec);
+        if (rec.type === 'custom-title') this.customTitle = title.customTitle || this.customTitle;
+        else this.aiTitle = title.aiTitle || this.aiTitle;
+        if (this.writtenTitle !== null && this.title !== this.writtenTitle) out.push(this.metaEntry(rec.timestamp ?? this.lastTimestamp));
+      } else if (rec.type === 'pr-link') {
+        // Claude Code writes it again at the end of every run: keyed by the link, it is one event.
+        const { prUrl, prNumber, prRepository } = envelope.parse(rec);
+        out.push(eventEntry('claude-code/pr-link', sourceKey(sessionId, 'pr-link', prUrl ?? lineNo), { prUrl, prNumber, prRepository }, rec.timestamp));
       } else {
         // Progress records mirror tool and subagent work that lands elsewhere (they only serve to
         // link subagents); snapshots and queue operations are editor state, not conversation.
@@ -327,6 +404,16 @@ class SessionMapper {
     return headSeq !== undefined && headSeq <= boundary.lineNo ? headSeq - 1 : boundary.lineNo;
   }
 
+  private resultEntry(call: { messageId: string; name: string }, toolCallId: string, isError: boolean, output: unknown, timestamp?: string): NewEntry {
+    return {
+      kind: 'tool_result',
+      name: call.name,
+      provenanceKey: sourceKey(this.sessionId, 'tool_result', call.messageId, toolCallId),
+      payload: { messageId: call.messageId, toolCallId, status: isError ? 'error' : 'ok', output: output as JsonObject[string] },
+      ...createdAtOf(timestamp),
+    };
+  }
+
   /** An API message as its texts so far, and its usage; a message that grew has a new key (its latest record's). */
   private messageEntries(g: Group): NewEntry[] {
     const { messageId } = g;
@@ -341,15 +428,17 @@ class SessionMapper {
     ];
     if (g.lastUsage) {
       const u = g.lastUsage;
+      const reported = {
+        input: u.input_tokens ?? 0,
+        output: u.output_tokens ?? 0,
+        cacheRead: u.cache_read_input_tokens ?? 0,
+        cacheWrite: u.cache_creation_input_tokens ?? 0,
+        reasoning: u.output_tokens_details?.thinking_tokens,
+      };
       const data: JsonObject = {
         messageId,
         model: g.model ?? this.model,
-        usage: {
-          inputTokens: u.input_tokens ?? 0,
-          outputTokens: u.output_tokens ?? 0,
-          cachedTokens: u.cache_read_input_tokens ?? 0,
-          cacheCreationTokens: u.cache_creation_input_tokens ?? 0,
-        },
+        usage: tapeUsage(reported, ANTHROPIC_BASIS),
       };
       out.push(eventEntry(ATTEMPT_EVENT, sourceKey(this.sessionId, ATTEMPT_EVENT, messageId), data, g.firstTimestamp));
     }
@@ -361,7 +450,8 @@ class SessionMapper {
 function parsedLines(t: Transcript, ownId: string, skipped: Record<string, number>): Line[] {
   const out: Line[] = [];
   for (const { lineNo, record: raw } of t.lines) {
-    const r = record.safeParse(raw);
+    const type = (raw as { type?: unknown } | null)?.type;
+    const r = typeof type === 'string' && !CONVERSATION.has(type) ? envelope.safeParse(raw) : record.safeParse(raw);
     if (!r.success) countSkip(skipped, `invalid/${typeof (raw as { type?: unknown })?.type === 'string' ? (raw as { type: string }).type : 'record'}`);
     else if (r.data.sessionId !== undefined && r.data.sessionId !== ownId) countSkip(skipped, otherSession(r.data.type));
     else out.push({ lineNo, rec: r.data });
@@ -375,7 +465,7 @@ function parsedLines(t: Transcript, ownId: string, skipped: Record<string, numbe
  * first record that names one, else the name.
  */
 function ownIdOf(file: string, lines: readonly SourceLine[]): string {
-  const named = agentIdOf(file) === null ? file : `${path.dirname(path.dirname(file))}.jsonl`;
+  const named = agentIdOf(file) === null ? file : ownerTranscriptOf(file);
   const fromName = uuidOfName(named);
   if (fromName !== null && path.basename(named) === `${fromName}.jsonl`) return fromName;
   for (const { record: r } of lines) {
@@ -385,34 +475,42 @@ function ownIdOf(file: string, lines: readonly SourceLine[]): string {
   return path.basename(named, '.jsonl');
 }
 
+/** The subagent transcripts under `dir`, folders `depth` levels down too, sorted; symbolic links are not followed. */
+function subagentFiles(dir: string, depth: number): string[] {
+  return listDir(dir).flatMap((d) => {
+    if (d.isFile() && agentIdOf(d.name) !== null) return [path.join(dir, d.name)];
+    return d.isDirectory() && depth > 0 ? subagentFiles(path.join(dir, d.name), depth - 1) : [];
+  });
+}
+
 export const claudeCode: TranscriptFormat = {
   name: 'claude-code',
   recognizes: (r) => {
     const p = record.safeParse(r);
     return p.success && RECORD_TYPES.has(p.data.type) && !('payload' in p.data);
   },
-  companions(file) {
-    const dir = companionDirOf(file);
-    if (!fs.existsSync(dir)) return [];
-    return fs
-      .readdirSync(dir)
-      .filter((f) => agentIdOf(f) !== null)
-      .sort()
-      .map((f) => path.join(dir, f));
-  },
+  companions: (file) => subagentFiles(companionDirOf(file), COMPANION_DEPTH),
   mapper(file): TranscriptMapper {
     // A subagent file given on its own is still the child session it is under its parent.
     const ownAgent = agentIdOf(file);
     let own: { id: string; session: SessionMapper } | null = null;
     const children = new Map<string, SessionMapper>();
     const taskCalls = new Map<string, string>();
+    // Where Claude Code keeps the session's tool outputs: `<session>/`, a subagent's as its parent's.
+    const sessionDir = ownerTranscriptOf(file).replace(/\.jsonl$/, '');
+    /** The call each subagent's `.meta.json` names: the one that spawned it, read until it says. */
+    const metaCalls = new Map<string, string>();
     return {
       map(main, companions): Mapped {
         const skipped: Record<string, number> = {};
         if (own === null) {
           const id = ownIdOf(file, main);
           const parent = `claude-code:${id}`;
-          own = { id, session: ownAgent === null ? new SessionMapper(parent, file) : new SessionMapper(`${parent}/agent-${ownAgent}`, file, parent) };
+          own = {
+            id,
+            session:
+              ownAgent === null ? new SessionMapper(parent, file, sessionDir) : new SessionMapper(`${parent}/agent-${ownAgent}`, file, sessionDir, parent),
+          };
         }
         const { id: ownId, session } = own;
         const lines = parsedLines({ file, lines: main }, ownId, skipped);
@@ -421,10 +519,15 @@ export const claudeCode: TranscriptFormat = {
           const agentId = agentIdOf(c.file);
           if (agentId === null) return [];
           let child = children.get(agentId);
-          if (child === undefined) children.set(agentId, (child = new SessionMapper(`${session.sessionId}/agent-${agentId}`, c.file, session.sessionId)));
+          if (child === undefined)
+            children.set(agentId, (child = new SessionMapper(`${session.sessionId}/agent-${agentId}`, c.file, sessionDir, session.sessionId)));
+          if (!metaCalls.has(agentId)) {
+            const call = spawningCallOf(c.file.replace(/\.jsonl$/, '.meta.json'));
+            if (call !== undefined) metaCalls.set(agentId, call);
+          }
           return [{ agentId, child, lines: parsedLines(c, ownId, skipped) }];
         });
-        const agents = new Map([...children.keys()].map((agentId) => [agentId, taskCalls.get(agentId)] as const));
+        const agents = new Map([...children.keys()].map((agentId) => [agentId, metaCalls.get(agentId) ?? taskCalls.get(agentId)] as const));
         const sessions: MappedSession[] = [{ sessionId: session.sessionId, entries: session.map(lines, agents, skipped) }];
         for (const { child, lines: childLines } of fed) sessions.push({ sessionId: child.sessionId, entries: child.map(childLines, new Map(), skipped) });
         return { sessions, skipped };

@@ -137,7 +137,7 @@ describe('Claude Code 2.1.3xx records', function () {
     assert.strictEqual(usage.cacheCreationTokens, 40);
     assert.strictEqual(usage.outputTokens, 60);
     assert.strictEqual(usage.reasoningTokens, 25);
-    assert.deepStrictEqual((usage.reported as Record<string, unknown>).input_tokens, 3);
+    assert.deepStrictEqual(usage.reported, { input: 3, output: 60, cacheRead: 500, cacheWrite: 40, reasoning: 25 });
     // A thinking block that is only a signature (Claude Code 2.1.3xx omits the text) is counted, not an event.
     assert.deepStrictEqual(
       entries.filter((e) => e.name === 'claude-code/thinking').map((e) => (e.payload.data as { block: { thinking: string } }).block.thinking),

@@ -307,10 +307,13 @@ describe('ingest', function () {
       assert.deepStrictEqual(usageOf(store, child), expected(claudeCodeSubagent()));
       const attempt = store.entries(parent).find((e) => e.name === 'provider/attempt');
       assert.deepStrictEqual((attempt?.payload.data as { usage: unknown }).usage, {
-        inputTokens: 100,
+        inputTokens: 160,
         outputTokens: 20,
         cachedTokens: 50,
         cacheCreationTokens: 10,
+        reasoningTokens: 0,
+        inputIncludesCached: true,
+        reported: { input: 100, output: 20, cacheRead: 50, cacheWrite: 10 },
       });
     });
 
