@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ingestFile } from '../../../src/ingest/ingest';
+import { ownerTranscriptOf } from '../../../src/ingest/transcriptFiles';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { FoldCache } from '../../../src/tape/foldCache';
 import { CC_SESSION, ccUser, jsonl } from './fixtures';
@@ -183,6 +184,8 @@ describe('Claude Code 2.1.3xx records', function () {
     );
     const link = store.entries(sid).find((e) => e.name === 'subagent/linked');
     assert.strictEqual((link?.payload.data as { toolCallId?: string }).toolCallId, 'toolu_wf');
+    // A change to it is a change to its session (following, the CLI given the file alone).
+    assert.strictEqual(ownerTranscriptOf(path.join(run, 'agent-w1.jsonl')), file);
   });
 
   describe('a large output kept in tool-results/', () => {
