@@ -86,5 +86,4 @@ const projects = path.join(home, '.claude/projects');
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.cpSync(projects, path.join(out, 'projects'), { recursive: true });
-fs.copyFileSync(log, path.join(work, 'requests.copy.jsonl'));
 console.log(`Claude Code ${version}: ${out} (requests logged in ${log})`);
