@@ -29,7 +29,9 @@ function scripted(body, dir) {
   const call = (name, args) => ({ functionCall: { name, args } });
   const complete = decls.find((d) => d.name === 'complete_task');
   if (complete !== undefined)
-    return [[call('read_file', { file_path: file('b.txt') })], [call('complete_task', fill(complete.parametersJsonSchema ?? complete.parameters))]][Math.min(step, 1)];
+    return [[call('read_file', { file_path: file('b.txt') })], [call('complete_task', fill(complete.parametersJsonSchema ?? complete.parameters))]][
+      Math.min(step, 1)
+    ];
   if (typed.includes('say it again')) return [{ text: 'c.txt says "see you".' }];
   if (typed.includes('Read a.txt and change'))
     return [
@@ -38,7 +40,9 @@ function scripted(body, dir) {
       [{ text: 'a.txt said "hello from a.txt"; it now says "howdy from a.txt".' }],
     ][Math.min(step, 2)];
   if (typed.includes('Run ls'))
-    return [[call('run_shell_command', { command: 'ls', description: 'Lists the project files' })], [{ text: 'The project holds a.txt, b.txt and c.txt.' }]][Math.min(step, 1)];
+    return [[call('run_shell_command', { command: 'ls', description: 'Lists the project files' })], [{ text: 'The project holds a.txt, b.txt and c.txt.' }]][
+      Math.min(step, 1)
+    ];
   if (typed.includes('Ask a subagent'))
     return [
       [{ text: 'I will ask a subagent.' }, call('invoke_agent', { agent_name: 'generalist', prompt: `Read ${file('b.txt')} and say what it says.` })],
@@ -73,8 +77,19 @@ export function startServer(logFile, dir, port = 0) {
       const parts = streamed ? scripted(body, dir) : utility(body);
       n += 1;
       const [prompt, cached, output, thoughts] = [1000 + 37 * n, 300 + 11 * n, 40 + 3 * n, 5 + 2 * n];
-      const usageMetadata = { promptTokenCount: prompt, cachedContentTokenCount: cached, candidatesTokenCount: output, thoughtsTokenCount: thoughts, totalTokenCount: prompt + output + thoughts };
-      const chunk = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata, modelVersion: 'gemini-2.5-flash', responseId: `r${n}` };
+      const usageMetadata = {
+        promptTokenCount: prompt,
+        cachedContentTokenCount: cached,
+        candidatesTokenCount: output,
+        thoughtsTokenCount: thoughts,
+        totalTokenCount: prompt + output + thoughts,
+      };
+      const chunk = {
+        candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+        usageMetadata,
+        modelVersion: 'gemini-2.5-flash',
+        responseId: `r${n}`,
+      };
       if (streamed) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.end(`data: ${JSON.stringify(chunk)}\n\n`);

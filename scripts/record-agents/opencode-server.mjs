@@ -11,15 +11,17 @@ const text = (c) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) =>
 /** What the model answers to `body`: `{ reasoning?, text?, tool? }`, and the prompt tokens to report. */
 function scripted(body, dir) {
   const messages = body.messages ?? [];
-  const system = messages.filter((m) => m.role === 'system').map((m) => text(m.content)).join('\n');
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => text(m.content))
+    .join('\n');
   const users = messages.filter((m) => m.role === 'user');
   const first = text(users[0]?.content);
   const last = text(users[users.length - 1]?.content);
   const lastUser = messages.map((m) => m.role).lastIndexOf('user');
   const step = messages.slice(lastUser).filter((m) => m.role === 'tool').length;
   if (!(body.tools?.length > 0) && /title/i.test(system)) return { text: 'Scripted session' };
-  if (/summar/i.test(last) || /summar/i.test(system.slice(0, 400)))
-    return { text: '## Goal\nRead c.txt.\n## Done\nRead c.txt: it says "see you".' };
+  if (/summar/i.test(last) || /summar/i.test(system.slice(0, 400))) return { text: '## Goal\nRead c.txt.\n## Done\nRead c.txt: it says "see you".' };
   if (/^continue if you have next steps/i.test(last.trim())) return { text: 'Nothing left to do: c.txt says "see you".' };
   const file = (name) => `${dir}/${name}`;
   if (first.includes('Read a.txt and change'))
@@ -29,7 +31,9 @@ function scripted(body, dir) {
       { text: 'a.txt said "hello from a.txt"; it now says "howdy from a.txt".' },
     ][Math.min(step, 2)];
   if (first.includes('Run ls'))
-    return [{ tool: { name: 'bash', args: { command: 'ls', description: 'Lists the project files' } } }, { text: 'The project holds a.txt and b.txt.' }][Math.min(step, 1)];
+    return [{ tool: { name: 'bash', args: { command: 'ls', description: 'Lists the project files' } } }, { text: 'The project holds a.txt and b.txt.' }][
+      Math.min(step, 1)
+    ];
   if (first.includes('Ask a subagent'))
     return [
       { tool: { name: 'task', args: { description: 'Read b.txt', prompt: 'Read b.txt and say what it says.', subagent_type: 'general' } } },
@@ -66,7 +70,11 @@ export function startServer(logFile, dir, port = 0) {
       if (reply.reasoning) res.write(chunk({ reasoning_content: reply.reasoning }));
       if (reply.text) res.write(chunk({ content: reply.text }));
       if (reply.tool)
-        res.write(chunk({ tool_calls: [{ index: 0, id: `call_${n}`, type: 'function', function: { name: reply.tool.name, arguments: JSON.stringify(reply.tool.args) } }] }));
+        res.write(
+          chunk({
+            tool_calls: [{ index: 0, id: `call_${n}`, type: 'function', function: { name: reply.tool.name, arguments: JSON.stringify(reply.tool.args) } }],
+          }),
+        );
       res.write(chunk({}, reply.tool ? 'tool_calls' : 'stop'));
       const prompt = reply.promptTokens ?? 1000 + 37 * n;
       res.write(

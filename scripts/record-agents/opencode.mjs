@@ -19,7 +19,9 @@ fs.mkdirSync(proj);
 execFileSync('npm', ['init', '-y'], { cwd: work, stdio: 'ignore' });
 execFileSync('npm', ['install', `opencode-ai@${values.version}`], { cwd: work, stdio: 'inherit' });
 const bin = path.join(work, 'node_modules', '.bin', 'opencode');
-const version = execFileSync(bin, ['--version'], { env: { ...process.env, HOME: home } }).toString().trim();
+const version = execFileSync(bin, ['--version'], { env: { ...process.env, HOME: home } })
+  .toString()
+  .trim();
 
 fs.writeFileSync(path.join(proj, 'a.txt'), 'hello from a.txt\n');
 fs.writeFileSync(path.join(proj, 'b.txt'), 'bye from b.txt\n');

@@ -1,4 +1,5 @@
 import { sha256Hex } from '../../tape/canonicalJson';
+import { compactionAnchorEntry } from '../../tape/compactionAnchor';
 import { RETRACTED_EVENT, type JsonObject, type NewEntry } from '../../tape/entry';
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { promptLine } from '../agentDiscovery';
@@ -14,6 +15,9 @@ import { thoughtRecord, toolCallRecord, type MessageRecord, type Recording, type
 const THOUGHT_EVENT = 'gemini/thought';
 const CONTEXT_EVENT = 'gemini/context';
 const HISTORY_EVENT = 'gemini/history';
+
+/** How the summary a compression puts first in the history opens (chatCompressionService). */
+const SNAPSHOT = '<state_snapshot>';
 
 /** User turns Gemini CLI writes itself: the session's opening context and hooks' additions. */
 const INJECTED = ['<session_context>', '<hook_context>'];
@@ -96,7 +100,11 @@ export function sessionEntries(s: SessionToMap, skipped: Record<string, number>)
     const parts = partsOf(m.content);
     const text = textOf(parts);
     if (reseeded) {
-      out.push(eventEntry(HISTORY_EVENT, sourceKey(sessionId, HISTORY_EVENT, m.id), { messageId: m.id, type: m.type, content: text }, m.timestamp));
+      if (m.type === 'user' && text.trimStart().startsWith(SNAPSHOT)) {
+        const anchor = compressionAnchor(sessionId, m, text, orderSeq, model);
+        if (anchor !== null) out.push(anchor);
+        else countSkip(skipped, 'compression/nothing-before');
+      } else out.push(eventEntry(HISTORY_EVENT, sourceKey(sessionId, HISTORY_EVENT, m.id), { messageId: m.id, type: m.type, content: text }, m.timestamp));
       continue;
     }
     // The source's time orders the transcript: it stays put when a message is rewritten, and keeps
@@ -165,6 +173,17 @@ export function sessionEntries(s: SessionToMap, skipped: Record<string, number>)
     if (!linked.has(c.sessionId))
       out.push(subagentLinkEntry(sessionId, c.sessionId, { childSessionId: c.sessionId, ...(c.agentId === null ? {} : { agentId: c.agentId }) }, c.startTime));
   return out;
+}
+
+/**
+ * A compression: the `$set` checkpoint that put its summary first in the history stands for every
+ * message said before it (they stay on the tape). The log does not say whether `/compress` or the
+ * context's size set it off: `auto`, the common case.
+ */
+function compressionAnchor(sessionId: string, m: MessageRecord, summary: string, cursorOrderSeq: number, model: string | undefined): NewEntry | null {
+  if (cursorOrderSeq === 0) return null;
+  const anchor = compactionAnchorEntry({ trigger: 'auto', summary, cursorOrderSeq, sourceEntryIds: [], model: { id: model ?? 'unknown', vendor: 'google' } });
+  return { ...anchor, provenanceKey: sourceKey(sessionId, 'compression', m.id), ...createdAtOf(m.timestamp) };
 }
 
 function thoughtEntries(sessionId: string, m: MessageRecord, parts: readonly Part[], skipped: Record<string, number>): NewEntry[] {
