@@ -121,9 +121,15 @@ describe('Gemini CLI sessions (gemini)', function () {
         events(store, SESSION, 'gemini/history').map((d) => [d.messageId, d.type]),
         [
           ['env', 'user'],
-          ['rs1', 'user'],
           ['rs2', 'gemini'],
         ],
+      );
+      // The compression's summary stands for what was said before it, which stays.
+      assert.deepStrictEqual(
+        entries
+          .filter((e) => e.kind === 'anchor' && e.name.startsWith('compaction/'))
+          .map((e) => [e.name, (e.payload.state as Record<string, unknown>).summary]),
+        [['compaction/auto', '<state_snapshot>fixed the test</state_snapshot>']],
       );
       // The rewound prompt and answer are on the tape, taken back.
       assert.ok(entries.some((e) => e.payload.content === 'Delete everything'));
@@ -227,6 +233,69 @@ describe('Gemini CLI sessions (gemini)', function () {
       await ingestFile(store, file);
       assert.deepStrictEqual(conversation(store, SESSION).slice(-3), ['user: Now add docs', 'assistant: Adding docs now.', 'user: Delete everything']);
       assert.strictEqual(store.entries(SESSION).filter((e) => e.payload.messageId === 'g4' && e.kind === 'message').length, 2);
+    });
+
+    /** A v0.61 log: a prompt, and an answer whose line has its tokens and tool call. */
+    const said = (): object[] => [
+      { sessionId: JSONL_SESSION, projectHash: sha256(WORKSPACE), startTime: '2026-08-01T10:00:00.000Z', kind: 'main' },
+      { id: 'u1', timestamp: '2026-08-01T10:00:01.000Z', type: 'user', content: [{ text: 'Read c.txt' }] },
+      {
+        id: 'g1',
+        timestamp: '2026-08-01T10:00:02.000Z',
+        type: 'gemini',
+        content: '',
+        tokens: { input: 120, output: 10, cached: 30, thoughts: 4, tool: 0, total: 134 },
+        model: 'gemini-2.5-flash',
+        toolCalls: [
+          {
+            id: 'read-1',
+            name: 'read_file',
+            args: { file_path: 'c.txt' },
+            status: 'success',
+            result: [{ functionResponse: { id: 'read-1', name: 'read_file', response: { output: 'see you' } } }],
+          },
+        ],
+      },
+    ];
+    const functionResponse = [{ functionResponse: { id: 'read-1', name: 'read_file', response: { output: 'see you' } } }];
+    const answerOf = (sessionId: string) => ({
+      calls: calls(store, sessionId).map(([id, name, status, output]) => [id, name, status, output]),
+      attempts: events(store, sessionId, 'provider/attempt').map((d) => d.messageId),
+      order: store.entries(sessionId).find((e) => e.payload.messageId === 'g1' && e.kind === 'message')?.payload.orderSeq,
+    });
+    const asSaid = { calls: [['read-1', 'read_file', 'ok', 'see you']], attempts: ['g1'], order: Date.parse('2026-08-01T10:00:02.000Z') };
+
+    it('a resume (v0.61) writes the said messages back stripped, re-dated: what their own lines said stands', async () => {
+      const resumed = {
+        $set: {
+          messages: [
+            { id: 'u1', timestamp: '2026-08-01T11:00:00.000Z', type: 'user', content: [{ text: 'Read c.txt' }] },
+            {
+              id: 'g1',
+              timestamp: '2026-08-01T11:00:00.000Z',
+              type: 'gemini',
+              content: [{ functionCall: { id: 'read-1', name: 'read_file', args: { file_path: 'c.txt' } } }],
+            },
+            { id: 'g1_response', timestamp: '2026-08-01T11:00:00.000Z', type: 'user', content: functionResponse },
+          ],
+        },
+      };
+      await ingestFile(store, writeJsonlSession(home, [...said(), resumed], []));
+      assert.deepStrictEqual(answerOf(SESSION), asSaid);
+    });
+
+    it("a checkpoint that gives the answer's id to the tool result after it leaves the answer as said", async () => {
+      const reused = {
+        $set: {
+          messages: [
+            { id: 'u1', type: 'user', content: [{ text: 'Read c.txt' }] },
+            { id: 'g1', type: 'user', content: functionResponse },
+          ],
+        },
+      };
+      await ingestFile(store, writeJsonlSession(home, [...said(), reused], []));
+      assert.deepStrictEqual(answerOf(SESSION), asSaid);
+      assert.deepStrictEqual(conversation(store, SESSION), ['user: Read c.txt']);
     });
 
     it('a tool call still running has no result until it has one', async () => {
