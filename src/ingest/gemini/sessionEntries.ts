@@ -4,6 +4,7 @@ import { RETRACTED_EVENT, type JsonObject, type NewEntry } from '../../tape/entr
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { promptLine } from '../agentDiscovery';
 import { countSkip, createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry } from '../format';
+import { tapeUsage, type UsageBasis } from '../tapeUsage';
 import { functionResponsesOf, nonTextKindOf, partsOf, textOf, thoughtPartsOf, toolOutputOf, type Part } from './parts';
 import { thoughtRecord, toolCallRecord, type MessageRecord, type Recording, type ToolCallRecord } from './recording';
 
@@ -206,18 +207,25 @@ function thoughtEntries(sessionId: string, m: MessageRecord, parts: readonly Par
   );
 }
 
-/** The model request's token counts as Gemini CLI recorded them (`usageMetadata`); its input includes the cached tokens. */
+/** Gemini's `usageMetadata`: `promptTokenCount` counts the cached tokens, `candidatesTokenCount` leaves the thoughts out. */
+const GEMINI_BASIS: UsageBasis = { inputHasCacheRead: true, inputHasCacheWrite: true, outputHasReasoning: false };
+
+/** The model request's token counts as Gemini CLI recorded them, as the tape sums them (tapeUsage). */
 function attemptEntry(sessionId: string, m: MessageRecord): NewEntry {
   const t = m.tokens ?? {};
-  const usage: JsonObject = {
-    inputTokens: t.input ?? 0,
-    outputTokens: t.output ?? 0,
-    cachedTokens: t.cached ?? 0,
-    reasoningTokens: t.thoughts ?? 0,
-    toolUseTokens: t.tool ?? 0,
-    totalTokens: t.total ?? 0,
+  const usage = tapeUsage({ input: t.input ?? 0, output: t.output ?? 0, cacheRead: t.cached, reasoning: t.thoughts }, GEMINI_BASIS);
+  // The tool-use prompt's tokens and the total as Gemini CLI wrote them, kept with its other figures.
+  const reported: JsonObject = {
+    ...(usage.reported as JsonObject),
+    ...(t.tool === undefined ? {} : { tool: t.tool }),
+    ...(t.total === undefined ? {} : { total: t.total }),
   };
-  return eventEntry(ATTEMPT_EVENT, sourceKey(sessionId, ATTEMPT_EVENT, m.id), { messageId: m.id, model: m.model ?? 'unknown', usage }, m.timestamp);
+  return eventEntry(
+    ATTEMPT_EVENT,
+    sourceKey(sessionId, ATTEMPT_EVENT, m.id),
+    { messageId: m.id, model: m.model ?? 'unknown', usage: { ...usage, reported } },
+    m.timestamp,
+  );
 }
 
 function callEntries(sessionId: string, messageId: string, call: ToolCallRecord, response: Part | undefined): NewEntry[] {
