@@ -105,6 +105,9 @@ export function sessionEntries(s: SessionToMap, skipped: Record<string, number>)
         const anchor = compressionAnchor(sessionId, m, text, orderSeq, model);
         if (anchor !== null) out.push(anchor);
         else countSkip(skipped, 'compression/nothing-before');
+      } else if (m.type === 'user' && text === '' && functionResponsesOf(parts).size > 0) {
+        // A resume writes each call's result back as a turn of its own (`<answer id>_response`): the call already has it.
+        countSkip(skipped, 'history/function_response');
       } else out.push(eventEntry(HISTORY_EVENT, sourceKey(sessionId, HISTORY_EVENT, m.id), { messageId: m.id, type: m.type, content: text }, m.timestamp));
       continue;
     }

@@ -289,8 +289,11 @@ describe('Gemini CLI sessions (gemini)', function () {
           ],
         },
       };
-      await ingestFile(store, writeJsonlSession(home, [...said(), resumed], []));
+      const r = await ingestFile(store, writeJsonlSession(home, [...said(), resumed], []));
       assert.deepStrictEqual(answerOf(SESSION), asSaid);
+      // The result it writes back as a turn of its own is the call's, already on the tape.
+      assert.deepStrictEqual(events(store, SESSION, 'gemini/history'), []);
+      assert.strictEqual(r.skipped['history/function_response'], 1);
     });
 
     it("a checkpoint that gives the answer's id to the tool result after it leaves the answer as said", async () => {

@@ -98,6 +98,10 @@ describe('ingest: Gemini CLI 0.61.0 as it writes its sessions (recorded)', () =>
         [invoke.id],
       );
       assert.match(String(links[0].childSessionId), new RegExp(`/agent-${String(child.header.sessionId)}$`));
+      // Linked right after the call that spawned it, with its result.
+      const parent = store.entries(sessions.find((s) => store.entries(s).some((e) => e.name === SUBAGENT_LINKED))!);
+      const at = parent.findIndex((e) => e.kind === 'tool_result' && e.payload.toolCallId === invoke.id);
+      assert.strictEqual(parent[at + 1].name, SUBAGENT_LINKED);
     }
 
     // The compression: a `$set` whose messages open with the summary Gemini CLI wrote in.
