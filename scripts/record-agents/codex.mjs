@@ -25,7 +25,14 @@ const PATCH = '*** Begin Patch\n*** Update File: a.txt\n@@\n-hello wrld\n+hello 
 
 const say = (n, text) => ({ type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text }] });
 const think = (n, text) => ({ type: 'reasoning', id: `rs_${n}`, summary: [{ type: 'summary_text', text }], content: null, encrypted_content: null });
-const fn = (n, name, args, namespace) => ({ type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name, ...(namespace ? { namespace } : {}), arguments: JSON.stringify(args) });
+const fn = (n, name, args, namespace) => ({
+  type: 'function_call',
+  id: `fc_${n}`,
+  call_id: `call_${n}`,
+  name,
+  ...(namespace ? { namespace } : {}),
+  arguments: JSON.stringify(args),
+});
 const exec = (n, cmd) => fn(n, 'exec_command', { cmd });
 
 /** The model's side of each session: the next answer given what the request holds. */
@@ -111,7 +118,14 @@ const rollouts = () => fs.readdirSync(path.join(codexHome, 'sessions'), { recurs
 try {
   await codex(SPAWN_PROMPT);
   // The subagent's rollout is the one whose first line names a parent thread.
-  const child = rollouts().find((f) => f.endsWith('.jsonl') && fs.readFileSync(path.join(codexHome, 'sessions', f), 'utf8').split('\n')[0].includes('"parent_thread_id"'));
+  const child = rollouts().find(
+    (f) =>
+      f.endsWith('.jsonl') &&
+      fs
+        .readFileSync(path.join(codexHome, 'sessions', f), 'utf8')
+        .split('\n')[0]
+        .includes('"parent_thread_id"'),
+  );
   const edit = sessionIdOf(await codex(EDIT_PROMPT));
   // Codex compresses a rollout idle for a week (by its modification time) to .jsonl.zst when a
   // later run starts: the subagent's rollout is made to look that old. The limit below the usage
