@@ -11,9 +11,9 @@ const CHUNK_BYTES = 1 << 20;
  * `.jsonl.zst`), through safeRead: its compressed size and what it decompresses to are each
  * bounded by `maxBytes`, the latter counted chunk by chunk as the streaming decoder gives them, so
  * a small file that expands without end is stopped there, not held. Data that is not zstd, or is
- * cut short, is a TapeFileError.
+ * cut short, is a TapeFileError. `chunkBytes`: how much is read at a time.
  */
-export function readZstdFileSync(file: string, maxBytes: number, what: string): Buffer {
+export function readZstdFileSync(file: string, maxBytes: number, what: string, chunkBytes = CHUNK_BYTES): Buffer {
   const { fd, stat } = openRegularSync(file, maxBytes, what);
   const out: Uint8Array[] = [];
   let total = 0;
@@ -21,14 +21,15 @@ export function readZstdFileSync(file: string, maxBytes: number, what: string): 
   const decoder = new Decompress((data, final) => {
     total += data.length;
     if (total > maxBytes) throw new TapeFileError(file, `decompresses to over the ${maxBytes >> 20} MiB limit for ${what}; refusing to read it`);
-    // The decoder may reuse its buffer for the next chunk: each is copied.
-    out.push(Uint8Array.from(data));
+    // Each block is a new array (fzstd allocates one per block when no output buffer is given).
+    out.push(data);
     done ||= final === true;
   });
   try {
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, stat.size)));
     for (let at = 0; at < stat.size;) {
-      const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, stat.size - at), at);
+      // A new buffer each time: the decoder keeps the unread end of a chunk until the next one.
+      const chunk = Buffer.allocUnsafe(Math.min(chunkBytes, stat.size - at));
+      const n = fs.readSync(fd, chunk, 0, chunk.length, at);
       if (n === 0) break;
       at += n;
       decoder.push(chunk.subarray(0, n), at >= stat.size);

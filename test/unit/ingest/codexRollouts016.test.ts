@@ -245,6 +245,12 @@ describe('Codex 0.16x rollouts', function () {
       assert.deepStrictEqual(discoverSessions({ workspace: cwd, home }), []);
     });
 
+    it('decompresses a chunk at a time, a frame’s blocks across chunks', () => {
+      const file = place();
+      const whole = Buffer.from(decompress(fs.readFileSync(file)));
+      for (const chunk of [1000, 4096, 1 << 20]) assert.ok(readZstdFileSync(file, 1 << 20, 'a transcript', chunk).equals(whole), `${chunk}-byte chunks`);
+    });
+
     it('decompresses within a bound: past it, a clear error and nothing read', () => {
       const file = place();
       const size = fs.statSync(file).size;
