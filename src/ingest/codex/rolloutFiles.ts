@@ -1,62 +1,25 @@
-import * as fs from 'fs';
 import * as path from 'path';
-import { openRegularSync, readUpToSync } from '../../store/safeRead';
+import { isJsonRecord, readJsonlHead, type JsonRecord } from '../jsonlHead';
 import { listDir } from '../sourceFiles';
-import { parseTranscript, TRANSCRIPT_MAX_BYTES } from '../transcriptLines';
-import { readZstdFileSync } from '../zstdFile';
+import { preferredTranscript } from '../transcriptFiles';
 
 /**
  * Codex's rollout files: `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, compressed to
- * `.jsonl.zst` once idle for a week (Codex 0.16x). Where both are there (Codex writes the
- * compressed one, then removes the plain one), the plain file is the session: one, not two.
+ * `.jsonl.zst` once idle for a week (0.16x; the plain one is read where both are). A
+ * multi_agent_v2 subagent writes a rollout of its own whose session_meta names its parent thread.
  */
 
 /** A rollout's name, with the time it started. */
 const ROLLOUT = /^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-.*\.jsonl(?:\.zst)?$/;
-export const ZST = '.zst';
+const THREAD = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i;
 
 /** Whether a file name is a rollout's, plain or compressed. */
 export const isRolloutName = (name: string): boolean => /^rollout-.*\.jsonl(?:\.zst)?$/.test(name);
 
-/** The rollout a file is read as: itself, or null for a compressed one whose plain file is beside it. */
-export const preferredRollout = (file: string): string | null => (file.endsWith(`.jsonl${ZST}`) && fs.existsSync(file.slice(0, -ZST.length)) ? null : file);
-
-/** Only the head of a rollout is read to describe it: its session_meta and first prompt come early. */
-const HEAD_BYTES = 256 * 1024;
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * The records on the complete lines of a rollout's first HEAD_BYTES (a compressed one decompressed,
- * bounded as a transcript read is), and its mtime; null when it cannot be read.
- */
-export function rolloutHead(file: string): { lines: Json[]; modifiedAt: number } | null {
-  try {
-    const { fd, stat } = openRegularSync(file);
-    let head: Buffer;
-    try {
-      head = file.endsWith(ZST) ? Buffer.alloc(0) : readUpToSync(fd, stat.size, HEAD_BYTES);
-    } finally {
-      fs.closeSync(fd);
-    }
-    if (file.endsWith(ZST)) head = readZstdFileSync(file, TRANSCRIPT_MAX_BYTES, 'a transcript').subarray(0, HEAD_BYTES);
-    // A line cut at HEAD_BYTES is torn, so left out; describing the file does not need it.
-    return {
-      lines: parseTranscript(head)
-        .lines.map((l) => l.record)
-        .filter(isObject),
-      modifiedAt: stat.mtimeMs,
-    };
-  } catch {
-    return null;
-  }
-}
-
 /** The thread a rollout's session_meta names as its parent (a subagent's), or null. */
-export function parentThreadOf(lines: readonly Json[]): string | null {
-  const meta = lines.find((r) => r.type === 'session_meta' && isObject(r.payload));
-  const parent = meta && isObject(meta.payload) ? meta.payload.parent_thread_id : undefined;
+export function parentThreadOf(lines: readonly JsonRecord[]): string | null {
+  const meta = lines.find((r) => r.type === 'session_meta' && isJsonRecord(r.payload));
+  const parent = meta && isJsonRecord(meta.payload) ? meta.payload.parent_thread_id : undefined;
   return typeof parent === 'string' && parent !== '' ? parent : null;
 }
 
@@ -65,13 +28,12 @@ const PARENTS_KEPT = 4096;
 const parents = new Map<string, string | null>();
 function cachedParentOf(file: string): string | null {
   if (parents.has(file)) return parents.get(file) ?? null;
-  const head = rolloutHead(file);
-  const parent = head === null ? null : parentThreadOf(head.lines);
+  const head = readJsonlHead(file);
   // One that cannot be read yet (being created) is asked again next time.
-  if (head !== null) {
-    if (parents.size >= PARENTS_KEPT) parents.delete(parents.keys().next().value as string);
-    parents.set(file, parent);
-  }
+  if (head === null) return null;
+  const parent = parentThreadOf(head.lines);
+  if (parents.size >= PARENTS_KEPT) parents.delete(parents.keys().next().value as string);
+  parents.set(file, parent);
   return parent;
 }
 
@@ -85,13 +47,13 @@ function nextDayDir(dir: string): string | null {
 }
 
 /**
- * The rollouts of the subagents a rollout spawned (multi_agent_v2: each child's session_meta names
- * its parent thread): those started no earlier than it, in its day's folder or the next one's.
+ * The rollouts of the subagents a rollout spawned (each child's session_meta names its parent
+ * thread): those started no earlier than it, in its day's folder or the next one's.
  */
-export function childRolloutsOf(file: string): string[] {
+function childRolloutsOf(file: string): string[] {
   const name = path.basename(file);
   const started = ROLLOUT.exec(name)?.[1];
-  const thread = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i.exec(name)?.[1];
+  const thread = THREAD.exec(name)?.[1];
   if (started === undefined || thread === undefined) return [];
   const dir = path.dirname(file);
   const next = nextDayDir(dir);
@@ -100,7 +62,7 @@ export function childRolloutsOf(file: string): string[] {
     for (const e of listDir(d)) {
       const time = ROLLOUT.exec(e.name)?.[1];
       const f = path.join(d, e.name);
-      if (time === undefined || time < started || !e.isFile() || f === file || preferredRollout(f) === null) continue;
+      if (time === undefined || time < started || !e.isFile() || f === file || preferredTranscript(f) === null) continue;
       if (cachedParentOf(f) === thread) children.push(f);
     }
   return children;
@@ -110,7 +72,7 @@ export function childRolloutsOf(file: string): string[] {
 const MAX_DESCENDANTS = 256;
 
 /**
- * The rollouts of a rollout's subagents, theirs, and so on (childRolloutsOf), read with it so that
+ * The rollouts of a rollout's subagents, theirs, and so on, read with it (its companions) so that
  * each link freezes the child it names as the tape has it.
  */
 export function subagentRolloutsOf(file: string): string[] {

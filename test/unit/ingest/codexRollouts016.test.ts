@@ -71,8 +71,24 @@ describe('Codex 0.16x rollouts', function () {
     assert.deepStrictEqual(
       attempts.map((e) => (e.payload.data as { usage: object }).usage),
       [
-        { inputTokens: 1000, cachedTokens: 600, cacheCreationTokens: 0, outputTokens: 50, reasoningTokens: 20, reported: usage(1000, 600, 50, 20) },
-        { inputTokens: 1200, cachedTokens: 0, cacheCreationTokens: 0, outputTokens: 80, reasoningTokens: 30, reported: usage(1200, 0, 80, 30) },
+        {
+          inputTokens: 1000,
+          outputTokens: 50,
+          cachedTokens: 600,
+          cacheCreationTokens: 0,
+          reasoningTokens: 20,
+          inputIncludesCached: true,
+          reported: { input: 1000, output: 50, cacheRead: 600, cacheWrite: 0, reasoning: 20 },
+        },
+        {
+          inputTokens: 1200,
+          outputTokens: 80,
+          cachedTokens: 0,
+          cacheCreationTokens: 0,
+          reasoningTokens: 30,
+          inputIncludesCached: true,
+          reported: { input: 1200, output: 80, cacheRead: 0, cacheWrite: 0, reasoning: 30 },
+        },
       ],
     );
   });
