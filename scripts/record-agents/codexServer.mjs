@@ -23,7 +23,7 @@ export function startServer({ reply, log }) {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      let body = null;
+      let body;
       try {
         body = JSON.parse(raw);
       } catch {
