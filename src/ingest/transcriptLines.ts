@@ -136,7 +136,9 @@ export function readTranscript(file: string, cursor?: TranscriptCursor): Transcr
  * under the cursor) it has nothing new.
  */
 function readCompressedTranscript(file: string, cursor?: TranscriptCursor): TranscriptRead {
-  const stat = fs.statSync(file);
+  // Opened as every transcript is (a regular file, or a TapeFileError), for its identity.
+  const { fd, stat } = openRegularSync(file);
+  fs.closeSync(fd);
   if (cursor !== undefined && cursor.dev === stat.dev && cursor.ino === stat.ino)
     return { lines: [], invalidLines: [], tornLastLine: false, next: cursor, cursor, restarted: false };
   const parsed = parseTranscript(readZstdFileSync(file, TRANSCRIPT_MAX_BYTES, 'a transcript'));

@@ -16,10 +16,14 @@ const THREAD = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.
 /** Whether a file name is a rollout's, plain or compressed. */
 export const isRolloutName = (name: string): boolean => /^rollout-.*\.jsonl(?:\.zst)?$/.test(name);
 
+const metaOf = (lines: readonly JsonRecord[]): JsonRecord | undefined => {
+  const meta = lines.find((r) => r.type === 'session_meta' && isJsonRecord(r.payload));
+  return meta && isJsonRecord(meta.payload) ? meta.payload : undefined;
+};
+
 /** The thread a rollout's session_meta names as its parent (a subagent's), or null. */
 export function parentThreadOf(lines: readonly JsonRecord[]): string | null {
-  const meta = lines.find((r) => r.type === 'session_meta' && isJsonRecord(r.payload));
-  const parent = meta && isJsonRecord(meta.payload) ? meta.payload.parent_thread_id : undefined;
+  const parent = metaOf(lines)?.parent_thread_id;
   return typeof parent === 'string' && parent !== '' ? parent : null;
 }
 
@@ -29,8 +33,8 @@ const parents = new Map<string, string | null>();
 function cachedParentOf(file: string): string | null {
   if (parents.has(file)) return parents.get(file) ?? null;
   const head = readJsonlHead(file);
-  // One that cannot be read yet (being created) is asked again next time.
-  if (head === null) return null;
+  // One without its session_meta yet (being created, or unreadable) is asked again next time.
+  if (head === null || metaOf(head.lines) === undefined) return null;
   const parent = parentThreadOf(head.lines);
   if (parents.size >= PARENTS_KEPT) parents.delete(parents.keys().next().value as string);
   parents.set(file, parent);

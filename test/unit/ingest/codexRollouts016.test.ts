@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { decompress } from 'fzstd';
-import { ingestFile } from '../../../src/ingest/ingest';
+import { ingestFile, ingestionOf } from '../../../src/ingest/ingest';
 import { discoverSessions } from '../../../src/ingest/sessionDiscovery';
 import { sourcesIn } from '../../../src/ingest/sourcesUnder';
 import { readZstdFileSync } from '../../../src/ingest/zstdFile';
@@ -207,6 +207,20 @@ describe('Codex 0.16x rollouts', function () {
       );
       assert.strictEqual(r.skipped.inter_agent_communication_metadata, 2);
       assert.strictEqual(r.skipped.world_state, 1);
+    });
+
+    it('is found once its rollout has its first line: one still being created is looked at again', async () => {
+      const parent = write(PARENT, parentRecords());
+      const child = write(CHILD, [], '10-00-01');
+      const whole = jsonl(childRecords());
+      fs.writeFileSync(child, whole.slice(0, 40));
+      const ingestion = ingestionOf(parent);
+      await ingestion.ingest(store);
+      assert.strictEqual(store.headEntryId(`codex:${CHILD}`), 0);
+      fs.writeFileSync(child, whole);
+      const r = await ingestion.ingest(store);
+      assert.deepStrictEqual(r.sessions, [`codex:${PARENT}`, `codex:${CHILD}`]);
+      assert.ok(store.headEntryId(`codex:${CHILD}`) > 0);
     });
 
     it('is not listed on its own: its parent brings it', () => {
