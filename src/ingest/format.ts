@@ -56,8 +56,9 @@ export interface TranscriptMapper {
  */
 export const otherSession = (type: string): string => `other-session/${type}`;
 
-/** The session id a file name ends with (`<uuid>.jsonl`, as both agents name their transcripts), or null. */
-export const uuidOfName = (name: string): string | null => /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(name)?.[1] ?? null;
+/** The session id a file name ends with (`<uuid>.jsonl`, as both agents name their transcripts; `<uuid>.jsonl.zst` compressed), or null. */
+export const uuidOfName = (name: string): string | null =>
+  /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i.exec(name)?.[1] ?? null;
 
 export const countSkip = (skipped: Record<string, number>, type: string, n = 1): void => {
   // The type comes from the file: `constructor` or `__proto__` is a count like any other, not

@@ -18,6 +18,7 @@ import {
   type TranscriptMapper,
 } from './format';
 import type { SourceFormat } from './sourceFormat';
+import { isTranscriptName } from './transcriptFiles';
 import { readTranscript, type TranscriptCursor } from './transcriptLines';
 import { linkTarget, withoutLinkCycles } from './linkCycles';
 
@@ -211,7 +212,7 @@ function childrenFirst(sessions: readonly MappedSession[]): MappedSession[] {
 
 /**
  * How `file` is ingested: with `from`, as that format (a source format's file stands for its
- * source); without, a path a source format knows by its name goes to it; any other `*.jsonl` is
+ * source); without, a path a source format knows by its name goes to it; any other `*.jsonl` (or `*.jsonl.zst`) is
  * read as a Claude Code or Codex transcript (so a followed one is read once, not sniffed first:
  * the CLI and a folder walk tell a copied log of a source format by its first bytes before);
  * any other file goes to the source format that recognizes its first bytes.
@@ -222,7 +223,7 @@ export function ingestionOf(file: string, from?: FormatName): SourceIngestion {
   if (known?.kind === 'lines') return new TranscriptIngest(file, from);
   const byPath = sourceOfPath(file);
   if (byPath !== null) return new SourceIngest(byPath.source, byPath.format);
-  if (file.endsWith('.jsonl')) return new TranscriptIngest(file);
+  if (isTranscriptName(file)) return new TranscriptIngest(file);
   const byContent = sourceFormatOfContent(file);
   return byContent !== null ? new SourceIngest(file, byContent) : new TranscriptIngest(file);
 }

@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import { openRegularSync, readUpToSync, type RegularFd } from '../store/safeRead';
-import { parseTranscript } from './transcriptLines';
+import { COMPRESSED } from './transcriptFiles';
+import { parseTranscript, TRANSCRIPT_MAX_BYTES } from './transcriptLines';
+import { readZstdFileSync } from './zstdFile';
 
 /** Only the head of a transcript is read to describe it: the first prompt and the folder come early. */
 const HEAD_BYTES = 256 * 1024;
@@ -10,8 +12,9 @@ export type JsonRecord = Record<string, unknown>;
 export const isJsonRecord = (v: unknown): v is JsonRecord => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The JSON objects on the complete lines of a file's first HEAD_BYTES, and its mtime; null when it
- * cannot be read or is not a regular file (safeRead: a FIFO or a device is never opened for long).
+ * The JSON objects on the complete lines of a file's first HEAD_BYTES (of a compressed one's
+ * content, decompressed as a transcript read bounds it), and its mtime; null when it cannot be
+ * read or is not a regular file (safeRead: a FIFO or a device is never opened for long).
  */
 export function readJsonlHead(file: string): { lines: JsonRecord[]; modifiedAt: number } | null {
   let opened: RegularFd;
@@ -20,11 +23,17 @@ export function readJsonlHead(file: string): { lines: JsonRecord[]; modifiedAt: 
   } catch {
     return null;
   }
+  let head: Buffer;
   try {
-    // A line cut at HEAD_BYTES is torn, so left out; describing the file does not need it.
-    const { lines } = parseTranscript(readUpToSync(opened.fd, opened.stat.size, HEAD_BYTES));
-    return { lines: lines.map((l) => l.record).filter(isJsonRecord), modifiedAt: opened.stat.mtimeMs };
+    head = file.endsWith(COMPRESSED)
+      ? readZstdFileSync(file, TRANSCRIPT_MAX_BYTES, 'a transcript').subarray(0, HEAD_BYTES)
+      : readUpToSync(opened.fd, opened.stat.size, HEAD_BYTES);
+  } catch {
+    return null;
   } finally {
     fs.closeSync(opened.fd);
   }
+  // A line cut at HEAD_BYTES is torn, so left out; describing the file does not need it.
+  const { lines } = parseTranscript(head);
+  return { lines: lines.map((l) => l.record).filter(isJsonRecord), modifiedAt: opened.stat.mtimeMs };
 }

@@ -2,7 +2,7 @@ import * as path from 'path';
 import { sourceFormatOfContent, sourceFormatOfFolder, sourceOfPath } from './detect';
 import type { FormatName } from './format';
 import { listDir } from './sourceFiles';
-import { COMPANION_DIR, ownerTranscriptOf } from './transcriptFiles';
+import { COMPANION_DIR, COMPRESSED, isTranscriptName, ownerTranscriptOf, preferredTranscript } from './transcriptFiles';
 
 /** How many entries a folder walk looks at before it stops: a home folder handed over by mistake ends. */
 const WALK_MAX_ENTRIES = 200_000;
@@ -63,6 +63,9 @@ export function sourcesIn(dir: string, readHeads = true): FolderSources {
       if (byPath !== null) add(byPath.source, byPath.format.name);
       else if (e.isDirectory()) {
         if (e.name !== COMPANION_DIR) walk(p, depth + 1);
+      } else if (e.name.endsWith(COMPRESSED) && isTranscriptName(e.name)) {
+        // Compressed, it is not sniffed: whoever ingests it reads it whole.
+        if (preferredTranscript(p) !== null) add(p, null);
       } else if (e.name.endsWith('.jsonl') && !readHeads) add(p, null);
       else if (readHeads && SNIFFED.test(e.name)) {
         const format = sniffed++ < WALK_MAX_SNIFFED ? (sourceFormatOfContent(p)?.name ?? null) : (left.sniffed++, null);
@@ -91,10 +94,11 @@ export const sourcesUnder = (dir: string): string[] => sourcesIn(dir, false).sou
 /**
  * The source to ingest again when `file` changed: the whole source a source format's file belongs
  * to, the parent session's transcript for a Claude Code subagent file, the file itself for any
- * other `*.jsonl`; null for a file that is none of these.
+ * other `*.jsonl` (and a compressed one without its plain file beside it); null for a file that is none of these.
  */
 export function sourceOfChange(file: string): string | null {
   const source = sourceOfPath(file);
   if (source !== null) return source.source;
+  if (file.endsWith(COMPRESSED)) return isTranscriptName(file) ? preferredTranscript(file) : null;
   return file.endsWith('.jsonl') ? ownerTranscriptOf(file) : null;
 }

@@ -4,6 +4,8 @@ import { openRegularSync, readUpToSync } from '../store/safeRead';
 import { MAX_ENTRY_JSON_BYTES } from '../tape/entrySize';
 import { jsonTextTooDeep } from '../tape/jsonDepth';
 import { cutOversizedLine } from './oversizedLine';
+import { COMPRESSED } from './transcriptFiles';
+import { readZstdFileSync } from './zstdFile';
 
 /** One parsed line of a JSONL transcript; `lineNo` counts from 1 and is stable while the file only grows. */
 export interface SourceLine {
@@ -110,6 +112,7 @@ export interface TranscriptRead extends TranscriptLines {
  * device or a directory is refused with the reason, and so is more than TRANSCRIPT_MAX_BYTES to read.
  */
 export function readTranscript(file: string, cursor?: TranscriptCursor): TranscriptRead {
+  if (file.endsWith(COMPRESSED)) return readCompressedTranscript(file, cursor);
   const { fd, stat } = openRegularSync(file);
   try {
     const same = cursor !== undefined && cursor.dev === stat.dev && cursor.ino === stat.ino && cursor.offset <= stat.size;
@@ -125,4 +128,19 @@ export function readTranscript(file: string, cursor?: TranscriptCursor): Transcr
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * A compressed transcript (Codex's `.jsonl.zst`: a rollout idle for a week) is read whole, its
+ * decompressed size bounded as a plain read is: it no longer grows, so once read (the same file
+ * under the cursor) it has nothing new.
+ */
+function readCompressedTranscript(file: string, cursor?: TranscriptCursor): TranscriptRead {
+  // Opened as every transcript is (a regular file, or a TapeFileError), for its identity.
+  const { fd, stat } = openRegularSync(file);
+  fs.closeSync(fd);
+  if (cursor !== undefined && cursor.dev === stat.dev && cursor.ino === stat.ino)
+    return { lines: [], invalidLines: [], tornLastLine: false, next: cursor, cursor, restarted: false };
+  const parsed = parseTranscript(readZstdFileSync(file, TRANSCRIPT_MAX_BYTES, 'a transcript'));
+  return { ...parsed, cursor: { ...parsed.next, dev: stat.dev, ino: stat.ino }, restarted: cursor !== undefined };
 }

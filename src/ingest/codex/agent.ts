@@ -6,5 +6,5 @@ export const codexAgent: IngestAgent = {
   label: 'Codex',
   reader: { kind: 'lines', format: codex },
   discovery: codexDiscovery,
-  shape: '*.jsonl files whose first records are Codex\'s ("type": "session_meta", "response_item", …), rollout-*.jsonl in ~/.codex/sessions',
+  shape: '*.jsonl files whose first records are Codex\'s ("type": "session_meta", "response_item", …), rollout-*.jsonl (or .jsonl.zst) in ~/.codex/sessions',
 };

@@ -3,23 +3,24 @@ import * as path from 'path';
 import type { AgentDiscovery, DiscoveredSession } from '../agentDiscovery';
 import { readJsonlHead, isJsonRecord, type JsonRecord } from '../jsonlHead';
 import { listDir } from '../sourceFiles';
+import { isTranscriptName, preferredTranscript } from '../transcriptFiles';
 import { firstPromptOf } from './firstPrompt';
+import { isRolloutName, parentThreadOf } from './rolloutFiles';
 
 /** Codex keeps every workspace's rollouts in one tree; only the newest are opened to read their cwd. */
 const CODEX_CANDIDATES = 500;
 /** `sessions/YYYY/MM/DD/rollout-….jsonl`: a walk deeper than that is not Codex's tree. */
 const TREE_DEPTH = 4;
-const ROLLOUT = /^rollout-.*\.jsonl$/;
 
 const codexDir = (home: string): string => path.join(home, '.codex', 'sessions');
 
-/** The rollout files under `dir`, its date folders walked (not their symbolic links). */
+/** The rollout files under `dir`, its date folders walked (not their symbolic links); a compressed one where its plain one is not. */
 function rolloutsUnder(dir: string, depth = 0): string[] {
   if (depth >= TREE_DEPTH) return [];
   return listDir(dir).flatMap((e) => {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) return rolloutsUnder(p, depth + 1);
-    return e.isFile() && ROLLOUT.test(e.name) ? [p] : [];
+    return e.isFile() && isRolloutName(e.name) && preferredTranscript(p) !== null ? [p] : [];
   });
 }
 
@@ -37,7 +38,10 @@ function mtimeOf(file: string): number {
   }
 }
 
-/** Codex rollouts whose `session_meta` names the workspace as its `cwd`. */
+/**
+ * Codex rollouts whose `session_meta` names the workspace as its `cwd`; a subagent's rollout is
+ * read with its parent's (codex.ts companions), not listed.
+ */
 export const codexDiscovery: AgentDiscovery = {
   discover({ workspace, home }) {
     const rollouts = rolloutsUnder(codexDir(home))
@@ -47,14 +51,14 @@ export const codexDiscovery: AgentDiscovery = {
     const found: DiscoveredSession[] = [];
     for (const { file } of rollouts) {
       const head = readJsonlHead(file);
-      if (head !== null && cwdIs(head.lines, path.resolve(workspace)))
+      if (head !== null && cwdIs(head.lines, path.resolve(workspace)) && parentThreadOf(head.lines) === null)
         found.push({ format: 'codex', file, firstPrompt: firstPromptOf(head.lines), modifiedAt: head.modifiedAt });
     }
     return found;
   },
   roots: ({ home }) => [codexDir(home)],
   sourceOf(file, { workspace }) {
-    if (!file.endsWith('.jsonl')) return null;
+    if (!isTranscriptName(file) || preferredTranscript(file) === null) return null;
     const head = readJsonlHead(file);
     return head !== null && cwdIs(head.lines, path.resolve(workspace)) ? file : null;
   },

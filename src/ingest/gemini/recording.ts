@@ -108,8 +108,11 @@ class RecordingBuilder {
       return false;
     }
     const known = this.byId.get(m.data.id);
-    if (known !== undefined) known.record = m.data;
-    else {
+    // A checkpoint writes back a message already said stripped (v0.61: no tokens, no tool calls,
+    // the time of the checkpoint), or another under its id: what the message's own line said stands.
+    if (known !== undefined) {
+      if (!reseeded || known.reseeded) known.record = m.data;
+    } else {
       const recorded = { record: m.data, reseeded };
       this.byId.set(m.data.id, recorded);
       this.rec.messages.push(recorded);

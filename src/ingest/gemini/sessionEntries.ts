@@ -1,8 +1,10 @@
 import { sha256Hex } from '../../tape/canonicalJson';
+import { compactionAnchorEntry } from '../../tape/compactionAnchor';
 import { RETRACTED_EVENT, type JsonObject, type NewEntry } from '../../tape/entry';
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { promptLine } from '../agentDiscovery';
 import { countSkip, createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry } from '../format';
+import { tapeUsage, type UsageBasis } from '../tapeUsage';
 import { functionResponsesOf, nonTextKindOf, partsOf, textOf, thoughtPartsOf, toolOutputOf, type Part } from './parts';
 import { thoughtRecord, toolCallRecord, type MessageRecord, type Recording, type ToolCallRecord } from './recording';
 
@@ -14,6 +16,9 @@ import { thoughtRecord, toolCallRecord, type MessageRecord, type Recording, type
 const THOUGHT_EVENT = 'gemini/thought';
 const CONTEXT_EVENT = 'gemini/context';
 const HISTORY_EVENT = 'gemini/history';
+
+/** How the summary a compression puts first in the history opens (chatCompressionService). */
+const SNAPSHOT = '<state_snapshot>';
 
 /** User turns Gemini CLI writes itself: the session's opening context and hooks' additions. */
 const INJECTED = ['<session_context>', '<hook_context>'];
@@ -96,7 +101,14 @@ export function sessionEntries(s: SessionToMap, skipped: Record<string, number>)
     const parts = partsOf(m.content);
     const text = textOf(parts);
     if (reseeded) {
-      out.push(eventEntry(HISTORY_EVENT, sourceKey(sessionId, HISTORY_EVENT, m.id), { messageId: m.id, type: m.type, content: text }, m.timestamp));
+      if (m.type === 'user' && text.trimStart().startsWith(SNAPSHOT)) {
+        const anchor = compressionAnchor(sessionId, m, text, orderSeq, model);
+        if (anchor !== null) out.push(anchor);
+        else countSkip(skipped, 'compression/nothing-before');
+      } else if (m.type === 'user' && text === '' && functionResponsesOf(parts).size > 0) {
+        // A resume writes each call's result back as a turn of its own (`<answer id>_response`): the call already has it.
+        countSkip(skipped, 'history/function_response');
+      } else out.push(eventEntry(HISTORY_EVENT, sourceKey(sessionId, HISTORY_EVENT, m.id), { messageId: m.id, type: m.type, content: text }, m.timestamp));
       continue;
     }
     // The source's time orders the transcript: it stays put when a message is rewritten, and keeps
@@ -167,6 +179,17 @@ export function sessionEntries(s: SessionToMap, skipped: Record<string, number>)
   return out;
 }
 
+/**
+ * A compression: the `$set` checkpoint that put its summary first in the history stands for every
+ * message said before it (they stay on the tape). The log does not say whether `/compress` or the
+ * context's size set it off: `auto`, the common case.
+ */
+function compressionAnchor(sessionId: string, m: MessageRecord, summary: string, cursorOrderSeq: number, model: string | undefined): NewEntry | null {
+  if (cursorOrderSeq === 0) return null;
+  const anchor = compactionAnchorEntry({ trigger: 'auto', summary, cursorOrderSeq, sourceEntryIds: [], model: { id: model ?? 'unknown', vendor: 'google' } });
+  return { ...anchor, provenanceKey: sourceKey(sessionId, 'compression', m.id), ...createdAtOf(m.timestamp) };
+}
+
 function thoughtEntries(sessionId: string, m: MessageRecord, parts: readonly Part[], skipped: Record<string, number>): NewEntry[] {
   const thoughts = (m.thoughts ?? []).flatMap((raw) => {
     const t = thoughtRecord.safeParse(raw);
@@ -187,18 +210,25 @@ function thoughtEntries(sessionId: string, m: MessageRecord, parts: readonly Par
   );
 }
 
-/** The model request's token counts as Gemini CLI recorded them (`usageMetadata`); its input includes the cached tokens. */
+/** Gemini's `usageMetadata`: `promptTokenCount` counts the cached tokens, `candidatesTokenCount` leaves the thoughts out. */
+const GEMINI_BASIS: UsageBasis = { inputHasCacheRead: true, inputHasCacheWrite: true, outputHasReasoning: false };
+
+/** The model request's token counts as Gemini CLI recorded them, as the tape sums them (tapeUsage). */
 function attemptEntry(sessionId: string, m: MessageRecord): NewEntry {
   const t = m.tokens ?? {};
-  const usage: JsonObject = {
-    inputTokens: t.input ?? 0,
-    outputTokens: t.output ?? 0,
-    cachedTokens: t.cached ?? 0,
-    reasoningTokens: t.thoughts ?? 0,
-    toolUseTokens: t.tool ?? 0,
-    totalTokens: t.total ?? 0,
+  const usage = tapeUsage({ input: t.input ?? 0, output: t.output ?? 0, cacheRead: t.cached, reasoning: t.thoughts }, GEMINI_BASIS);
+  // The tool-use prompt's tokens and the total as Gemini CLI wrote them, kept with its other figures.
+  const reported: JsonObject = {
+    ...(usage.reported as JsonObject),
+    ...(t.tool === undefined ? {} : { tool: t.tool }),
+    ...(t.total === undefined ? {} : { total: t.total }),
   };
-  return eventEntry(ATTEMPT_EVENT, sourceKey(sessionId, ATTEMPT_EVENT, m.id), { messageId: m.id, model: m.model ?? 'unknown', usage }, m.timestamp);
+  return eventEntry(
+    ATTEMPT_EVENT,
+    sourceKey(sessionId, ATTEMPT_EVENT, m.id),
+    { messageId: m.id, model: m.model ?? 'unknown', usage: { ...usage, reported } },
+    m.timestamp,
+  );
 }
 
 function callEntries(sessionId: string, messageId: string, call: ToolCallRecord, response: Part | undefined): NewEntry[] {

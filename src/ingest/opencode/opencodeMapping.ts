@@ -3,6 +3,7 @@ import type { JsonObject, NewEntry } from '../../tape/entry';
 import { oneLine } from '../../tape/oneLine';
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { countSkip, createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry, type Mapped, type MappedSession } from '../format';
+import { tapeUsage, type UsageBasis } from '../tapeUsage';
 import {
   agentPart,
   compactionPart,
@@ -101,12 +102,13 @@ function messagesOf(rows: readonly OcMessage[], parts: ReadonlyMap<string, OcPar
 }
 
 const tokenCount = (n: number | undefined): number => n ?? 0;
-const usageOf = (t: OcTokens): JsonObject => ({
-  inputTokens: tokenCount(t.input),
-  outputTokens: tokenCount(t.output),
-  cachedTokens: tokenCount(t.cache?.read),
-  cacheCreationTokens: tokenCount(t.cache?.write),
-});
+/** opencode's `tokens`: `input` without the cache's reads and writes, `output` without the reasoning. */
+const OPENCODE_BASIS: UsageBasis = { inputHasCacheRead: false, inputHasCacheWrite: false, outputHasReasoning: false };
+const usageOf = (t: OcTokens): JsonObject =>
+  tapeUsage(
+    { input: tokenCount(t.input), output: tokenCount(t.output), cacheRead: t.cache?.read, cacheWrite: t.cache?.write, reasoning: t.reasoning },
+    OPENCODE_BASIS,
+  );
 const hasTokens = (t: OcTokens | undefined): t is OcTokens =>
   t !== undefined && tokenCount(t.input) + tokenCount(t.output) + tokenCount(t.reasoning) + tokenCount(t.cache?.read) + tokenCount(t.cache?.write) > 0;
 
@@ -232,7 +234,6 @@ class SessionMapping {
       model: info.modelID ?? 'unknown',
       provider: info.providerID,
       usage: usageOf(tokens),
-      reasoningTokens: tokens.reasoning,
       cost,
       finish,
     });

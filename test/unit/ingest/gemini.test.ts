@@ -121,9 +121,15 @@ describe('Gemini CLI sessions (gemini)', function () {
         events(store, SESSION, 'gemini/history').map((d) => [d.messageId, d.type]),
         [
           ['env', 'user'],
-          ['rs1', 'user'],
           ['rs2', 'gemini'],
         ],
+      );
+      // The compression's summary stands for what was said before it, which stays.
+      assert.deepStrictEqual(
+        entries
+          .filter((e) => e.kind === 'anchor' && e.name.startsWith('compaction/'))
+          .map((e) => [e.name, (e.payload.state as Record<string, unknown>).summary]),
+        [['compaction/auto', '<state_snapshot>fixed the test</state_snapshot>']],
       );
       // The rewound prompt and answer are on the tape, taken back.
       assert.ok(entries.some((e) => e.payload.content === 'Delete everything'));
@@ -175,13 +181,22 @@ describe('Gemini CLI sessions (gemini)', function () {
       await ingestFile(store, writeJsonlSession(home));
       const expected = tokenTotals(messagesOf(jsonlRecords()));
       assert.deepStrictEqual(usageOf(store, SESSION), expected);
-      assert.deepStrictEqual(expected, { attempts: 6, inputTokens: 325, outputTokens: 66, cachedTokens: 750 });
+      assert.deepStrictEqual(expected, { attempts: 6, inputTokens: 325, outputTokens: 73, cachedTokens: 750 });
       assert.deepStrictEqual(usageOf(store, CHILD), tokenTotals(jsonlSubagentRecords()));
       const attempt = events(store, SESSION, 'provider/attempt')[0];
       assert.deepStrictEqual(attempt, {
         messageId: 'g1',
         model: 'gemini-2.5-pro',
-        usage: { inputTokens: 100, outputTokens: 20, cachedTokens: 50, reasoningTokens: 7, toolUseTokens: 0, totalTokens: 127 },
+        // Gemini's input counts the cached tokens, its output leaves the thoughts out.
+        usage: {
+          inputTokens: 100,
+          outputTokens: 27,
+          cachedTokens: 50,
+          cacheCreationTokens: 0,
+          reasoningTokens: 7,
+          inputIncludesCached: true,
+          reported: { input: 100, output: 20, cacheRead: 50, reasoning: 7, tool: 0, total: 127 },
+        },
       });
     });
 
@@ -227,6 +242,72 @@ describe('Gemini CLI sessions (gemini)', function () {
       await ingestFile(store, file);
       assert.deepStrictEqual(conversation(store, SESSION).slice(-3), ['user: Now add docs', 'assistant: Adding docs now.', 'user: Delete everything']);
       assert.strictEqual(store.entries(SESSION).filter((e) => e.payload.messageId === 'g4' && e.kind === 'message').length, 2);
+    });
+
+    /** A v0.61 log: a prompt, and an answer whose line has its tokens and tool call. */
+    const said = (): object[] => [
+      { sessionId: JSONL_SESSION, projectHash: sha256(WORKSPACE), startTime: '2026-08-01T10:00:00.000Z', kind: 'main' },
+      { id: 'u1', timestamp: '2026-08-01T10:00:01.000Z', type: 'user', content: [{ text: 'Read c.txt' }] },
+      {
+        id: 'g1',
+        timestamp: '2026-08-01T10:00:02.000Z',
+        type: 'gemini',
+        content: '',
+        tokens: { input: 120, output: 10, cached: 30, thoughts: 4, tool: 0, total: 134 },
+        model: 'gemini-2.5-flash',
+        toolCalls: [
+          {
+            id: 'read-1',
+            name: 'read_file',
+            args: { file_path: 'c.txt' },
+            status: 'success',
+            result: [{ functionResponse: { id: 'read-1', name: 'read_file', response: { output: 'see you' } } }],
+          },
+        ],
+      },
+    ];
+    const functionResponse = [{ functionResponse: { id: 'read-1', name: 'read_file', response: { output: 'see you' } } }];
+    const answerOf = (sessionId: string) => ({
+      calls: calls(store, sessionId).map(([id, name, status, output]) => [id, name, status, output]),
+      attempts: events(store, sessionId, 'provider/attempt').map((d) => d.messageId),
+      order: store.entries(sessionId).find((e) => e.payload.messageId === 'g1' && e.kind === 'message')?.payload.orderSeq,
+    });
+    const asSaid = { calls: [['read-1', 'read_file', 'ok', 'see you']], attempts: ['g1'], order: Date.parse('2026-08-01T10:00:02.000Z') };
+
+    it('a resume (v0.61) writes the said messages back stripped, re-dated: what their own lines said stands', async () => {
+      const resumed = {
+        $set: {
+          messages: [
+            { id: 'u1', timestamp: '2026-08-01T11:00:00.000Z', type: 'user', content: [{ text: 'Read c.txt' }] },
+            {
+              id: 'g1',
+              timestamp: '2026-08-01T11:00:00.000Z',
+              type: 'gemini',
+              content: [{ functionCall: { id: 'read-1', name: 'read_file', args: { file_path: 'c.txt' } } }],
+            },
+            { id: 'g1_response', timestamp: '2026-08-01T11:00:00.000Z', type: 'user', content: functionResponse },
+          ],
+        },
+      };
+      const r = await ingestFile(store, writeJsonlSession(home, [...said(), resumed], []));
+      assert.deepStrictEqual(answerOf(SESSION), asSaid);
+      // The result it writes back as a turn of its own is the call's, already on the tape.
+      assert.deepStrictEqual(events(store, SESSION, 'gemini/history'), []);
+      assert.strictEqual(r.skipped['history/function_response'], 1);
+    });
+
+    it("a checkpoint that gives the answer's id to the tool result after it leaves the answer as said", async () => {
+      const reused = {
+        $set: {
+          messages: [
+            { id: 'u1', type: 'user', content: [{ text: 'Read c.txt' }] },
+            { id: 'g1', type: 'user', content: functionResponse },
+          ],
+        },
+      };
+      await ingestFile(store, writeJsonlSession(home, [...said(), reused], []));
+      assert.deepStrictEqual(answerOf(SESSION), asSaid);
+      assert.deepStrictEqual(conversation(store, SESSION), ['user: Read c.txt']);
     });
 
     it('a tool call still running has no result until it has one', async () => {
@@ -352,7 +433,7 @@ describe('Gemini CLI sessions (gemini)', function () {
         'user: And the tests?',
         'assistant: There are none.',
       ]);
-      assert.deepStrictEqual(usageOf(store, session), { attempts: 2, inputTokens: 1400, outputTokens: 58, cachedTokens: 100 });
+      assert.deepStrictEqual(usageOf(store, session), { attempts: 2, inputTokens: 1400, outputTokens: 70, cachedTokens: 100 });
       assert.deepStrictEqual(events(store, session, 'gemini/thought').length, 1);
       // No marker in a hash folder and no directories recorded: the folder is not told.
       assert.strictEqual(lastMeta(store, session)?.cwd, undefined);

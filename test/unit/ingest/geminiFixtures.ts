@@ -350,11 +350,11 @@ export function writeV10Session(home: string): string[] {
   return [first, second];
 }
 
-/** Token totals of recordings as Gemini CLI counts them: each message's last `tokens`, once per message id. */
+/** Token totals of recordings as Gemini CLI counts them: each message's last `tokens`, once per message id; the thoughts, which its output leaves out, added. */
 export function tokenTotals(messages: readonly object[]): { attempts: number; inputTokens: number; outputTokens: number; cachedTokens: number } {
-  const last = new Map<string, { input: number; output: number; cached: number }>();
-  for (const m of messages as { id?: string; type?: string; tokens?: { input: number; output: number; cached: number } | null }[])
+  const last = new Map<string, { input: number; output: number; cached: number; thoughts?: number }>();
+  for (const m of messages as { id?: string; type?: string; tokens?: { input: number; output: number; cached: number; thoughts?: number } | null }[])
     if (m.type === 'gemini' && m.id !== undefined && m.tokens) last.set(m.id, m.tokens);
-  const sum = (f: (x: { input: number; output: number; cached: number }) => number) => [...last.values()].reduce((n, x) => n + f(x), 0);
-  return { attempts: last.size, inputTokens: sum((x) => x.input), outputTokens: sum((x) => x.output), cachedTokens: sum((x) => x.cached) };
+  const sum = (f: (x: { input: number; output: number; cached: number; thoughts?: number }) => number) => [...last.values()].reduce((n, x) => n + f(x), 0);
+  return { attempts: last.size, inputTokens: sum((x) => x.input), outputTokens: sum((x) => x.output + (x.thoughts ?? 0)), cachedTokens: sum((x) => x.cached) };
 }

@@ -32,14 +32,14 @@ function toolPairs(store: TapeStore, sessionId: string): string[] {
   });
 }
 
-/** The source's own token figures: its step-finish parts, summed. */
+/** The source's own token figures: its step-finish parts, summed, the cache and the reasoning (which opencode counts apart) added back. */
 function sourceUsage(sessionId: string) {
   const steps = stepTokens.get(sessionId) ?? [];
   return {
     attempts: steps.length,
-    // opencode's input leaves the cache out; the tape's counts it.
+    // opencode's input leaves the cache out and its output the reasoning; the tape's counts them.
     inputTokens: steps.reduce((n, t) => n + t.input + t.cache.read + t.cache.write, 0),
-    outputTokens: steps.reduce((n, t) => n + t.output, 0),
+    outputTokens: steps.reduce((n, t) => n + t.output + t.reasoning, 0),
     cachedTokens: steps.reduce((n, t) => n + t.cache.read, 0),
   };
 }
