@@ -31,8 +31,7 @@ export const copilotCli: SourceFormat = {
     const start = events.find((e) => e.event.type === 'session.start');
     const started = start === undefined ? undefined : sessionStartData.safeParse(start.event.data);
     const named = started?.success === true && SESSION_ID.test(started.data.sessionId) ? started.data.sessionId : folderSessionIdOf(source);
-    if (!SESSION_ID.test(named))
-      throw new TapeFileError(source, 'names no Copilot CLI session: no session.start with an id, and its folder is not named by one');
+    if (named === null) throw new TapeFileError(source, 'names no Copilot CLI session: no session.start with an id, and its folder is not named by one');
     const cwd = workspaceCwdOf(source) ?? (started?.success === true ? started.data.context?.cwd : undefined);
     const sessions = sessionEntries({ sessionId: `copilot-cli:${named}`, events, source, cwd }, skipped);
     return Promise.resolve<Mapped>({ sessions, skipped, tornLastLine });

@@ -56,6 +56,7 @@ export const subagentStartedData = z.looseObject({
   agentName: z.string(),
   agentDisplayName: z.string().optional(),
   agentDescription: z.string().optional(),
+  model: z.string().optional(),
 });
 
 /** One model request's tokens as Copilot CLI counts them: its input includes the cache reads, its output the reasoning. */

@@ -172,7 +172,11 @@ export function sessionEntries(s: SessionToMap, skipped: Record<string, number>)
       if (!t.success) invalid();
       // The call of an assistant message starts here: a copy of what that message asked.
       else if (calls.has(t.data.toolCallId)) countSkip(skipped, type);
-      else call(t.data.toolCallId, t.data.toolName, t.data.arguments, id);
+      else {
+        // A tool no answer asked for (one the person ran): an empty answer of its own to file it under.
+        out.push(message('assistant', '', id));
+        call(t.data.toolCallId, t.data.toolName, t.data.arguments, id);
+      }
     } else if (type === 'tool.execution_complete') {
       const t = toolCompleteData.safeParse(data);
       if (!t.success) {
@@ -201,6 +205,7 @@ export function sessionEntries(s: SessionToMap, skipped: Record<string, number>)
       child.parentSessionId = parent.sessionId;
       child.title = st.data.agentDescription ?? st.data.agentDisplayName ?? st.data.agentName;
       child.unlinked = false;
+      child.model ??= st.data.model;
       parent.entries.push(
         subagentLinkEntry(
           parent.sessionId,

@@ -27,8 +27,11 @@ export function sessionLogOf(file: string): string | null {
   return SESSION_FOLDER.test(path.basename(folder)) ? path.join(folder, EVENTS_FILE) : null;
 }
 
-/** The id the session's folder is named by. */
-export const folderSessionIdOf = (log: string): string => path.basename(path.dirname(log));
+/** The id the session's folder is named by, when it is named by one. */
+export function folderSessionIdOf(log: string): string | null {
+  const name = path.basename(path.dirname(log));
+  return SESSION_FOLDER.test(name) ? name : null;
+}
 
 /** The folder the session ran in as its workspace.yaml says, when it can be read. */
 export function workspaceCwdOf(log: string): string | undefined {
