@@ -68,6 +68,14 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'agent-folders-apart',
+      severity: 'error',
+      comment:
+        "An agent folder of src/ingest (one per agent: its format, discovery and first-prompt rule) uses the shared kernel at the top of src/ingest, never another agent's folder: a change to one agent's reader cannot move another's.",
+      from: { path: '^src/ingest/([^/]+)/' },
+      to: { path: '^src/ingest/[^/]+/', pathNot: '^src/ingest/$1/' },
+    },
+    {
       name: 'resolvable',
       severity: 'error',
       comment: 'An import nothing resolves: a typo, or a package missing from package.json.',

@@ -1,30 +1,25 @@
-import { claudeCode } from './claudeCode';
-import { cline, kilo, roo } from './cline/clineFormats';
-import { codex } from './codex';
+import type * as fs from 'fs';
+import { AGENTS } from './agents';
 import type { FormatName, TranscriptFormat } from './format';
-import { gemini } from './gemini/gemini';
-import { opencode } from './opencode/opencode';
+import type { AgentReader } from './ingestAgent';
 import { readSourceHead } from './sourceFiles';
 import type { SourceFormat } from './sourceFormat';
 import type { SourceLine } from './transcriptLines';
-import { vscodeChat } from './vscodeChat/vscodeChatFormat';
+
+const READERS: readonly AgentReader[] = Object.values(AGENTS).map((a) => a.reader);
 
 /** Formats read line by line from where the last run stopped (format.ts). */
-const LINE_FORMATS: readonly TranscriptFormat[] = [claudeCode, codex];
+const LINE_FORMATS: readonly TranscriptFormat[] = READERS.flatMap((r) => (r.kind === 'lines' ? [r.format] : []));
 
 /** Formats whose sources are read whole on every run (sourceFormat.ts). */
-export const SOURCE_FORMATS: readonly SourceFormat[] = [vscodeChat, opencode, gemini, cline, roo, kilo];
-
-type KnownFormat = { kind: 'lines'; format: TranscriptFormat } | { kind: 'source'; format: SourceFormat };
+export const SOURCE_FORMATS: readonly SourceFormat[] = READERS.flatMap((r) => (r.kind === 'source' ? [r.format] : []));
 
 /** The format called `name`. */
-export function formatNamed(name: FormatName): KnownFormat {
-  const lines = LINE_FORMATS.find((f) => f.name === name);
-  if (lines) return { kind: 'lines', format: lines };
-  const source = SOURCE_FORMATS.find((f) => f.name === name);
-  if (source) return { kind: 'source', format: source };
-  throw new Error(`no format is called ${name}`);
-}
+export const formatNamed = (name: FormatName): AgentReader => AGENTS[name].reader;
+
+/** The source format whose source a folder is by what it holds (an opencode storage folder), or null. */
+export const sourceFormatOfFolder = (entries: readonly fs.Dirent[]): SourceFormat | null =>
+  SOURCE_FORMATS.find((f) => f.recognizesFolder?.(entries) === true) ?? null;
 
 // The first records decide; a few, since a file may open with a record of a type neither knows.
 const DETECT_RECORDS = 5;

@@ -3,20 +3,8 @@ import { SUBAGENT_LINKED } from '../tape/fork';
 import { provenanceKeyOf } from '../tape/provenanceKey';
 import type { SourceLine } from './transcriptLines';
 
+/** An agent's format, as `--from` and session/meta name it; each has its line in the registry (agents.ts). */
 export type FormatName = 'claude-code' | 'codex' | 'vscode-chat' | 'gemini' | 'cline' | 'roo' | 'kilo' | 'opencode';
-export const FORMAT_NAMES: readonly FormatName[] = ['claude-code', 'codex', 'vscode-chat', 'gemini', 'cline', 'roo', 'kilo', 'opencode'];
-
-/** Each format's agent as people call it, for lists, groups and messages. */
-export const AGENT_LABELS: Record<FormatName, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  'vscode-chat': 'VS Code Chat',
-  gemini: 'Gemini CLI',
-  cline: 'Cline',
-  roo: 'Roo Code',
-  kilo: 'Kilo Code',
-  opencode: 'opencode',
-};
 
 /** The entries of one tape session, in the order they are appended. */
 export interface MappedSession {

@@ -4,9 +4,12 @@ import type { JsonObject, NewEntry } from '../tape/entry';
 import { SUBAGENT_LINKED, entryHash } from '../tape/fork';
 import { detectFormat, formatNamed, sourceFormatOfContent, sourceOfPath } from './detect';
 import { ingestedSessionStart } from '../tape/ingestedSession';
+import { TITLE_EVENT } from '../tape/projections/title';
+import { AGENT_LABELS } from './agents';
 import {
-  AGENT_LABELS,
   countSkip,
+  SESSION_META,
+  sourceKey,
   type FormatName,
   type Mapped,
   type MappedSession,
@@ -158,9 +161,27 @@ async function appendMapped(store: TapeStore, format: FormatName, mapped: Mapped
       undefined as number | undefined,
     );
     const start: NewEntry = { ...ingestedSessionStart(sessionId, format), createdAt: first };
-    const results = await store.appendMany(sessionId, [start, ...entries.map((e) => freezeLink(store, e))]);
+    const results = await store.appendMany(sessionId, [start, ...entries.flatMap((e) => withTitle(sessionId, freezeLink(store, e)))]);
     out.appended += results.slice(1).filter((r) => !r.deduplicated).length;
   }
+}
+
+/**
+ * A session/meta event followed by the title it names as the session's `session/title`, so lists on
+ * the tape title the session as the agent's own rule does (its first-prompt rule, which the Import
+ * picker follows too, or the agent's title), not by whatever message came first.
+ */
+function withTitle(sessionId: string, e: NewEntry): NewEntry[] {
+  const title = e.kind === 'event' && e.name === SESSION_META ? (e.payload.data as { title?: unknown } | undefined)?.title : undefined;
+  if (typeof title !== 'string' || title.trim() === '') return [e];
+  // Keyed by what it says: a later session/meta (a new model) with the same title adds no second one.
+  const named: NewEntry = {
+    kind: 'event',
+    name: TITLE_EVENT,
+    provenanceKey: sourceKey(sessionId, TITLE_EVENT, title),
+    payload: { name: TITLE_EVENT, data: { title } },
+  };
+  return [e, e.createdAt === undefined ? named : { ...named, createdAt: e.createdAt }];
 }
 
 /**

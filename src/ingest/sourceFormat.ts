@@ -1,3 +1,4 @@
+import type * as fs from 'fs';
 import type { FormatName, Mapped } from './format';
 
 /**
@@ -16,6 +17,8 @@ export interface SourceFormat {
    * path alone: it is asked of every file a folder walk or a watcher sees.
    */
   sourceOfPath(file: string): string | null;
+  /** Whether a folder is one source of this format as a whole, by the entries it holds (opencode's storage folder). */
+  recognizesFolder?(entries: readonly fs.Dirent[]): boolean;
   /** Whether a source named by the user, at a path that tells nothing, is this format's: from its first bytes. */
   recognizes(source: string, head: Buffer): boolean;
   /**

@@ -1,7 +1,6 @@
 import * as path from 'path';
-import { sourceFormatOfContent, sourceOfPath } from './detect';
+import { sourceFormatOfContent, sourceFormatOfFolder, sourceOfPath } from './detect';
 import type { FormatName } from './format';
-import { isStorageLayout } from './opencode/opencodeFiles';
 import { listDir } from './sourceFiles';
 import { COMPANION_DIR, ownerTranscriptOf } from './transcriptFiles';
 
@@ -53,7 +52,8 @@ export function sourcesIn(dir: string, readHeads = true): FolderSources {
   const walk = (d: string, depth: number): void => {
     if (depth > WALK_MAX_DEPTH) return void left.depth++;
     const list = listDir(d);
-    if (isStorageLayout(list)) return add(d, 'opencode');
+    const folderFormat = sourceFormatOfFolder(list);
+    if (folderFormat !== null) return add(d, folderFormat.name);
     for (const e of list) {
       if (++entries > WALK_MAX_ENTRIES) return void (left.entries = true);
       if (e.isSymbolicLink()) left.links++;

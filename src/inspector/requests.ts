@@ -3,6 +3,7 @@ import type { SessionReads } from './sessionReads';
 import type { JsonObject } from '../tape/entry';
 import { diffManifests, manifestOfEntry, VIEW_ASSEMBLED, type ViewManifest } from '../tape/manifest';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
+import { inputLeavesCacheOut } from '../tape/usageFigures';
 import type { RequestDiff, RequestItem } from '../protocol/inspector';
 
 export interface SkippedRequest {
@@ -92,16 +93,10 @@ function attemptsByRequest(store: SessionReads, sessionId: string): Map<string, 
 
 type Usage = Pick<AttemptTotals, 'inputTokens' | 'cachedTokens' | 'cacheCreationTokens' | 'inputIncludesCached'>;
 
-/**
- * The whole prompt of a request from its usage. Providers count it two ways: Anthropic-style usage
- * (Claude Code, Cline, opencode) reports cache reads and cache writes apart from `input_tokens`;
- * OpenAI-style usage (Codex, Gemini, this agent's providers) and Roo Code's and Kilo Code's
- * figures count the cache inside the input. An attempt says which by `usage.inputIncludesCached`
- * when its ingest knows; else reporting cache creation marks the Anthropic style.
- */
+/** The whole prompt of a request from its usage, the cache in it however the attempt stored it (inputLeavesCacheOut). */
 export function promptTokensOf(u: Usage): number | null {
   if (u.inputTokens === null) return null;
-  const apart = u.inputIncludesCached === null ? u.cacheCreationTokens !== null : !u.inputIncludesCached;
+  const apart = inputLeavesCacheOut({ inputIncludesCached: u.inputIncludesCached ?? undefined, cacheCreationTokens: u.cacheCreationTokens ?? undefined });
   return apart ? u.inputTokens + (u.cachedTokens ?? 0) + (u.cacheCreationTokens ?? 0) : u.inputTokens;
 }
 

@@ -6,6 +6,7 @@ import { oneLine } from './oneLine';
 import { ATTEMPT_EVENT } from './projections/tokenUsage';
 import { TURN_START } from './turnEntries';
 import { turnChanges, type FileChange } from './workspaceCheckpoint';
+import { wholeInputOf } from './usageFigures';
 
 /** Where a view position is stored: the lineage reader's `origin` (src/store/lineage.ts). */
 export type OriginOf = (entryId: number) => { sessionId: string; entryId: number };
@@ -189,7 +190,7 @@ function countsOf(entries: readonly Entry[], effective: ReadonlySet<number> | nu
     if (e.name === ATTEMPT_EVENT) {
       // The same sum as the tokenUsage projection: every physical attempt, retries included.
       const usage = (e.payload.data as { usage?: Record<string, unknown> } | null | undefined)?.usage ?? {};
-      c.tokens.inputTokens += num(usage.inputTokens);
+      c.tokens.inputTokens += wholeInputOf(usage);
       c.tokens.outputTokens += num(usage.outputTokens);
       c.tokens.cachedTokens += num(usage.cachedTokens);
     }

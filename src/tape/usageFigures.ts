@@ -15,6 +15,22 @@ export interface UsageFigures {
   cacheCreationTokens: number;
 }
 
+/**
+ * Whether an attempt's `inputTokens` leaves the cache out. Ingest now stores every input token
+ * (src/ingest/tapeUsage.ts, `inputIncludesCached: true`); tapes ingested before kept Anthropic-style
+ * figures (Claude Code, Cline, opencode) with the cache apart: said by `inputIncludesCached: false`,
+ * or, unsaid, told by a cache-write figure, which only that style reports.
+ */
+export function inputLeavesCacheOut(usage: { inputIncludesCached?: unknown; cacheCreationTokens?: unknown }): boolean {
+  return typeof usage.inputIncludesCached === 'boolean' ? !usage.inputIncludesCached : typeof usage.cacheCreationTokens === 'number';
+}
+
+/** An attempt's every input token from its stored `usage` (inputLeavesCacheOut), figures that are not positive numbers taken as 0. */
+export function wholeInputOf(usage: { inputTokens?: unknown; cachedTokens?: unknown; cacheCreationTokens?: unknown; inputIncludesCached?: unknown }): number {
+  const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  return n(usage.inputTokens) + (inputLeavesCacheOut(usage) ? n(usage.cachedTokens) + n(usage.cacheCreationTokens) : 0);
+}
+
 export const NO_USAGE: UsageFigures = Object.freeze({ requests: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, cacheCreationTokens: 0 });
 
 export const addUsage = (a: UsageFigures, b: UsageFigures): UsageFigures => ({

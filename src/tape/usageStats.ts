@@ -1,7 +1,7 @@
 import type { Entry } from './entry';
 import { mergedFromOf } from './fork';
 import { ATTEMPT_EVENT } from './projections/tokenUsage';
-import type { UsageFigures } from './usageFigures';
+import { wholeInputOf, type UsageFigures } from './usageFigures';
 
 /**
  * Token use across the sessions of a tape, per agent and per day (issue 22): what every agent's
@@ -54,14 +54,17 @@ export function agentOf(s: AgentFacts): string {
 
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
 
-/** What one stored `provider/attempt` reports (a figure it lacks, or that is not a positive number, is 0); null for any other entry. */
+/**
+ * What one stored `provider/attempt` reports (a figure it lacks, or that is not a positive number,
+ * is 0), its input every input token of the request whichever way it was stored; null for any other entry.
+ */
 export function attemptUsage(entry: Entry): UsageFigures | null {
   if (entry.kind !== 'event' || entry.name !== ATTEMPT_EVENT) return null;
   const data = entry.payload.data as { usage?: unknown } | null | undefined;
   const usage = typeof data?.usage === 'object' && data.usage !== null ? (data.usage as Record<string, unknown>) : {};
   return {
     requests: 1,
-    inputTokens: count(usage.inputTokens),
+    inputTokens: wholeInputOf(usage),
     outputTokens: count(usage.outputTokens),
     cachedTokens: count(usage.cachedTokens),
     cacheCreationTokens: count(usage.cacheCreationTokens),

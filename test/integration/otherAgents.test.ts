@@ -5,7 +5,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentTapeApi } from '../../src/extension/extension';
 import { inspectorRequests } from '../../src/protocol/inspector';
-import { claudeCodeProjectDir } from '../../src/ingest/sessionDiscovery';
+import { claudeCodeProjectDir } from '../../src/ingest/claudeCode/discovery';
 import { TapeStore } from '../../src/store/tapeStore';
 import { CC_SESSION, jsonl, writeClaudeCode } from '../unit/ingest/fixtures';
 import { tempDir } from '../unit/store/helpers';

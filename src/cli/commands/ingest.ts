@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import { ingestFile, type IngestReport } from '../../ingest/ingest';
-import { AGENT_LABELS, FORMAT_NAMES, countSkip, type FormatName } from '../../ingest/format';
+import { AGENT_LABELS, FORMAT_NAMES } from '../../ingest/agents';
+import { countSkip, type FormatName } from '../../ingest/format';
 import { EXTENSION_IDS } from '../../ingest/cline/taskFolder';
 import { sourceFormatOf } from '../../ingest/detect';
 import { lookedFor } from '../../ingest/lookedFor';

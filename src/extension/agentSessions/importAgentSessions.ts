@@ -1,6 +1,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { AGENT_LABELS, type FormatName } from '../../ingest/format';
+import { AGENT_LABELS } from '../../ingest/agents';
+import type { FormatName } from '../../ingest/format';
 import { discoverSessions, type DiscoveredSession, type DiscoveryPlaces } from '../../ingest/sessionDiscovery';
 import { loadSqlJs } from '../../store/sqljs';
 import type { WorkspaceStore } from '../../store/workspaceStore';

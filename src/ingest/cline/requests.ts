@@ -1,6 +1,7 @@
 import type { JsonObject, NewEntry } from '../../tape/entry';
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { eventEntry, sourceKey } from '../format';
+import { ANTHROPIC_BASIS, OPENAI_BASIS, tapeUsage } from '../tapeUsage';
 import type { ApiMessageInfo } from './apiHistory';
 import type { TaskMapping } from './taskMapping';
 
@@ -49,13 +50,10 @@ export function attemptEntries(
     const data: JsonObject = {
       ...(answer !== undefined ? { messageId: answer.messageId } : {}),
       model: model ?? 'unknown',
-      usage: {
-        inputTokens: r.tokensIn ?? 0,
-        outputTokens: r.tokensOut ?? 0,
-        cachedTokens: r.cacheReads ?? 0,
-        cacheCreationTokens: r.cacheWrites ?? 0,
-        inputIncludesCached: m.agent !== 'cline',
-      },
+      usage: tapeUsage(
+        { input: r.tokensIn ?? 0, output: r.tokensOut ?? 0, cacheRead: r.cacheReads, cacheWrite: r.cacheWrites },
+        m.agent === 'cline' ? ANTHROPIC_BASIS : OPENAI_BASIS,
+      ),
       ...(r.cost !== undefined ? { cost: r.cost } : {}),
       ...(r.cancelReason !== undefined ? { cancelReason: r.cancelReason } : {}),
       ...(r.aggregate !== undefined ? { aggregate: r.aggregate } : {}),

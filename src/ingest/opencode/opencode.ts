@@ -3,7 +3,7 @@ import * as path from 'path';
 import { TapeFileError } from '../../store/errors';
 import type { SourceFormat } from '../sourceFormat';
 import { readOpencodeDb } from './opencodeDb';
-import { readOpencodeStorage } from './opencodeFiles';
+import { isStorageLayout, readOpencodeStorage } from './opencodeFiles';
 import { mapOpencode } from './opencodeMapping';
 
 /**
@@ -42,6 +42,7 @@ export const opencode: SourceFormat = {
     if (db !== null) return path.join(path.dirname(file), db[1]);
     return storageOf(file);
   },
+  recognizesFolder: isStorageLayout,
   recognizes(_source, head) {
     if (head.length < 100 || head.toString('latin1', 0, 16) !== SQLITE_MAGIC) return false;
     const text = head.toString('latin1');

@@ -1,6 +1,7 @@
 import type { JsonObject, NewEntry } from '../../tape/entry';
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry, type MappedSession } from '../format';
+import { OPENAI_BASIS, tapeUsage } from '../tapeUsage';
 import { RESPONSE_CANCELLED, RESPONSE_FAILED, sourceId, uriText, type ChatRequest } from './chatData';
 import { readResponse } from './responseParts';
 import { subagentOf, toolCallEntries, type ToolInvocation } from './toolCalls';
@@ -75,7 +76,7 @@ function usageOf(req: ChatRequest): { model: string | undefined; usage: JsonObje
   if (req.modelTotals !== undefined && req.modelTotals.length > 0)
     return req.modelTotals.map((t) => ({
       model: t.model,
-      usage: { inputTokens: t.inputTokens, outputTokens: t.outputTokens, cachedTokens: t.cachedTokens ?? 0 },
+      usage: tapeUsage({ input: t.inputTokens, output: t.outputTokens, cacheRead: t.cachedTokens }, OPENAI_BASIS),
     }));
   const promptTokens = req.promptTokens ?? req.usage?.promptTokens;
   const completionTokens = req.completionTokens ?? req.usage?.completionTokens;
@@ -83,7 +84,7 @@ function usageOf(req: ChatRequest): { model: string | undefined; usage: JsonObje
   const model = req.usage?.actualModelId ?? req.modelId;
   // A request names its model but no figures when the provider reported none: still one model request.
   if (promptTokens === undefined && completionTokens === undefined) return model === undefined ? [] : [{ model, usage: {} }];
-  return [{ model, usage: { inputTokens: promptTokens ?? 0, outputTokens: completionTokens ?? 0, cachedTokens: 0 } }];
+  return [{ model, usage: tapeUsage({ input: promptTokens ?? 0, output: completionTokens ?? 0 }, OPENAI_BASIS) }];
 }
 
 /** The model calls a Copilot Chat request made: one per tool-call round. */

@@ -1,5 +1,6 @@
 import type { Entry } from '../entry';
 import type { Projection } from './projection';
+import { wholeInputOf } from '../usageFigures';
 
 /** Token usage summed over every physical provider attempt, retries included: that is what was billed. */
 export const ATTEMPT_EVENT = 'provider/attempt';
@@ -15,7 +16,8 @@ const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
 
 export const tokenUsageProjection: Projection<TokenUsage> = {
   key: 'tokenUsage',
-  version: 1,
+  // 2: input counts the cache however an attempt stored it (wholeInputOf).
+  version: 2,
   init: () => ({ attempts: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0 }),
   apply(state: TokenUsage, entry: Entry): TokenUsage {
     if (entry.kind !== 'event' || entry.name !== ATTEMPT_EVENT) return state;
@@ -23,7 +25,7 @@ export const tokenUsageProjection: Projection<TokenUsage> = {
     const usage = data?.usage ?? {};
     return {
       attempts: state.attempts + 1,
-      inputTokens: state.inputTokens + count(usage.inputTokens),
+      inputTokens: state.inputTokens + wholeInputOf(usage),
       outputTokens: state.outputTokens + count(usage.outputTokens),
       cachedTokens: state.cachedTokens + count(usage.cachedTokens),
     };

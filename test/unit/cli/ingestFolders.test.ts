@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { FORMAT_NAMES } from '../../../src/ingest/format';
+import { FORMAT_NAMES } from '../../../src/ingest/agents';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { runCli } from '../../support/cliProcess';
 import { CLINE_TASK, writeClineTask } from '../ingest/clineFixtures';

@@ -5,8 +5,8 @@ import * as path from 'path';
 import { ingestFile } from '../../../src/ingest/ingest';
 import { parseTranscript } from '../../../src/ingest/transcriptLines';
 import { execFileSync } from 'child_process';
-import { claudeCode } from '../../../src/ingest/claudeCode';
-import { statusOfOutput } from '../../../src/ingest/codex';
+import { claudeCode } from '../../../src/ingest/claudeCode/claudeCode';
+import { statusOfOutput } from '../../../src/ingest/codex/codex';
 import { TapeFileError } from '../../../src/store/errors';
 import { childrenOf, parentOf } from '../../../src/store/forks';
 import { readLinked, searchScoped } from '../../../src/store/subagentLinks';
@@ -289,20 +289,21 @@ describe('ingest', function () {
     it('the tokenUsage projection equals the source usage (last usage of each API message), cache reads as cached', async () => {
       await ingestFile(store, writeClaudeCode(dir));
       const expected = (records: object[]) => {
-        const last = new Map<string, { input_tokens: number; output_tokens: number; cache_read_input_tokens: number }>();
+        const last = new Map<string, { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }>();
         for (const r of records as { type: string; message?: { id?: string; usage?: never } }[])
           if (r.type === 'assistant' && r.message?.id) last.set(r.message.id, r.message.usage!);
         const us = [...last.values()];
         const sum = (f: (u: (typeof us)[number]) => number) => us.reduce((a, u) => a + f(u), 0);
         return {
           attempts: us.length,
-          inputTokens: sum((u) => u.input_tokens),
+          // The tape's input counts the cache, which Anthropic's input_tokens leaves out.
+          inputTokens: sum((u) => u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens),
           outputTokens: sum((u) => u.output_tokens),
           cachedTokens: sum((u) => u.cache_read_input_tokens),
         };
       };
       assert.deepStrictEqual(usageOf(store, parent), expected(claudeCodeRecords()));
-      assert.deepStrictEqual(usageOf(store, parent), { attempts: 4, inputTokens: 315, outputTokens: 60, cachedTokens: 750 });
+      assert.deepStrictEqual(usageOf(store, parent), { attempts: 4, inputTokens: 1080, outputTokens: 60, cachedTokens: 750 });
       assert.deepStrictEqual(usageOf(store, child), expected(claudeCodeSubagent()));
       const attempt = store.entries(parent).find((e) => e.name === 'provider/attempt');
       assert.deepStrictEqual((attempt?.payload.data as { usage: unknown }).usage, {

@@ -6,7 +6,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ingestFile, ingestionOf } from '../../../src/ingest/ingest';
 import { opencode } from '../../../src/ingest/opencode/opencode';
-import { opencodeDataDir, opencodeDiscovery } from '../../../src/ingest/opencodeDiscovery';
+import { opencodeDataDir, opencodeDiscovery } from '../../../src/ingest/opencode/discovery';
 import { walCommits, walImage } from '../../../src/ingest/sqliteWal';
 import { TapeFileError } from '../../../src/store/errors';
 import { loadSqlJs } from '../../../src/store/sqljs';
@@ -37,7 +37,8 @@ function sourceUsage(sessionId: string) {
   const steps = stepTokens.get(sessionId) ?? [];
   return {
     attempts: steps.length,
-    inputTokens: steps.reduce((n, t) => n + t.input, 0),
+    // opencode's input leaves the cache out; the tape's counts it.
+    inputTokens: steps.reduce((n, t) => n + t.input + t.cache.read + t.cache.write, 0),
     outputTokens: steps.reduce((n, t) => n + t.output, 0),
     cachedTokens: steps.reduce((n, t) => n + t.cache.read, 0),
   };

@@ -2,7 +2,11 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { claudeCodeProjectDir, discoverSessions, workspaceSourceOf } from '../../../src/ingest/sessionDiscovery';
+import { claudeCodeProjectDir } from '../../../src/ingest/claudeCode/discovery';
+import { ingestFile } from '../../../src/ingest/ingest';
+import { discoverSessions, workspaceSourceOf } from '../../../src/ingest/sessionDiscovery';
+import { TapeStore } from '../../../src/store/tapeStore';
+import { sessionTitleOf } from '../../../src/tape/sessionTitle';
 
 const jsonl = (records: unknown[]): string => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
@@ -59,6 +63,42 @@ describe("discovering a workspace's Claude Code and Codex sessions", () => {
         ['claude-code', 'empty.jsonl', null],
       ],
     );
+  });
+
+  it('titles a session in the Import picker as the tape titles it once ingested: one first-prompt rule per agent', async () => {
+    const claude = path.join(claudeCodeProjectDir(home, workspace), 's1.jsonl');
+    write(
+      claude,
+      jsonl([
+        { type: 'user', uuid: 'u0', sessionId: 's1', message: { role: 'user', content: '<command-name>/init</command-name>' } },
+        { type: 'user', uuid: 'u1', sessionId: 's1', message: { role: 'user', content: 'Rename the config loader' } },
+        {
+          type: 'assistant',
+          uuid: 'a1',
+          sessionId: 's1',
+          message: { id: 'm1', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'Done.' }] },
+        },
+      ]),
+      2_000,
+    );
+    const rollout = path.join(home, '.codex', 'sessions', '2026', '12', '01', 'rollout-2026-12-01T10-00-00-c9.jsonl');
+    const text = (t: string) => ({ type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: t }] } });
+    write(
+      rollout,
+      jsonl([
+        { type: 'session_meta', payload: { id: 'c9', cwd: workspace } },
+        text('# AGENTS.md instructions for /home/me/my.app\n\n<INSTRUCTIONS>\nBe terse.\n</INSTRUCTIONS>'),
+        text('Add a --json flag'),
+      ]),
+      3_000,
+    );
+    const picker = new Map(discoverSessions({ workspace, home }).map((s) => [s.file, s.firstPrompt]));
+    assert.deepStrictEqual([picker.get(claude), picker.get(rollout)], ['Rename the config loader', 'Add a --json flag']);
+    const store = await TapeStore.inMemory();
+    for (const file of [claude, rollout]) {
+      const report = await ingestFile(store, file);
+      assert.strictEqual(sessionTitleOf(store, report.sessions[0]), picker.get(file), file);
+    }
   });
 
   it('finds nothing, without failing, when neither agent has been used', () => {

@@ -25,8 +25,13 @@ class Session {
     this.entries.push(entry);
     return entry;
   }
+  /** An attempt as ingest stores it now: its input counts the cache (src/ingest/tapeUsage.ts). */
   attempt(usage: JsonObject): Entry {
-    return this.add({ kind: 'event', name: 'provider/attempt', payload: { name: 'provider/attempt', data: { usage } } });
+    return this.add({
+      kind: 'event',
+      name: 'provider/attempt',
+      payload: { name: 'provider/attempt', data: { usage: { inputIncludesCached: true, ...usage } } },
+    });
   }
 }
 
@@ -59,6 +64,16 @@ describe('usage rolled up over subagents and forks', () => {
     s.add({ kind: 'event', name: 'turn/end', payload: { name: 'turn/end', data: { usage: { inputTokens: 5 } } } });
     const own = ownUsage(stored(s.entries), () => true);
     assert.deepStrictEqual(own, { requests: 3, inputTokens: 1210, outputTokens: 30, cachedTokens: 900, cacheCreationTokens: 40 });
+  });
+
+  it('counts the cache into the input of attempts stored before with it apart (said, or told by a cache-write figure), so agents add like with like', () => {
+    const s = new Session('s');
+    s.attempt({ inputTokens: 100, cachedTokens: 900, cacheCreationTokens: 40, inputIncludesCached: false });
+    const unsaid = { inputTokens: 10, cachedTokens: 5, cacheCreationTokens: 1 };
+    s.add({ kind: 'event', name: 'provider/attempt', payload: { name: 'provider/attempt', data: { usage: unsaid } } });
+    s.attempt({ inputTokens: 1000, cachedTokens: 600 });
+    const own = ownUsage(stored(s.entries), () => true);
+    assert.strictEqual(own.inputTokens, 100 + 900 + 40 + (10 + 5 + 1) + 1000);
   });
 
   it("a merged fork's copies count in the fork while it is on the tape, and in the parent once it is not", () => {

@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { loadedSqlJs, loadSqlJs } from '../store/sqljs';
-import { opencode } from './opencode/opencode';
-import { openOpencodeDb, projectsOf, recordsOf, sessionsOf, sessionsWithMessagesOf } from './opencode/opencodeDb';
-import { readOpencodeStorageMessages, readOpencodeStorageSessions } from './opencode/opencodeFiles';
-import { mapOpencode } from './opencode/opencodeMapping';
-import type { OcProject, OcSession, OpencodeData } from './opencode/opencodeRecords';
-import { promptLine, type AgentDiscovery, type DiscoveredSession } from './agentDiscovery';
-import { listDir } from './sourceFiles';
+import { loadedSqlJs, loadSqlJs } from '../../store/sqljs';
+import { opencode } from './opencode';
+import { openOpencodeDb, projectsOf, recordsOf, sessionsOf, sessionsWithMessagesOf } from './opencodeDb';
+import { readOpencodeStorageMessages, readOpencodeStorageSessions } from './opencodeFiles';
+import { mapOpencode } from './opencodeMapping';
+import type { OcProject, OcSession, OpencodeData } from './opencodeRecords';
+import { promptLine, type AgentDiscovery, type DiscoveredSession } from '../agentDiscovery';
+import { listDir } from '../sourceFiles';
 
 /**
  * opencode's sessions of a workspace. opencode keeps every project's sessions in one source, its

@@ -1,10 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { openRegularSync, readUpToSync } from '../store/safeRead';
-import { promptLine, type AgentDiscovery, type DiscoveredSession } from './agentDiscovery';
-import { listDir } from './sourceFiles';
-import { chatSession } from './vscodeChat/chatData';
-import { replayMutationLog } from './vscodeChat/mutationLog';
+import { openRegularSync, readUpToSync } from '../../store/safeRead';
+import { promptLine, type AgentDiscovery, type DiscoveredSession } from '../agentDiscovery';
+import { listDir } from '../sourceFiles';
+import { chatSession } from './chatData';
+import { replayMutationLog } from './mutationLog';
 
 /**
  * VS Code's chat sessions of this window's workspace: every file of `<workspaceStorage>/chatSessions/`

@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as z from 'zod';
-import { compactionAnchorEntry } from '../tape/compactionAnchor';
-import type { JsonObject, NewEntry } from '../tape/entry';
-import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
+import { compactionAnchorEntry } from '../../tape/compactionAnchor';
+import type { JsonObject, NewEntry } from '../../tape/entry';
+import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import {
   countSkip,
   createdAtOf,
@@ -18,10 +18,10 @@ import {
   type Transcript,
   type TranscriptFormat,
   type TranscriptMapper,
-} from './format';
-import type { SourceLine } from './transcriptLines';
-import { promptLine } from './agentDiscovery';
-import { companionDirOf } from './transcriptFiles';
+} from '../format';
+import type { SourceLine } from '../transcriptLines';
+import { promptTitle, WRITTEN_BY_CLAUDE_CODE } from './firstPrompt';
+import { companionDirOf } from '../transcriptFiles';
 
 /**
  * Claude Code transcripts: `~/.claude/projects/<encoded path>/<session>.jsonl`, subagents in
@@ -31,8 +31,6 @@ import { companionDirOf } from './transcriptFiles';
 
 const THINKING_EVENT = 'claude-code/thinking';
 const META_EVENT = 'claude-code/meta';
-/** User records Claude Code writes itself: a background task's notice, an interruption's note, a local command's output. */
-const WRITTEN_BY_CLAUDE_CODE = /^\s*(?:<task-notification>|<local-command-std(?:out|err)>|\[Request interrupted by user)/;
 
 const block = z.looseObject({ type: z.string() });
 const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -264,7 +262,7 @@ class SessionMapper {
           else if (WRITTEN_BY_CLAUDE_CODE.test(userText))
             out.push(eventEntry(META_EVENT, sourceKey(sessionId, 'message', uuid), { content: userText }, rec.timestamp));
           else {
-            this.firstPrompt ??= promptLine(userText);
+            this.firstPrompt ??= promptTitle(userText) ?? undefined;
             out.push({
               kind: 'message',
               name: 'message/user',

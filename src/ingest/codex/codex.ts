@@ -1,8 +1,8 @@
 import * as path from 'path';
 import * as z from 'zod';
-import { compactionAnchorEntry } from '../tape/compactionAnchor';
-import type { JsonObject, NewEntry } from '../tape/entry';
-import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
+import { compactionAnchorEntry } from '../../tape/compactionAnchor';
+import type { JsonObject, NewEntry } from '../../tape/entry';
+import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import {
   countSkip,
   createdAtOf,
@@ -14,7 +14,8 @@ import {
   type Mapped,
   type TranscriptFormat,
   type TranscriptMapper,
-} from './format';
+} from '../format';
+import { isContextFragment } from './firstPrompt';
 
 /**
  * Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, one
@@ -49,27 +50,6 @@ const tokenCount = z.looseObject({
 });
 const meta = z.looseObject({ id: z.string().min(1).optional(), model: z.string().optional() });
 const compacted = z.looseObject({ message: z.string().optional(), replacement_history: z.array(z.unknown()).optional() });
-
-/**
- * What Codex itself sends as user messages but the person did not type (codex-rs
- * `is_contextual_user_fragment`): the AGENTS.md instructions, the environment, skills, a shell
- * command run with `!`, an aborted turn's note, subagent notices. A part is one when, trimmed, it
- * starts with the open tag and ends with the close tag, in any case.
- */
-const CONTEXT_FRAGMENTS: readonly (readonly [string, string])[] = [
-  ['# agents.md instructions for ', '</instructions>'],
-  ['<user_instructions>', '</user_instructions>'],
-  ['<environment_context>', '</environment_context>'],
-  ['<skill>', '</skill>'],
-  ['<user_shell_command>', '</user_shell_command>'],
-  ['<turn_aborted>', '</turn_aborted>'],
-  ['<subagents>', '</subagents>'],
-  ['<subagent_notification>', '</subagent_notification>'],
-];
-const isContextFragment = (text: string): boolean => {
-  const t = text.trim().toLowerCase();
-  return CONTEXT_FRAGMENTS.some(([open, close]) => t.startsWith(open) && t.endsWith(close));
-};
 
 /**
  * A compaction's summary: what replaced the conversation in the model's context. Codex writes

@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { openRegularSync, readUpToSync } from '../store/safeRead';
-import { promptLine, type AgentDiscovery, type DiscoveredSession } from './agentDiscovery';
-import { geminiTmpDir, isWorkspaceProject, workspaceProjectDirs } from './gemini/projectDirs';
-import { readRecording, recordingOfLines, type Recording } from './gemini/recording';
-import { hasSuccessor, recordingPlaceOf, recordingSourceOf } from './gemini/recordingFiles';
-import { firstPromptOf } from './gemini/sessionEntries';
-import { listDir } from './sourceFiles';
-import { parseTranscript } from './transcriptLines';
+import { openRegularSync, readUpToSync } from '../../store/safeRead';
+import { promptLine, type AgentDiscovery, type DiscoveredSession } from '../agentDiscovery';
+import { geminiTmpDir, isWorkspaceProject, workspaceProjectDirs } from './projectDirs';
+import { readRecording, recordingOfLines, type Recording } from './recording';
+import { hasSuccessor, recordingPlaceOf, recordingSourceOf } from './recordingFiles';
+import { firstPromptOf } from './sessionEntries';
+import { listDir } from '../sourceFiles';
+import { parseTranscript } from '../transcriptLines';
 
 /** A JSONL recording's first prompt comes early; only this much of it is read to describe it. */
 const HEAD_BYTES = 256 * 1024;

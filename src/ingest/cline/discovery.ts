@@ -1,10 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { promptLine, type AgentDiscovery, type DiscoveredSession, type DiscoveryPlaces } from './agentDiscovery';
-import { cwdInJsonText } from './cline/environmentDetails';
-import { agentOfTaskFolder, API_HISTORY, EXTENSION_IDS, HISTORY_ITEM, readTaskHistory, taskFolderOfPath, UI_MESSAGES } from './cline/taskFolder';
-import { taskRecordOf } from './cline/taskMetadata';
-import { listDir, readSourceHead, readSourceJson } from './sourceFiles';
+import { promptLine, type AgentDiscovery, type DiscoveredSession, type DiscoveryPlaces } from '../agentDiscovery';
+import { cwdInJsonText } from './environmentDetails';
+import { agentOfTaskFolder, API_HISTORY, EXTENSION_IDS, HISTORY_ITEM, readTaskHistory, taskFolderOfPath, UI_MESSAGES } from './taskFolder';
+import { taskRecordOf } from './taskMetadata';
+import { listDir, readSourceHead, readSourceJson } from '../sourceFiles';
 
 /**
  * Cline's, Roo Code's and Kilo Code's tasks of this workspace: the folders of
