@@ -2,6 +2,7 @@ import { compactionAnchorEntry } from '../../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../../tape/entry';
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { promptLine } from '../agentDiscovery';
+import { OPENAI_BASIS, tapeUsage } from '../tapeUsage';
 import { countSkip, createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry, type MappedSession } from '../format';
 import {
   assistantMessageData,
@@ -75,27 +76,12 @@ interface TapeSession {
   unlinked: boolean;
 }
 
-/**
- * Copilot CLI's usage figures as the tape's: its input includes the cache reads and writes, its
- * output the reasoning (the OpenAI-style counts it reports for every provider); `reported` keeps
- * them as it wrote them.
- */
-export function usageOf(u: UsageFigures): JsonObject {
-  const reported: JsonObject = {};
-  for (const k of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
-    const v = u[k];
-    if (v !== undefined) reported[k] = v;
-  }
-  return {
-    inputTokens: u.inputTokens ?? 0,
-    cachedTokens: u.cacheReadTokens ?? 0,
-    cacheCreationTokens: u.cacheWriteTokens ?? 0,
-    outputTokens: u.outputTokens ?? 0,
-    reasoningTokens: u.reasoningTokens ?? 0,
-    inputIncludesCached: true,
-    reported,
-  };
-}
+/** Copilot CLI's figures are OpenAI-style for every provider: its input counts the cache reads and writes, its output the reasoning. */
+const usageOf = (u: UsageFigures): JsonObject =>
+  tapeUsage(
+    { input: u.inputTokens ?? 0, output: u.outputTokens ?? 0, cacheRead: u.cacheReadTokens, cacheWrite: u.cacheWriteTokens, reasoning: u.reasoningTokens },
+    OPENAI_BASIS,
+  );
 
 export function sessionEntries(s: SessionToMap, skipped: Record<string, number>): MappedSession[] {
   const main: TapeSession = { sessionId: s.sessionId, entries: [], title: firstPromptOf(s.events), unlinked: false };

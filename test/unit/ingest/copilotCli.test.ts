@@ -142,6 +142,7 @@ describe('Copilot CLI sessions (copilot-cli)', function () {
         .map((e) => (e.kind === 'event' ? e.name : e.kind)),
       [
         'session/meta',
+        'session/title',
         'copilot-cli/session.start',
         'message',
         'message',
@@ -199,21 +200,21 @@ describe('Copilot CLI sessions (copilot-cli)', function () {
       [
         {
           inputTokens: 1200,
+          outputTokens: 90,
           cachedTokens: 300,
           cacheCreationTokens: 40,
-          outputTokens: 90,
           reasoningTokens: 25,
           inputIncludesCached: true,
-          reported: { inputTokens: 1200, outputTokens: 90, cacheReadTokens: 300, cacheWriteTokens: 40, reasoningTokens: 25 },
+          reported: { input: 1200, output: 90, cacheRead: 300, cacheWrite: 40, reasoning: 25 },
         },
         {
           inputTokens: 800,
+          outputTokens: 60,
           cachedTokens: 100,
           cacheCreationTokens: 0,
-          outputTokens: 60,
           reasoningTokens: 0,
           inputIncludesCached: true,
-          reported: { inputTokens: 800, outputTokens: 60, cacheReadTokens: 100, cacheWriteTokens: 0 },
+          reported: { input: 800, output: 60, cacheRead: 100, cacheWrite: 0 },
         },
       ],
     );

@@ -1,7 +1,9 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { ingestFile } from '../../../../src/ingest/ingest';
+import { discoverSessions } from '../../../../src/ingest/sessionDiscovery';
 import { sourcesIn } from '../../../../src/ingest/sourcesUnder';
 import { childrenOf } from '../../../../src/store/forks';
 import { readLinked } from '../../../../src/store/subagentLinks';
@@ -160,6 +162,30 @@ describe('Copilot CLI 1.0.102 as it writes its sessions (recorded)', function ()
     );
     assert.strictEqual(sum(recorded, 'inputTokens'), 16_800);
     assert.strictEqual(sum(recorded, 'reasoningTokens'), 49);
+  });
+
+  it('is discovered for the folder it ran in and titled on the tape as the picker lists it', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-copilot-home-'));
+    try {
+      fs.cpSync(STATE, path.join(home, '.copilot', 'session-state'), { recursive: true });
+      const cwd = /^cwd: (.*)$/m.exec(fs.readFileSync(path.join(STATE, ID, 'workspace.yaml'), 'utf8'))?.[1] ?? '';
+      const found = discoverSessions({ workspace: cwd, home });
+      const prompt = raw.find((e) => e.type === 'user.message' && e.agentId === undefined)?.data.content;
+      assert.deepStrictEqual(
+        found.map((f) => [f.format, f.firstPrompt]),
+        [['copilot-cli', prompt]],
+      );
+      assert.strictEqual(prompt, 'Fix the typo in a.txt, show it, and have a subagent review it.');
+      await ingestFile(store, found[0].file);
+      const titles = store.entries(SESSION).filter((e) => e.kind === 'event' && e.name === 'session/title');
+      assert.deepStrictEqual(
+        titles.map((e) => (e.payload.data as { title: string }).title),
+        [prompt],
+      );
+      assert.deepStrictEqual(discoverSessions({ workspace: path.join(cwd, 'elsewhere'), home }), []);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('counts what it does not map by type, and a second ingest appends nothing', async () => {
