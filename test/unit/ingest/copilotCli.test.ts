@@ -6,6 +6,7 @@ import { cwdOfWorkspaceYaml } from '../../../src/ingest/copilotCli/workspaceYaml
 import { FollowedTranscripts } from '../../../src/ingest/follow';
 import { ingestFile } from '../../../src/ingest/ingest';
 import { discoverSessions, discoveryRoots, workspaceSourceOf } from '../../../src/ingest/sessionDiscovery';
+import { sourcesIn } from '../../../src/ingest/sourcesUnder';
 import { TapeFileError } from '../../../src/store/errors';
 import { childrenOf } from '../../../src/store/forks';
 import { readLinked } from '../../../src/store/subagentLinks';
@@ -252,6 +253,13 @@ describe('Copilot CLI sessions (copilot-cli)', function () {
     fs.writeFileSync(loose, jsonl([ev('user.message', { content: 'Hi' })]));
     await assert.rejects(ingestFile(store, loose, 'copilot-cli'), /names no Copilot CLI session/);
     fs.writeFileSync(loose, jsonl([start(), ev('user.message', { content: 'Hi' })]));
+    // A renamed copy is told by its first line, in a folder walk.
+    assert.deepStrictEqual(
+      sourcesIn(home)
+        .sources.filter((f) => f.source === loose)
+        .map((f) => f.format),
+      ['copilot-cli'],
+    );
     assert.deepStrictEqual((await ingestFile(store, loose, 'copilot-cli')).sessions, [SESSION]);
   });
 
