@@ -2,8 +2,8 @@ import { compactionAnchorEntry } from '../../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../../tape/entry';
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { promptLine } from '../agentDiscovery';
-import { OPENAI_BASIS, tapeUsage } from '../tapeUsage';
 import { countSkip, createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry, type MappedSession } from '../format';
+import { OPENAI_BASIS, tapeUsage } from '../tapeUsage';
 import {
   assistantMessageData,
   compactionCompleteData,
