@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseArgs } from 'util';
-import { startServer } from './codexServer.mjs';
+import { startServer } from './codex-server.mjs';
 
 const { values } = parseArgs({ options: { version: { type: 'string', default: '0.169.1' }, out: { type: 'string' } } });
 const version = values.version;

@@ -1,6 +1,7 @@
 import { claudeCodeAgent } from './claudeCode/agent';
 import { clineAgent, kiloAgent, rooAgent } from './cline/agent';
 import { codexAgent } from './codex/agent';
+import { copilotCliAgent } from './copilotCli/agent';
 import type { FormatName } from './format';
 import { geminiAgent } from './gemini/agent';
 import type { IngestAgent } from './ingestAgent';
@@ -21,6 +22,7 @@ export const AGENTS: Readonly<Record<FormatName, IngestAgent>> = {
   cline: clineAgent,
   roo: rooAgent,
   kilo: kiloAgent,
+  'copilot-cli': copilotCliAgent,
 };
 
 export const FORMAT_NAMES = Object.keys(AGENTS) as FormatName[];

@@ -12,6 +12,8 @@ import { OcDatabase, OcStorage, PARENT, writeSessions } from '../ingest/opencode
 import { agentRequest, sessionJson, VSC_SESSION } from '../ingest/vscodeChatFixtures';
 import { buildCli, cli, ROOT, sessionsOf } from './build';
 
+const COPILOT_SESSION = fs.readdirSync(path.join(ROOT, 'test/fixtures/agents/copilot-cli-1.0.102/session-state'))[0];
+
 const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
@@ -34,6 +36,7 @@ function writeBackup(dir: string): string {
   writeClineTask(path.join(backup, 'cline'));
   const storage = new OcStorage(path.join(backup, 'oc', 'storage'));
   writeSessions(storage);
+  fs.cpSync(path.join(ROOT, 'test/fixtures/agents/copilot-cli-1.0.102/session-state'), path.join(backup, 'copilot', 'state'), { recursive: true });
   return backup;
 }
 
@@ -64,6 +67,7 @@ describe('agent-tape ingest of a folder holding copies of agents’ sessions', f
       `gemini:${V38_SESSION}/agent-${V38_AGENT}`,
       `cline:${CLINE_TASK}`,
       `opencode:${PARENT}`,
+      `copilot-cli:${COPILOT_SESSION}`,
     ])
       assert.ok(sessions.includes(id), `${id} in ${sessions.join(', ')}`);
     // A Gemini subagent goes in with its session, not as one of its own.

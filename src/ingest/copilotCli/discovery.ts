@@ -1,0 +1,54 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { openRegularSync, readUpToSync } from '../../store/safeRead';
+import { promptLine, type AgentDiscovery, type DiscoveredSession } from '../agentDiscovery';
+import { listDir } from '../sourceFiles';
+import { eventsOf } from './events';
+import { firstPromptOf } from './firstPrompt';
+import { EVENTS_FILE, sessionLogOf, sessionStateDir, workspaceCwdOf } from './sessionFolder';
+
+/** The first prompt comes right after `session.start`; only this much of a log is read to describe it. */
+const HEAD_BYTES = 256 * 1024;
+
+function describe(log: string): { firstPrompt: string | null; modifiedAt: number } | null {
+  try {
+    const { fd, stat } = openRegularSync(log);
+    try {
+      const prompt = firstPromptOf(eventsOf(readUpToSync(fd, stat.size, HEAD_BYTES), {}).events);
+      return { firstPrompt: prompt === undefined ? null : promptLine(prompt), modifiedAt: stat.mtimeMs };
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
+const isWorkspaceLog = (log: string, workspace: string): boolean => {
+  const cwd = workspaceCwdOf(log);
+  return cwd !== undefined && path.resolve(cwd) === path.resolve(workspace);
+};
+
+/**
+ * Copilot CLI's sessions of the workspace: the folders of `~/.copilot/session-state/` whose
+ * `workspace.yaml` names the workspace as the folder the session ran in.
+ */
+export const copilotCliDiscovery: AgentDiscovery = {
+  discover({ workspace, home }) {
+    const found: DiscoveredSession[] = [];
+    const state = sessionStateDir(home);
+    for (const e of listDir(state)) {
+      const log = sessionLogOf(path.join(state, e.name, EVENTS_FILE));
+      if (!e.isDirectory() || log === null || !isWorkspaceLog(log, workspace)) continue;
+      const described = describe(log);
+      if (described !== null) found.push({ format: 'copilot-cli', file: log, ...described });
+    }
+    return found.sort((a, b) => b.modifiedAt - a.modifiedAt);
+  },
+  roots: ({ home }) => [sessionStateDir(home)],
+  sourceOf(file, { workspace, home }) {
+    const log = sessionLogOf(file);
+    if (log === null || path.dirname(path.dirname(log)) !== path.resolve(sessionStateDir(home))) return null;
+    return isWorkspaceLog(log, workspace) ? log : null;
+  },
+};
