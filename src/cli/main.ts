@@ -7,6 +7,7 @@ import { ContextSelectionError } from '../tape/context';
 import { CompactionAuditError } from '../tape/compactionAudit';
 import { TapeValidationError } from '../tape/entry';
 import { RebuildError } from '../replay/rebuildError';
+import { FORMAT_NAMES } from '../ingest/agents';
 import { UsageError } from './args';
 import { preferBaselineWasm } from './baselineWasm';
 import { appendCommand } from './commands/append';
@@ -31,6 +32,20 @@ import { rerunCommand } from './commands/rerun';
 import { restoreCommand } from './commands/restore';
 import { runCommand } from './commands/run';
 import { ioOf, OutputClosedError, processSink, type Io, type Sink } from './output';
+
+const HELP_INDENT = 47;
+const HELP_WIDTH = 47;
+
+/** Words laid out in the help's right-hand column: every agent's format, read from the registry rather than listed twice. */
+function column(text: string): string {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= HELP_WIDTH) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines.map((l) => ' '.repeat(HELP_INDENT) + l).join('\n');
+}
 
 const HELP = `agent-tape: inspect and convert Agent Tape files (*.tape.sqlite, *.tape.jsonl), and run the agent on them
 
@@ -110,9 +125,9 @@ usage: agent-tape <command> [options]
   ingest <source-or-dir>... <dst.tape.sqlite> [--from F] [--follow] [--json]
                                                other agents' sessions (a folder is searched)
                                                onto a tape, created if missing; F is one of
-                                               claude-code, codex, vscode-chat, gemini, cline,
-                                               roo, kilo, opencode (else told from the path and
-                                               content); subagents as linked sessions; prints
+${column(FORMAT_NAMES.join(', '))}
+                                               (else told from the path and content);
+                                               subagents as linked sessions; prints
                                                sessions, entries appended and records skipped
                                                by type; again later appends only what is new;
                                                --follow keeps ingesting as the agents write,
