@@ -1,8 +1,8 @@
 // A scripted Anthropic Messages API on 127.0.0.1 for recording Claude Code sessions: it answers
 // from the prompt's marker (TAPE-A, TAPE-B, TAPE-SUB, …) and how many answers the conversation
-// already holds, streams when asked, and logs every request it gets (one JSON line each).
-import * as fs from 'fs';
-import * as http from 'http';
+// already holds, streams when asked, and logs every request it gets (one JSON line each). Started by
+// claude-code.mjs.
+import { eventStream, replyJson, startModelServer } from './recording.mjs';
 
 /** Distinct, non-zero figures per answer, so a test can tell input, cache reads, cache writes and output apart. */
 let answers = 0;
@@ -60,8 +60,8 @@ function script(body, project) {
 }
 
 function sse(res, message, blocks) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+  const stream = eventStream(res);
+  const send = (event, data) => stream({ type: event, ...data }, event);
   const { usage } = message;
   send('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
   blocks.forEach((b, index) => {
@@ -86,42 +86,24 @@ function sse(res, message, blocks) {
   res.end();
 }
 
-/** Starts the server; resolves to its port. */
-export function startServer({ log, project, port = 0 }) {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body;
-      try {
-        body = raw ? JSON.parse(raw) : {};
-      } catch {
-        // Logged as it came; the script answers it like any other.
-        body = { unparsed: raw };
-      }
-      fs.appendFileSync(log, JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, body }) + '\n');
-      const url = new URL(req.url, 'http://x');
-      if (url.pathname === '/v1/messages/count_tokens') return res.end(JSON.stringify({ input_tokens: 321 }));
-      if (url.pathname !== '/v1/messages') {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not scripted' } }));
-      }
-      const blocks = script(body, project);
-      const message = {
-        id: `msg_rec${String(answers + 1).padStart(4, '0')}`,
-        type: 'message',
-        role: 'assistant',
-        model: body.model,
-        content: blocks,
-        stop_reason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
-        stop_sequence: null,
-        usage: usageOf(),
-      };
-      if (body.stream) return sse(res, message, blocks);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(message));
-    });
+/** Starts the server; resolves to it listening. */
+export function startServer({ log, project }) {
+  return startModelServer(log, (req, res, body) => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname === '/v1/messages/count_tokens') return replyJson(res, { input_tokens: 321 });
+    if (url.pathname !== '/v1/messages') return replyJson(res, { type: 'error', error: { type: 'not_found_error', message: 'not scripted' } }, 404);
+    const blocks = script(body, project);
+    const message = {
+      id: `msg_rec${String(answers + 1).padStart(4, '0')}`,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: blocks,
+      stop_reason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage: usageOf(),
+    };
+    if (body.stream) return sse(res, message, blocks);
+    replyJson(res, message);
   });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, port: server.address().port })));
 }

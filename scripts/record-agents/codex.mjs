@@ -1,19 +1,13 @@
 // Records Codex CLI sessions against a scripted model server on 127.0.0.1, for the reader's tests:
-//   node scripts/record-agents/codex.mjs [--version X] [--out DIR]
+//   node scripts/record-agents/codex.mjs [--version X] [--out DIR] [--install DIR]
 // installs @openai/codex@X into a temp folder, runs the scripted sessions below with a scratch
 // CODEX_HOME, and copies the rollouts Codex wrote, unedited, to DIR (by default
 // test/fixtures/agents/codex-<X>/). The requests Codex sent are left in the temp folder's
 // requests.jsonl for reading a new version's changes.
-import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { parseArgs } from 'util';
 import { startServer } from './codex-server.mjs';
-
-const { values } = parseArgs({ options: { version: { type: 'string', default: '0.169.1' }, out: { type: 'string' } } });
-const version = values.version;
-const out = path.resolve(values.out ?? path.join(import.meta.dirname, '../../test/fixtures/agents', `codex-${version}`));
+import { copyRecording, installAgent, outFolder, recordingArgs, runAgent, scratchEnv, scratchFolders } from './recording.mjs';
 
 // The prompts, tasks and answers the sessions are scripted on; the tests look for these texts.
 const EDIT_PROMPT = 'Read a.txt, fix its typo, then check it.';
@@ -66,19 +60,14 @@ function reply(body, url, n) {
   return [say(n, 'I have no script for this request.')];
 }
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'record-codex-'));
-const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', ...opts });
-run('npm', ['init', '-y'], { cwd: work });
-run('npm', ['install', '--no-audit', '--no-fund', `@openai/codex@${version}`], { cwd: work });
-const codexBin = path.join(work, 'node_modules/.bin/codex');
-const home = path.join(work, 'home');
+const args = recordingArgs('0.169.1');
+const { work, home, project, log } = scratchFolders('codex', { 'a.txt': 'hello wrld\n' });
+const { version, bin } = installAgent(work, '@openai/codex', args.version, args.install);
+const out = outFolder(args.out, `codex-${version}`);
 const codexHome = path.join(home, '.codex');
-const project = path.join(work, 'proj');
-fs.mkdirSync(codexHome, { recursive: true });
-fs.mkdirSync(project);
-fs.writeFileSync(path.join(project, 'a.txt'), 'hello wrld\n');
+fs.mkdirSync(codexHome);
 
-const server = await startServer({ reply, log: path.join(work, 'requests.jsonl') });
+const server = await startServer({ reply, log });
 const port = server.address().port;
 fs.writeFileSync(
   path.join(codexHome, 'config.toml'),
@@ -96,22 +85,15 @@ fs.writeFileSync(
     '',
   ].join('\n'),
 );
-const env = { ...process.env, HOME: home, CODEX_HOME: codexHome, LOCAL_KEY: 'dummy-key', OPENAI_API_KEY: 'dummy-key' };
-const codex = (...args) =>
-  new Promise((resolve, reject) => {
-    // Async, so this process's server keeps answering while Codex runs; stdin closed, or Codex
-    // waits to read more of the prompt from it.
-    const child = spawn(codexBin, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...args], {
-      cwd: project,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-    let text = '';
-    child.stdout.on('data', (c) => (text += c));
-    child.stderr.on('data', (c) => (text += c));
-    child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`codex ${args.join(' ')} exited with ${code}\n${text}`))));
+const env = scratchEnv(home, { CODEX_HOME: codexHome, LOCAL_KEY: 'dummy-key', OPENAI_API_KEY: 'dummy-key' });
+const codex = async (...args) => {
+  const { stdout, stderr } = await runAgent(bin('codex'), ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...args], {
+    cwd: project,
+    env,
+    timeout: 120_000,
   });
+  return stdout + stderr;
+};
 const sessionIdOf = (text) => /session id: ([0-9a-f-]{36})/.exec(text)?.[1];
 
 const rollouts = () => fs.readdirSync(path.join(codexHome, 'sessions'), { recursive: true }).map(String);
@@ -136,6 +118,5 @@ try {
 } finally {
   server.close();
 }
-fs.rmSync(out, { recursive: true, force: true });
-fs.cpSync(path.join(codexHome, 'sessions'), path.join(out, 'sessions'), { recursive: true });
-console.log(`recorded into ${out}; requests in ${path.join(work, 'requests.jsonl')}`);
+copyRecording(out, [[path.join(codexHome, 'sessions'), 'sessions']]);
+console.log(`Codex ${version}: recorded into ${out}; requests in ${log}`);

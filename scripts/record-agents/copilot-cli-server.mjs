@@ -1,8 +1,8 @@
-// A scripted OpenAI chat-completions server on 127.0.0.1 for recording Copilot CLI sessions.
+// A scripted OpenAI chat-completions server on 127.0.0.1 for recording Copilot CLI sessions (started
+// by copilot-cli.mjs).
 // Which reply a request gets follows from the request alone (its first prompt and how many answers
 // it already holds), so a run can be repeated and the agent's own retries get the same answer.
-import fs from 'node:fs';
-import http from 'node:http';
+import { eventStream, startModelServer } from './recording.mjs';
 
 /** Replies by the first prompt's key: one per assistant answer already in the conversation. */
 const scripts = [
@@ -52,54 +52,46 @@ function replyTo(body, cwd) {
 
 export function startServer({ cwd, log }) {
   let count = 0;
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      count++;
-      const body = raw ? JSON.parse(raw) : {};
-      if (log) fs.appendFileSync(log, JSON.stringify({ n: count, url: req.url, body }) + '\n');
-      if (!req.url.endsWith('/chat/completions')) {
-        res.writeHead(404).end();
-        return;
-      }
-      const reply = replyTo(body, cwd);
-      const id = `chatcmpl-${count}`;
-      const chunk = (choices, extra = {}) =>
-        res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model: body.model, choices, ...extra })}\n\n`);
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (reply.text) chunk([{ index: 0, delta: { role: 'assistant', content: reply.text }, finish_reason: null }]);
-      if (reply.tool)
-        chunk([
-          {
-            index: 0,
-            delta: {
-              role: 'assistant',
-              tool_calls: [
-                {
-                  index: 0,
-                  id: `call_${count}`,
-                  type: 'function',
-                  function: { name: reply.tool, arguments: JSON.stringify(reply.args) },
-                },
-              ],
-            },
-            finish_reason: null,
+  return startModelServer(log, (req, res, body) => {
+    count++;
+    if (!req.url.endsWith('/chat/completions')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const reply = replyTo(body, cwd);
+    const id = `chatcmpl-${count}`;
+    const send = eventStream(res);
+    const chunk = (choices, extra = {}) => send({ id, object: 'chat.completion.chunk', created: 1, model: body.model, choices, ...extra });
+    if (reply.text) chunk([{ index: 0, delta: { role: 'assistant', content: reply.text }, finish_reason: null }]);
+    if (reply.tool)
+      chunk([
+        {
+          index: 0,
+          delta: {
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: `call_${count}`,
+                type: 'function',
+                function: { name: reply.tool, arguments: JSON.stringify(reply.args) },
+              },
+            ],
           },
-        ]);
-      chunk([{ index: 0, delta: {}, finish_reason: reply.tool ? 'tool_calls' : 'stop' }]);
-      // Distinct figures per request, so a test can tell input, cached, output and reasoning apart.
-      chunk([], {
-        usage: {
-          prompt_tokens: 2000 + 100 * count,
-          completion_tokens: 40 + count,
-          total_tokens: 2040 + 101 * count,
-          prompt_tokens_details: { cached_tokens: 500 + 10 * count },
-          completion_tokens_details: { reasoning_tokens: 3 + count },
+          finish_reason: null,
         },
-      });
-      res.end('data: [DONE]\n\n');
+      ]);
+    chunk([{ index: 0, delta: {}, finish_reason: reply.tool ? 'tool_calls' : 'stop' }]);
+    // Distinct figures per request, so a test can tell input, cached, output and reasoning apart.
+    chunk([], {
+      usage: {
+        prompt_tokens: 2000 + 100 * count,
+        completion_tokens: 40 + count,
+        total_tokens: 2040 + 101 * count,
+        prompt_tokens_details: { cached_tokens: 500 + 10 * count },
+        completion_tokens_details: { reasoning_tokens: 3 + count },
+      },
     });
+    res.end('data: [DONE]\n\n');
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }

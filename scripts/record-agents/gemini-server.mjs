@@ -2,8 +2,7 @@
 // Each scenario is picked by a word of the session's prompts and advanced by how many tool results
 // follow the last typed prompt; every reply carries usage whose figures differ per request (cached
 // and thoughts included), so a test can tell them apart. Every request is logged to `log`.
-import * as fs from 'fs';
-import * as http from 'http';
+import { eventStream, replyJson, startModelServer } from './recording.mjs';
 
 const textOf = (content) => (content?.parts ?? []).map((p) => p.text ?? '').join('');
 const isTyped = (content) => content.role === 'user' && !(content.parts ?? []).some((p) => p.functionResponse);
@@ -59,45 +58,29 @@ function utility(body) {
   return [{ text: JSON.stringify({ reasoning: 'simple', model_choice: 'flash', next_speaker: 'user' }) }];
 }
 
-export function startServer(logFile, dir, port = 0) {
-  const log = fs.createWriteStream(logFile);
+export function startServer(log, dir) {
   let n = 0;
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      log.write(JSON.stringify({ method: req.method, url: req.url, body: raw.slice(0, 50000) }) + '\n');
-      if (req.url.includes(':countTokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ totalTokens: 100 }));
-        return;
-      }
-      const body = JSON.parse(raw || '{}');
-      const streamed = req.url.includes(':streamGenerateContent');
-      const parts = streamed ? scripted(body, dir) : utility(body);
-      n += 1;
-      const [prompt, cached, output, thoughts] = [1000 + 37 * n, 300 + 11 * n, 40 + 3 * n, 5 + 2 * n];
-      const usageMetadata = {
-        promptTokenCount: prompt,
-        cachedContentTokenCount: cached,
-        candidatesTokenCount: output,
-        thoughtsTokenCount: thoughts,
-        totalTokenCount: prompt + output + thoughts,
-      };
-      const chunk = {
-        candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-        usageMetadata,
-        modelVersion: 'gemini-2.5-flash',
-        responseId: `r${n}`,
-      };
-      if (streamed) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`data: ${JSON.stringify(chunk)}\n\n`);
-      } else {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(chunk));
-      }
-    });
+  return startModelServer(log, (req, res, body) => {
+    if (req.url.includes(':countTokens')) return replyJson(res, { totalTokens: 100 });
+    const streamed = req.url.includes(':streamGenerateContent');
+    const parts = streamed ? scripted(body, dir) : utility(body);
+    n += 1;
+    const [prompt, cached, output, thoughts] = [1000 + 37 * n, 300 + 11 * n, 40 + 3 * n, 5 + 2 * n];
+    const usageMetadata = {
+      promptTokenCount: prompt,
+      cachedContentTokenCount: cached,
+      candidatesTokenCount: output,
+      thoughtsTokenCount: thoughts,
+      totalTokenCount: prompt + output + thoughts,
+    };
+    const chunk = {
+      candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+      usageMetadata,
+      modelVersion: 'gemini-2.5-flash',
+      responseId: `r${n}`,
+    };
+    if (!streamed) return replyJson(res, chunk);
+    eventStream(res)(chunk);
+    res.end();
   });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }

@@ -3,8 +3,7 @@
 // prompt and advanced by how many tool results follow the last typed prompt; every reply is
 // streamed and ends with usage whose figures differ per request (cached and reasoning included),
 // so a test can tell them apart. Every request is logged to `log` (one JSON per line).
-import * as fs from 'fs';
-import * as http from 'http';
+import { eventStream, startModelServer } from './recording.mjs';
 
 const text = (c) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => p.text ?? '').join('') : '');
 
@@ -47,47 +46,42 @@ function scripted(body, dir) {
   return { text: 'OK.' };
 }
 
-export function startServer(logFile, dir, port = 0) {
-  const log = fs.createWriteStream(logFile);
+export function startServer(log, dir) {
   let n = 0;
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      log.write(JSON.stringify({ method: req.method, url: req.url, body: raw.slice(0, 20000) }) + '\n');
-      if (!req.url.endsWith('/chat/completions')) {
-        res.writeHead(404).end();
-        return;
-      }
-      const body = JSON.parse(raw);
-      const reply = scripted(body, dir);
-      n += 1;
-      const id = `chatcmpl-${n}`;
-      const chunk = (delta, finish = null, usage) =>
-        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1765000000 + n, model: 'm', choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(chunk({ role: 'assistant', content: '' }));
-      if (reply.reasoning) res.write(chunk({ reasoning_content: reply.reasoning }));
-      if (reply.text) res.write(chunk({ content: reply.text }));
-      if (reply.tool)
-        res.write(
-          chunk({
-            tool_calls: [{ index: 0, id: `call_${n}`, type: 'function', function: { name: reply.tool.name, arguments: JSON.stringify(reply.tool.args) } }],
-          }),
-        );
-      res.write(chunk({}, reply.tool ? 'tool_calls' : 'stop'));
-      const prompt = reply.promptTokens ?? 1000 + 37 * n;
-      res.write(
-        chunk({}, null, {
-          prompt_tokens: prompt,
-          completion_tokens: 40 + 3 * n,
-          total_tokens: prompt + 40 + 3 * n,
-          prompt_tokens_details: { cached_tokens: 300 + 11 * n },
-          completion_tokens_details: { reasoning_tokens: 5 + 2 * n },
-        }),
-      );
-      res.end('data: [DONE]\n\n');
+  return startModelServer(log, (req, res, body) => {
+    if (!req.url.endsWith('/chat/completions')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const reply = scripted(body, dir);
+    n += 1;
+    const id = `chatcmpl-${n}`;
+    const send = eventStream(res);
+    const chunk = (delta, finish = null, usage) =>
+      send({
+        id,
+        object: 'chat.completion.chunk',
+        created: 1765000000 + n,
+        model: 'm',
+        choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
+        ...(usage ? { usage } : {}),
+      });
+    chunk({ role: 'assistant', content: '' });
+    if (reply.reasoning) chunk({ reasoning_content: reply.reasoning });
+    if (reply.text) chunk({ content: reply.text });
+    if (reply.tool)
+      chunk({
+        tool_calls: [{ index: 0, id: `call_${n}`, type: 'function', function: { name: reply.tool.name, arguments: JSON.stringify(reply.tool.args) } }],
+      });
+    chunk({}, reply.tool ? 'tool_calls' : 'stop');
+    const prompt = reply.promptTokens ?? 1000 + 37 * n;
+    chunk({}, null, {
+      prompt_tokens: prompt,
+      completion_tokens: 40 + 3 * n,
+      total_tokens: prompt + 40 + 3 * n,
+      prompt_tokens_details: { cached_tokens: 300 + 11 * n },
+      completion_tokens_details: { reasoning_tokens: 5 + 2 * n },
     });
+    res.end('data: [DONE]\n\n');
   });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
