@@ -99,8 +99,12 @@ export function eventStream(res) {
   return (data, event) => res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
 }
 
-/** `out` replaced whole by unedited copies of what the agent wrote (`[from, to, filter?]`), so no file of an earlier recording stays. */
+/** `out` replaced whole by unedited copies of what the agent wrote (`[from, to, filter?]`), so no file of an earlier recording stays but its README. */
 export function copyRecording(out, copies) {
+  // The fixture's README says how it was recorded: written by a person, so kept across a re-record.
+  const readme = path.join(out, 'README.md');
+  const kept = fs.existsSync(readme) ? fs.readFileSync(readme) : null;
   fs.rmSync(out, { recursive: true, force: true });
   for (const [from, to, filter] of copies) fs.cpSync(from, path.join(out, to), { recursive: true, filter });
+  if (kept !== null) fs.writeFileSync(readme, kept);
 }
