@@ -18,6 +18,7 @@ interface Usage {
   input_tokens: number;
   output_tokens: number;
   cache_read_input_tokens: number;
+  cache_creation_input_tokens?: number;
 }
 interface SourceRecord {
   uuid?: string;
@@ -157,7 +158,12 @@ describe('the Tape Inspector in the VS Code web workbench: an ingested Claude Co
     const usage = firstCallUsage(records);
     assert.deepStrictEqual(
       { input: cell('Input'), cached: cell('Cached'), output: cell('Output') },
-      { input: usage.input_tokens, cached: usage.cache_read_input_tokens, output: usage.output_tokens },
+      // The tape's input counts the cache, which Anthropic's input_tokens leaves out (src/ingest/tapeUsage.ts).
+      {
+        input: usage.input_tokens + usage.cache_read_input_tokens + (usage.cache_creation_input_tokens ?? 0),
+        cached: usage.cache_read_input_tokens,
+        output: usage.output_tokens,
+      },
       `the first row ${JSON.stringify(cells)}`,
     );
 
