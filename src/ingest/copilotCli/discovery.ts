@@ -1,27 +1,17 @@
-import * as fs from 'fs';
 import * as path from 'path';
-import { openRegularSync, readUpToSync } from '../../store/safeRead';
 import { promptLine, type AgentDiscovery, type DiscoveredSession } from '../agentDiscovery';
+import { readHead } from '../jsonlHead';
 import { listDir } from '../sourceFiles';
 import { eventsOf } from './events';
 import { firstPromptOf } from './firstPrompt';
 import { EVENTS_FILE, sessionLogOf, sessionStateDir, workspaceCwdOf } from './sessionFolder';
 
-/** The first prompt comes right after `session.start`; only this much of a log is read to describe it. */
-const HEAD_BYTES = 256 * 1024;
-
+/** The first prompt comes right after `session.start`, within the head of the log a list reads. */
 function describe(log: string): { firstPrompt: string | null; modifiedAt: number } | null {
-  try {
-    const { fd, stat } = openRegularSync(log);
-    try {
-      const prompt = firstPromptOf(eventsOf(readUpToSync(fd, stat.size, HEAD_BYTES), {}).events);
-      return { firstPrompt: prompt === undefined ? null : promptLine(prompt), modifiedAt: stat.mtimeMs };
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return null;
-  }
+  const head = readHead(log);
+  if (head === null) return null;
+  const prompt = firstPromptOf(eventsOf(head.bytes, {}).events);
+  return { firstPrompt: prompt === undefined ? null : promptLine(prompt), modifiedAt: head.modifiedAt };
 }
 
 const isWorkspaceLog = (log: string, workspace: string): boolean => {

@@ -6,7 +6,7 @@ import { decompress } from 'fzstd';
 import { ingestFile, ingestionOf } from '../../../src/ingest/ingest';
 import { discoverSessions } from '../../../src/ingest/sessionDiscovery';
 import { sourcesIn } from '../../../src/ingest/sourcesUnder';
-import { readZstdFileSync } from '../../../src/ingest/zstdFile';
+import { readZstdFileSync, readZstdHeadSync } from '../../../src/ingest/zstdFile';
 import { TapeFileError } from '../../../src/store/errors';
 import { parentOf } from '../../../src/store/forks';
 import { linkedChildren, readLinked } from '../../../src/store/subagentLinks';
@@ -279,6 +279,12 @@ describe('Codex 0.16x rollouts', function () {
       const file = place();
       const whole = Buffer.from(decompress(fs.readFileSync(file)));
       for (const chunk of [1000, 4096, 1 << 20]) assert.ok(readZstdFileSync(file, 1 << 20, 'a transcript', chunk).equals(whole), `${chunk}-byte chunks`);
+    });
+
+    it('reads the head a list needs as the first bytes of what the file decompresses to', () => {
+      const file = place();
+      const whole = Buffer.from(decompress(fs.readFileSync(file)));
+      for (const n of [1, 100, whole.length]) assert.ok(readZstdHeadSync(file, n, 1 << 20, 'a transcript').equals(whole.subarray(0, n)), `${n} bytes`);
     });
 
     it('decompresses within a bound: past it, a clear error and nothing read', () => {
