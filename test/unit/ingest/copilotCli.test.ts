@@ -265,6 +265,9 @@ describe('Copilot CLI sessions (copilot-cli)', function () {
 
   it('reads the folder from workspace.yaml as Copilot CLI quotes it', () => {
     assert.strictEqual(cwdOfWorkspaceYaml('id: x\ncwd: /home/me/app\n'), '/home/me/app');
+    // A long line (blanks inside the path and before a comment) reads the same; the parse is linear in it (workspaceYaml.ts).
+    const blanks = ' '.repeat(60_000);
+    assert.strictEqual(cwdOfWorkspaceYaml(`cwd: /a${blanks}b${blanks}#c\n`), `/a${blanks}b`);
     assert.strictEqual(cwdOfWorkspaceYaml("cwd: '/home/me/it''s here'\n"), "/home/me/it's here");
     assert.strictEqual(cwdOfWorkspaceYaml('cwd: "/home/me/a\\"b: c"\n'), '/home/me/a"b: c');
     assert.strictEqual(cwdOfWorkspaceYaml('cwd: /home/me/app # the app\n'), '/home/me/app');
