@@ -28,7 +28,7 @@ const NODE = [
 ];
 
 /** Pure files of src/tape (no imports) that the protocol and the webview may use too. */
-const SHARED_HELPERS = { path: '^src/tape/(errorMessage|usageFigures|unicodeEscape)\\.ts$' };
+const SHARED_HELPERS = { path: '^src/tape/(errorMessage|usage/usageFigures|unicodeEscape)\\.ts$' };
 
 /** A layer: what its files may import. */
 const layer = (from, ...targets) => targets.map((to) => ({ from: { path: `^${from}/` }, to }));
@@ -40,10 +40,13 @@ module.exports = {
     ...layer('src/store', folders('src/tape', 'src/store'), npm('sql.js', 'zod'), core(...NODE)),
     ...layer('src/agent', folders('src/tape', 'src/store', 'src/agent'), npm('zod', 'openai', 'ignore', 'picomatch'), core(...NODE)),
     ...layer('src/ingest', folders('src/tape', 'src/store', 'src/ingest'), npm('zod', 'fzstd'), core(...NODE)),
-    // Replay sends rebuilt requests through the agent's model port (re-runs, evaluations); the agent never imports replay, so no cycle.
-    ...layer('src/replay', folders('src/tape', 'src/store', 'src/agent', 'src/replay'), npm('zod'), core(...NODE)),
+    // Step replay walks a recorded tape (cursor, seekable view, breakpoints): below the agent.
+    ...layer('src/replay', folders('src/tape', 'src/store', 'src/replay'), npm('zod'), core(...NODE)),
+    // Rebuild, verify, re-run and evaluate send rebuilt requests through the agent's turn loop and
+    // model port; the agent never imports them, so no cycle.
+    ...layer('src/rerun', folders('src/tape', 'src/store', 'src/agent', 'src/rerun'), npm('zod'), core(...NODE)),
     ...layer('src/inspector', folders('src/tape', 'src/store', 'src/protocol', 'src/inspector'), npm('zod'), core(...NODE)),
-    ...layer('src/cli', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/cli'), npm('zod'), core(...NODE)),
+    ...layer('src/cli', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/cli'), npm('zod'), core(...NODE)),
     // The host <-> webview messages: shared by both sides, so neither Node's modules nor the DOM's.
     // One file of the domain both sides may share: errorMessage.ts imports nothing, so it brings
     // neither Node nor the DOM along, and there is then one errorMessage for the whole tree.
@@ -51,7 +54,7 @@ module.exports = {
     // The glue may use every host layer and the editor's API, never the browser bundles.
     ...layer(
       'src/extension',
-      folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/inspector', 'src/protocol', 'src/extension'),
+      folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/inspector', 'src/protocol', 'src/extension'),
       npm('zod', '@vscode/debugadapter', '@vscode/debugprotocol', '@types/vscode'),
       core(...NODE),
     ),
@@ -74,6 +77,21 @@ module.exports = {
         "An agent folder of src/ingest (one per agent: its format, discovery and first-prompt rule) uses the shared kernel at the top of src/ingest, never another agent's folder: a change to one agent's reader cannot move another's.",
       from: { path: '^src/ingest/([^/]+)/' },
       to: { path: '^src/ingest/[^/]+/', pathNot: '^src/ingest/$1/' },
+    },
+    {
+      name: 'tape-kernel-below-analyses',
+      severity: 'error',
+      comment:
+        'The kernel at the top of src/tape (entries, fold, anchors, context, manifests, projections) is what every analysis reads; an analysis in a sub-folder (search, audit, evaluation, comparison, usage) may use the kernel and the figures of usage/, never the other way round, so a change to an analysis cannot move the fold. Type-only imports are allowed: a kernel entry may carry an analysis result.',
+      from: { path: '^src/tape/(?!(search|audit|evaluation|comparison|usage)/)' },
+      to: { path: '^src/tape/(search|audit|evaluation|comparison|usage)/', pathNot: '^src/tape/usage/usageFigures\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'tape-analyses-apart',
+      severity: 'error',
+      comment: 'Each analysis of src/tape stands on the kernel alone (usage figures aside): one analysis cannot change what another reports.',
+      from: { path: '^src/tape/(search|audit|evaluation|comparison|usage)/' },
+      to: { path: '^src/tape/(search|audit|evaluation|comparison|usage)/', pathNot: ['^src/tape/$1/', '^src/tape/usage/'] },
     },
     {
       name: 'resolvable',

@@ -5,9 +5,9 @@
 // of the summary per fact the audit did before, over the same needles (each path and its file
 // name). Each is run at 16 and 64 KiB of summary: the scan grows with facts x summary, the audit
 // with facts + summary.
-import { auditCompaction } from '../src/tape/compactionAudit';
-import { SubstringIndex } from '../src/tape/substringIndex';
-import { naiveOccursAsWord } from '../test/unit/tape/naiveOccurrence';
+import { auditCompaction } from '../src/tape/audit/compactionAudit';
+import { SubstringIndex } from '../src/tape/audit/substringIndex';
+import { naiveOccursAsWord } from '../test/unit/tape/audit/naiveOccurrence';
 import { TapeBuilder } from '../test/unit/tape/tapeBuilder';
 import { median, proseOf, round, targets, time } from './common';
 

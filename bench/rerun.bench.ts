@@ -8,9 +8,9 @@
 import * as fs from 'fs';
 import type { ModelEvent, ModelPort, ModelRequest } from '../src/agent/model/modelPort';
 import { OpenAiCompatibleModel } from '../src/agent/model/openAiCompatible';
-import { evaluateSession } from '../src/replay/evaluate';
-import { RecordedRequests } from '../src/replay/rebuildRequest';
-import { RecordedResponses } from '../src/replay/recordedResponse';
+import { evaluateSession } from '../src/rerun/evaluate';
+import { RecordedRequests } from '../src/rerun/rebuildRequest';
+import { RecordedResponses } from '../src/rerun/recordedResponse';
 import { manifestOfEntry } from '../src/tape/manifest';
 import { startFakeOpenAiServer, type FakeChunk, type FakeReply } from '../test/support/fakeOpenAiServer';
 import { round, targets, tempDir, time } from './common';

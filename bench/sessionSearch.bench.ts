@@ -1,4 +1,4 @@
-// Search All Sessions (src/tape/sessionSearch.ts) on a 100k-entry tape of 200 sessions, each query
+// Search All Sessions (src/tape/search/sessionSearch.ts) on a 100k-entry tape of 200 sessions, each query
 // the first of a fresh process that opens the tape read-only (the CLI's `search-all`): its first
 // and warm times, and the process's memory after; against the baseline of no index, every
 // searchable entry read and tokenised (what the in-memory index built before issue 38 cost at
@@ -10,9 +10,9 @@ import { preferBaselineWasm } from '../src/cli/baselineWasm';
 import { writeFileDurably } from '../src/store/fsutil';
 import { sessionAgentOf } from '../src/store/sessionAgent';
 import { TapeStore } from '../src/store/tapeStore';
-import { isSearchable, searchableText } from '../src/tape/searchableText';
-import { queryTerms, searchTokens } from '../src/tape/searchTokens';
-import { SessionSearch } from '../src/tape/sessionSearch';
+import { isSearchable, searchableText } from '../src/tape/search/searchableText';
+import { queryTerms, searchTokens } from '../src/tape/search/searchTokens';
+import { SessionSearch } from '../src/tape/search/sessionSearch';
 import { sessionTitleOf } from '../src/tape/sessionTitle';
 import { median, proseOf, round, sessionRows, targets, tempDir, time } from './common';
 import type { RowTuple } from '../src/store/rowTuple';

@@ -4,8 +4,8 @@
 // Against a naive replay: the same verification with a builder that refolds the prefix from the
 // start for each request and loads each entry with its own query.
 import * as fs from 'fs';
-import { CURRENT_REBUILDER, type Rebuilder } from '../src/replay/rebuilder';
-import { verifySession } from '../src/replay/verify';
+import { CURRENT_REBUILDER, type Rebuilder } from '../src/rerun/rebuilder';
+import { verifySession } from '../src/rerun/verify';
 import { TapeStore } from '../src/store/tapeStore';
 import { assembleFromCache } from '../src/tape/contextAssembly';
 import { FoldCache } from '../src/tape/foldCache';

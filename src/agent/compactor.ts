@@ -1,7 +1,7 @@
 import type { TapeStore } from '../store/tapeStore';
-import { alsoInRangeOf } from '../tape/alsoInRange';
+import { alsoInRangeOf } from '../tape/audit/alsoInRange';
 import { compactionAnchorEntry, coverageOf, type CompactionAnchorInit, type CompactionTrigger } from '../tape/compactionAnchor';
-import { auditCompaction, type CompactionAudit } from '../tape/compactionAudit';
+import { auditCompaction, type CompactionAudit } from '../tape/audit/compactionAudit';
 import { buildContext, contextItems, cursorOf, resolveSelector } from '../tape/context';
 import type { Entry, JsonObject } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';

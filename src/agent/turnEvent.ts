@@ -1,4 +1,4 @@
-import type { CompactionAudit } from '../tape/compactionAudit';
+import type { CompactionAudit } from '../tape/audit/compactionAudit';
 import type { SubagentOutcome } from '../tape/fork';
 import type { TurnOutcomeKind } from '../tape/turnEntries';
 import type { CheckpointReason, CheckpointsOffData } from '../tape/workspaceCheckpoint';

@@ -1,5 +1,5 @@
 import type { SessionReads } from './sessionReads';
-import { auditCompaction, isCompactionAnchor } from '../tape/compactionAudit';
+import { auditCompaction, isCompactionAnchor } from '../tape/audit/compactionAudit';
 import { checkpointSummaryText, renderCheckpoint, resolveSelector } from '../tape/context';
 import { isReconstructionAnchor, type Entry } from '../tape/entry';
 import { amendableAnchor, applyAnchorRow, type AnchorAmendments, type ViewAnchor } from '../tape/anchorFold';

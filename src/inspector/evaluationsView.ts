@@ -1,6 +1,6 @@
 import type { TapeStore } from '../store/tapeStore';
-import { EVAL_START_ENTRY_ID, evalStartOf, type EvalStop, type RequestEvaluation, type ToolCallFacts } from '../tape/evaluationEntries';
-import { evaluationSessionsOf, readEvaluation, type EvaluationReads } from '../tape/evaluationReport';
+import { EVAL_START_ENTRY_ID, evalStartOf, type EvalStop, type RequestEvaluation, type ToolCallFacts } from '../tape/evaluation/evaluationEntries';
+import { evaluationSessionsOf, readEvaluation, type EvaluationReads } from '../tape/evaluation/evaluationReport';
 import type { EvaluationListItem, EvaluationReport, EvaluationRow, ResponseSide } from '../protocol/inspector';
 
 /**

@@ -5,8 +5,8 @@ import { sessionUsages } from '../store/sessionUsage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
 import { errorMessage } from '../tape/errorMessage';
 import { SUBAGENT_LINKED } from '../tape/fork';
-import { NO_USAGE, sameUsage } from '../tape/usageFigures';
-import { sessionsBelow, type SessionUsage } from '../tape/usageRollup';
+import { NO_USAGE, sameUsage } from '../tape/usage/usageFigures';
+import { sessionsBelow, type SessionUsage } from '../tape/usage/usageRollup';
 import {
   inspectorRequests,
   inspectorToHost,

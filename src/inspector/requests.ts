@@ -3,7 +3,7 @@ import type { SessionReads } from './sessionReads';
 import type { JsonObject } from '../tape/entry';
 import { diffManifests, manifestOfEntry, VIEW_ASSEMBLED, type ViewManifest } from '../tape/manifest';
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
-import { inputLeavesCacheOut } from '../tape/usageFigures';
+import { inputLeavesCacheOut } from '../tape/usage/usageFigures';
 import type { RequestDiff, RequestItem } from '../protocol/inspector';
 
 export interface SkippedRequest {

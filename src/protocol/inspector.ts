@@ -93,7 +93,7 @@ export const missingFact = z.object({ kind: z.enum(AUDIT_FACT_KINDS), value: z.s
 export type MissingFact = z.infer<typeof missingFact>;
 
 /**
- * What a compaction's summary kept of the range it replaced (src/tape/compactionAudit.ts): the
+ * What a compaction's summary kept of the range it replaced (src/tape/audit/compactionAudit.ts): the
  * totals per kind, and the facts it left out in the audit's order, at most MAX_MISSING_FACTS of
  * them (`missingOmitted` counts the rest).
  */
@@ -308,7 +308,7 @@ export type EvaluationReport = z.infer<typeof evaluationReport>;
 
 export const sessionItem = z.object({ sessionId: z.string(), title: z.nullable(z.string()), entryCount: z.number(), lastCreatedAt: z.number() });
 
-/** Requests and tokens (src/tape/usageFigures.ts): none negative (a figure a tape gives as a fraction is kept as it is). */
+/** Requests and tokens (src/tape/usage/usageFigures.ts): none negative (a figure a tape gives as a fraction is kept as it is). */
 const count = z.number().check(z.nonnegative());
 const usageFigures = z.object({ requests: count, inputTokens: count, outputTokens: count, cachedTokens: count, cacheCreationTokens: count });
 
@@ -332,7 +332,7 @@ export type TranscriptPage = z.infer<typeof transcriptPage>;
 const noParams = z.object({});
 
 /**
- * An amendment the page asks for, as the session handle takes it (src/tape/compactionAmendment.ts
+ * An amendment the page asks for, as the session handle takes it (src/tape/audit/compactionAmendment.ts
  * checks it in full: bounds, entries before the compaction, not already in the context).
  */
 export const compactionAmendment = z.discriminatedUnion('kind', [
@@ -400,7 +400,7 @@ export const hostToInspector = z.discriminatedUnion('type', [
     headEntryId: z.number(),
   }),
   /**
-   * The shown session's model requests and tokens (src/tape/usageRollup.ts): its own, and rolled up
+   * The shown session's model requests and tokens (src/tape/usage/usageRollup.ts): its own, and rolled up
    * over the `descendants` subagents and forks below it. After every `source` that selects a
    * session, and again when they change (the session or one below it made a request).
    */

@@ -2,7 +2,7 @@ import type { Database } from 'sql.js';
 import type { Entry, NewEntry } from '../tape/entry';
 import { foldAll, type FoldRow } from '../tape/fold';
 import { isIngestedSession } from '../tape/ingestedSession';
-import { rerunOfSession } from '../tape/rerunEntries';
+import { rerunOfSession } from '../tape/evaluation/rerunEntries';
 import { interruptedResultEntry, unpairedToolCalls } from '../tape/toolPairs';
 
 /**

@@ -25,7 +25,7 @@ import {
 } from '../tape/fork';
 import { isIngestedSession } from '../tape/ingestedSession';
 import { VIEW_ASSEMBLED } from '../tape/manifest';
-import { rerunOfSession } from '../tape/rerunEntries';
+import { rerunOfSession } from '../tape/evaluation/rerunEntries';
 import { TURN_END, TURN_START } from '../tape/turnEntries';
 import { readerOf } from './lineage';
 import { linkedChildren } from './subagentLinks';

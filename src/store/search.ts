@@ -1,7 +1,7 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
-import type { RankedMatch, SearchMatch } from '../tape/sessionSearch';
+import type { RankedMatch, SearchMatch } from '../tape/search/sessionSearch';
 import { spaceOut, unspace } from './cjk';
 import { entryText } from '../tape/entryText';
 import { readVarint } from './ftsVarint';

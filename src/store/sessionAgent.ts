@@ -1,5 +1,5 @@
 import { isIngestedSession } from '../tape/ingestedSession';
-import { agentOf } from '../tape/usageStats';
+import { agentOf } from '../tape/usage/usageStats';
 import type { TapeStore } from './tapeStore';
 
 /** The first entries tell an ingested session: its `session/start`, or on older tapes the provenance keys after it. */

@@ -1,6 +1,6 @@
 import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
-import { addStoredAttempts, emptyStoredUsage, ownUsage, rollUpUsage, sessionsBelow, type SessionUsage, type StoredUsage } from '../tape/usageRollup';
-import type { UsageFigures } from '../tape/usageFigures';
+import { addStoredAttempts, emptyStoredUsage, ownUsage, rollUpUsage, sessionsBelow, type SessionUsage, type StoredUsage } from '../tape/usage/usageRollup';
+import type { UsageFigures } from '../tape/usage/usageFigures';
 import type { ChildSession } from './forks';
 import type { TapeStore } from './tapeStore';
 
@@ -28,7 +28,7 @@ function storedUsageOf(store: TapeStore, sessionId: string): StoredUsage | null 
 
 /**
  * The own figures of each of `sessionIds` and those rolled up over its subagents and forks
- * (src/tape/usageRollup.ts) through the session tree `family` (src/store/forks.ts
+ * (src/tape/usage/usageRollup.ts) through the session tree `family` (src/store/forks.ts
  * childrenBySession, which the callers read anyway); only those sessions and the ones below them
  * are read. A session not on the tape has no entry.
  */

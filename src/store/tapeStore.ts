@@ -5,7 +5,7 @@ import { validateNewEntry, type Entry, type NewEntry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
 import type { EntrySource } from '../tape/projections/projection';
-import type { RankedMatch, SearchMatch } from '../tape/sessionSearch';
+import type { RankedMatch, SearchMatch } from '../tape/search/sessionSearch';
 import type { AppendResult } from './appender';
 import { Connection } from './connection';
 import { AppendEvents, growthEvents, type AppendListener, type Disposable } from './appendEvents';

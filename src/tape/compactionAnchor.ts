@@ -1,4 +1,4 @@
-import type { AlsoInRangeFact } from './alsoInRange';
+import type { AlsoInRangeFact } from './audit/alsoInRange';
 import { ALSO_IN_RANGE, type ContextItem } from './context';
 import type { JsonObject, NewEntry } from './entry';
 import type { ModelInfo, Usage } from './modelRequest';

@@ -5,7 +5,7 @@ import type { AgentTapeApi } from '../../src/extension/extension';
 import { LmModelPort } from '../../src/extension/model/lmModelPort';
 import type { RerunSummary } from '../../src/extension/rerun/registerRerun';
 import type { TapeStore } from '../../src/store/tapeStore';
-import { EVAL_START_ENTRY_ID, evalStartOf } from '../../src/tape/evaluationEntries';
+import { EVAL_START_ENTRY_ID, evalStartOf } from '../../src/tape/evaluation/evaluationEntries';
 import { sessionRoots } from './helpers';
 import { until } from './waiting';
 

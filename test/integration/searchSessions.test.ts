@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentTapeApi } from '../../src/extension/extension';
-import type { SessionSearchHit } from '../../src/tape/sessionSearch';
+import type { SessionSearchHit } from '../../src/tape/search/sessionSearch';
 import { CC_SESSION, CODEX_SESSION, claudeCodeRecords, codexRecords, jsonl } from '../unit/ingest/fixtures';
 import { tempDir } from '../unit/store/helpers';
 import { agentTapeLog } from './helpers';

@@ -6,7 +6,7 @@ import type { AgentGroupNode, SessionNode } from '../../src/extension/inspector/
 import { linkSubagent, startSubagent } from '../../src/store/subagentLinks';
 import type { TapeStore } from '../../src/store/tapeStore';
 import type { NewEntry } from '../../src/tape/entry';
-import { addUsage, NO_USAGE, usageLine, type UsageFigures } from '../../src/tape/usageFigures';
+import { addUsage, NO_USAGE, usageLine, type UsageFigures } from '../../src/tape/usage/usageFigures';
 import { CC_SESSION, writeClaudeCode } from '../unit/ingest/fixtures';
 import { tempDir } from '../unit/store/helpers';
 import { until } from './waiting';

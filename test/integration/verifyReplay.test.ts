@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentTapeApi } from '../../src/extension/extension';
-import type { VerifyReport } from '../../src/replay/verify';
+import type { VerifyReport } from '../../src/rerun/verify';
 import { hashManifest, VIEW_ASSEMBLED, type ViewManifest } from '../../src/tape/manifest';
 import { tempDir } from '../unit/store/helpers';
 import { until } from './waiting';

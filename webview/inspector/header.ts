@@ -1,5 +1,5 @@
 import type { HostToInspector } from '../../src/protocol/inspector';
-import { sameUsage, usageDetail, usageLine } from '../../src/tape/usageFigures';
+import { sameUsage, usageDetail, usageLine } from '../../src/tape/usage/usageFigures';
 import { badge, h, num, textOf } from './dom';
 
 type Source = Extract<HostToInspector, { type: 'source' }>;

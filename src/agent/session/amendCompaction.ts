@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { amendmentEntry, amendmentSchema, CompactionAmendError, compactionInForce } from '../../tape/compactionAmendment';
+import { amendmentEntry, amendmentSchema, CompactionAmendError, compactionInForce } from '../../tape/audit/compactionAmendment';
 import { assembleFromCache } from '../../tape/contextAssembly';
 import type { Entry } from '../../tape/entry';
 import { manifestOfEntry, VIEW_ASSEMBLED, type ViewManifest } from '../../tape/manifest';

@@ -1,4 +1,4 @@
-import type { ComparedSession } from '../../tape/sessionComparison';
+import type { ComparedSession } from '../../tape/comparison/sessionComparison';
 import type { OpenTape } from './openTape';
 
 /**

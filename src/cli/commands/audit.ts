@@ -1,4 +1,4 @@
-import { auditCompaction, auditCompactions, CompactionAuditError, FACT_KINDS, type CompactionAudit, type FactKind } from '../../tape/compactionAudit';
+import { auditCompaction, auditCompactions, CompactionAuditError, FACT_KINDS, type CompactionAudit, type FactKind } from '../../tape/audit/compactionAudit';
 import { oneLine } from '../../tape/oneLine';
 import { int, parseArgs, required } from '../args';
 import { json, type Io } from '../output';

@@ -3,7 +3,7 @@ import type { AmendReceipt, ContextFit } from '../../agent/session/amendCompacti
 import type { SessionHandle } from '../../agent/session/sessionHandle';
 import { readRegularFileSync } from '../../store/safeRead';
 import { TapeStore } from '../../store/tapeStore';
-import { CompactionAmendError, type Amendment } from '../../tape/compactionAmendment';
+import { CompactionAmendError, type Amendment } from '../../tape/audit/compactionAmendment';
 import { SUMMARY_MAX_CHARS, summaryTooLong } from '../../tape/entry';
 import { errorMessage } from '../../tape/errorMessage';
 import { parseArgs, required, str, UsageError, type Parsed } from '../args';

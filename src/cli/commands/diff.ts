@@ -1,7 +1,7 @@
 import type { OpenTape } from '../../agent/session/openTape';
 import { comparedSessionOf } from '../../agent/session/comparedSession';
-import { compareSessions, type ComparedSession } from '../../tape/sessionComparison';
-import { sessionComparisonText } from '../../tape/sessionComparisonText';
+import { compareSessions, type ComparedSession } from '../../tape/comparison/sessionComparison';
+import { sessionComparisonText } from '../../tape/comparison/sessionComparisonText';
 import { parseArgs } from '../args';
 import { json, type Io } from '../output';
 import { requireSession } from './session';
@@ -12,7 +12,7 @@ function sideOf(tape: OpenTape, sessionId: string): ComparedSession {
   return comparedSessionOf(tape, sessionId);
 }
 
-/** `agent-tape diff <tape> A B [--json]`: read-only; the JSON is compareSessions' result (src/tape/sessionComparison.ts). */
+/** `agent-tape diff <tape> A B [--json]`: read-only; the JSON is compareSessions' result (src/tape/comparison/sessionComparison.ts). */
 export function diffCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { switches: ['json'], positional: ['tape', 'A', 'B'] });
   const [file, a, b] = p.positional;

@@ -1,12 +1,12 @@
 import { OpenTape } from '../../agent/session/openTape';
-import { EvaluationError, evaluateSession } from '../../replay/evaluate';
-import { RebuildError } from '../../replay/rebuildError';
-import { RecordedRequests } from '../../replay/rebuildRequest';
-import type { Variation } from '../../replay/variation';
+import { EvaluationError, evaluateSession } from '../../rerun/evaluate';
+import { RebuildError } from '../../rerun/rebuildError';
+import { RecordedRequests } from '../../rerun/rebuildRequest';
+import type { Variation } from '../../rerun/variation';
 import { openTapeFile } from '../../store/tapeFile';
 import { TapeStore } from '../../store/tapeStore';
-import type { RequestEvaluation, TokenCounts } from '../../tape/evaluationEntries';
-import type { EvaluationReport } from '../../tape/evaluationReport';
+import type { RequestEvaluation, TokenCounts } from '../../tape/evaluation/evaluationEntries';
+import type { EvaluationReport } from '../../tape/evaluation/evaluationReport';
 import { oneLine } from '../../tape/oneLine';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';

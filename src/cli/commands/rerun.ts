@@ -1,10 +1,10 @@
 import { defaultTools } from '../../agent/agentSession';
 import { OpenTape } from '../../agent/session/openTape';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
-import { rebuildRequest } from '../../replay/rebuildRequest';
-import { rerunRequest, type ContinueOptions, type RerunResult } from '../../replay/rerun';
-import type { Variation } from '../../replay/variation';
-import { describeDifference } from '../../replay/verify';
+import { rebuildRequest } from '../../rerun/rebuildRequest';
+import { rerunRequest, type ContinueOptions, type RerunResult } from '../../rerun/rerun';
+import type { Variation } from '../../rerun/variation';
+import { describeDifference } from '../../rerun/verify';
 import { TapeStore } from '../../store/tapeStore';
 import { oneLine } from '../../tape/oneLine';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';

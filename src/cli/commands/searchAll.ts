@@ -1,6 +1,6 @@
 import { sessionAgentOf } from '../../store/sessionAgent';
-import { parseDay, utcDayBounds } from '../../tape/searchFilters';
-import { MAX_LIMIT, SessionSearch, type SessionSearchHit } from '../../tape/sessionSearch';
+import { parseDay, utcDayBounds } from '../../tape/search/searchFilters';
+import { MAX_LIMIT, SessionSearch, type SessionSearchHit } from '../../tape/search/sessionSearch';
 import { sessionTitleOf } from '../../tape/sessionTitle';
 import { int, parseArgs, str, UsageError } from '../args';
 import { json, type Io } from '../output';
@@ -28,7 +28,7 @@ const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * `search-all <tape> <query...> [--agent A]... [--since DAY] [--until DAY] [--limit N] [--json]`:
- * Search All Sessions' ranked search (src/tape/sessionSearch.ts, answered from the tape's own
+ * Search All Sessions' ranked search (src/tape/search/sessionSearch.ts, answered from the tape's own
  * full-text index) over what every session's conversation says, with each hit's session (agent,
  * title, date). Days are UTC, both included.
  */

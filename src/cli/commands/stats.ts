@@ -1,6 +1,6 @@
 import { sessionAgentOf } from '../../store/sessionAgent';
 import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
-import { usageStats, type UsageRow } from '../../tape/usageStats';
+import { usageStats, type UsageRow } from '../../tape/usage/usageStats';
 import { parseArgs } from '../args';
 import { json, type Io } from '../output';
 import { withTape } from './withTape';

@@ -1,4 +1,4 @@
-import { describeRequest, verifyTape, type VerifyReport } from '../../replay/verify';
+import { describeRequest, verifyTape, type VerifyReport } from '../../rerun/verify';
 import { parseArgs, str } from '../args';
 import { json, type Io } from '../output';
 import { requireSession } from './session';

@@ -1,6 +1,6 @@
 import type { CompactionNotice } from '../../agent/turnEvent';
-import { ALSO_IN_RANGE_MAX_FACTS } from '../../tape/alsoInRange';
-import type { FactKind } from '../../tape/compactionAudit';
+import { ALSO_IN_RANGE_MAX_FACTS } from '../../tape/audit/alsoInRange';
+import type { FactKind } from '../../tape/audit/compactionAudit';
 import { codeSpan } from '../tools/markdownCode';
 
 /**

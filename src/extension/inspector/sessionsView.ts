@@ -7,9 +7,9 @@ import type { SessionSummary } from '../../store/tapeStore';
 import type { WorkspaceStore } from '../../store/workspaceStore';
 import { SessionTitles } from '../../inspector/sessionTitles';
 import { errorMessage } from '../../tape/errorMessage';
-import { rerunOfSession } from '../../tape/rerunEntries';
-import { addUsage, NO_USAGE, sameUsage, usageDetail, usageLine, type UsageFigures } from '../../tape/usageFigures';
-import type { SessionUsage } from '../../tape/usageRollup';
+import { rerunOfSession } from '../../tape/evaluation/rerunEntries';
+import { addUsage, NO_USAGE, sameUsage, usageDetail, usageLine, type UsageFigures } from '../../tape/usage/usageFigures';
+import type { SessionUsage } from '../../tape/usage/usageRollup';
 import { agentLabel } from '../agentLabel';
 import { codeSpan } from '../tools/markdownCode';
 import type { WorkspaceTape } from '../workspaceTape';
@@ -43,7 +43,7 @@ export interface SessionNode {
   children: SessionNode[];
 }
 
-/** The top rows: one agent's sessions (src/tape/usageStats.ts agentOf), newest first. No session actions. */
+/** The top rows: one agent's sessions (src/tape/usage/usageStats.ts agentOf), newest first. No session actions. */
 export interface AgentGroupNode {
   kind: 'agent';
   /** The agent's name on the tape (`agent-tape`, an ingest format). */

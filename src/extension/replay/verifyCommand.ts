@@ -2,7 +2,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { OpenTape } from '../../agent/session/openTape';
-import { describeDifference, verifyTape, type RequestReport, type VerifyReport } from '../../replay/verify';
+import { describeDifference, verifyTape, type RequestReport, type VerifyReport } from '../../rerun/verify';
 import { openTapeFile } from '../../store/tapeFile';
 import type { TapeStore } from '../../store/tapeStore';
 import { reportingCommands } from '../sessionCommands';

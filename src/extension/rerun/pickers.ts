@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import type { RebuiltRequest } from '../../replay/rebuildRequest';
-import type { Variation } from '../../replay/variation';
+import type { RebuiltRequest } from '../../rerun/rebuildRequest';
+import type { Variation } from '../../rerun/variation';
 import type { TapeReader } from '../../store/lineage';
 import { summaryOf } from '../../tape/entrySummary';
 

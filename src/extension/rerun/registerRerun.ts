@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import type { OpenTape } from '../../agent/session/openTape';
-import { judge, DEFAULT_TEXT_THRESHOLD } from '../../replay/agreement';
-import { evaluateSession } from '../../replay/evaluate';
-import { RecordedRequests } from '../../replay/rebuildRequest';
-import { RecordedResponses } from '../../replay/recordedResponse';
-import { continueRerun, rerunRequest, type RerunResult } from '../../replay/rerun';
-import { variationSchema } from '../../replay/variation';
+import { judge, DEFAULT_TEXT_THRESHOLD } from '../../rerun/agreement';
+import { evaluateSession } from '../../rerun/evaluate';
+import { RecordedRequests } from '../../rerun/rebuildRequest';
+import { RecordedResponses } from '../../rerun/recordedResponse';
+import { continueRerun, rerunRequest, type RerunResult } from '../../rerun/rerun';
+import { variationSchema } from '../../rerun/variation';
 import { manifestOfEntry, VIEW_ASSEMBLED } from '../../tape/manifest';
 import type { ActiveSession } from '../activeSession';
 import { abortSignalOf } from '../cancellation';

@@ -1,5 +1,5 @@
-import type { Judgement } from '../../replay/agreement';
-import type { FinishKind, TokenCounts, ToolCallFacts } from '../../tape/evaluationEntries';
+import type { Judgement } from '../../rerun/agreement';
+import type { FinishKind, TokenCounts, ToolCallFacts } from '../../tape/evaluation/evaluationEntries';
 
 /**
  * The two sides of a re-run as plain text documents, recorded and re-run, laid out line for line

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { queryFilters, type Day } from '../../tape/searchFilters';
-import type { SessionSearch, SessionSearchHit, SessionSearchOptions } from '../../tape/sessionSearch';
+import { queryFilters, type Day } from '../../tape/search/searchFilters';
+import type { SessionSearch, SessionSearchHit, SessionSearchOptions } from '../../tape/search/sessionSearch';
 import { agentLabel } from '../agentLabel';
 
 /** How long typing must pause before the query runs. */

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { OpenTape } from '../../agent/session/openTape';
 import { SessionTitles } from '../../inspector/sessionTitles';
 import { sessionAgentOf } from '../../store/sessionAgent';
-import { sessionSearchOf, type SessionSearch, type SessionSearchHit } from '../../tape/sessionSearch';
+import { sessionSearchOf, type SessionSearch, type SessionSearchHit } from '../../tape/search/sessionSearch';
 import { reportingCommands } from '../sessionCommands';
 import type { WorkspaceTape } from '../workspaceTape';
 import { pickSearchHit } from './searchPick';
@@ -28,7 +28,7 @@ const entryDetail = (open: OpenTape, hit: SessionSearchHit): string =>
 
 /**
  * "Tape: Search All Sessions…" (the palette, the Tape Sessions view's title): a ranked search over
- * every session of the workspace tape (src/tape/sessionSearch.ts, from the tape's full-text index), and the hit chosen opened in
+ * every session of the workspace tape (src/tape/search/sessionSearch.ts, from the tape's full-text index), and the hit chosen opened in
  * the inspector with its entry selected (`agentTape.openInspector` with the entry's position).
  * Resolves to the hit opened, its position and the hits shown then; undefined when dismissed.
  */

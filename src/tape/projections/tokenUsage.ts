@@ -1,6 +1,6 @@
 import type { Entry } from '../entry';
 import type { Projection } from './projection';
-import { wholeInputOf } from '../usageFigures';
+import { wholeInputOf } from '../usage/usageFigures';
 
 /** Token usage summed over every physical provider attempt, retries included: that is what was billed. */
 export const ATTEMPT_EVENT = 'provider/attempt';

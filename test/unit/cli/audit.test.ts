@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { TapeStore } from '../../../src/store/tapeStore';
-import type { CompactionAudit } from '../../../src/tape/compactionAudit';
+import type { CompactionAudit } from '../../../src/tape/audit/compactionAudit';
 import { claudeCodeRecords, writeClaudeCode, writeCodex } from '../ingest/fixtures';
 import { buildCli, cli, CLI } from './build';
 

@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { NewEntry } from '../../../src/tape/entry';
 import { TapeStore } from '../../../src/store/tapeStore';
-import type { SessionComparison } from '../../../src/tape/sessionComparison';
+import type { SessionComparison } from '../../../src/tape/comparison/sessionComparison';
 import { cli } from './build';
 
 const say = (messageId: string, role: 'user' | 'assistant', orderSeq: number, content: string, turnId: string): NewEntry => ({

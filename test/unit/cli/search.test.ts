@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { NewEntry } from '../../../src/tape/entry';
-import type { SessionSearchResult } from '../../../src/tape/sessionSearch';
+import type { SessionSearchResult } from '../../../src/tape/search/sessionSearch';
 import { CC_SESSION, CODEX_SESSION, writeClaudeCode, writeCodex } from '../ingest/fixtures';
 import { cli } from './build';
 

@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { NewEntry } from '../../../src/tape/entry';
-import type { UsageRow } from '../../../src/tape/usageStats';
+import type { UsageRow } from '../../../src/tape/usage/usageStats';
 import { writeClaudeCode } from '../ingest/fixtures';
 import { cli } from './build';
 

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { VerifyReport } from '../../../src/replay/verify';
+import type { VerifyReport } from '../../../src/rerun/verify';
 import { hashManifest, VIEW_ASSEMBLED, type ViewManifest } from '../../../src/tape/manifest';
 import { runCli } from '../../support/cliProcess';
 import { FIXTURE, FIXTURE_SESSION } from '../inspector/fixtureTape';

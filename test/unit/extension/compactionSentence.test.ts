@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import type { CompactionNotice } from '../../../src/agent/turnEvent';
 import { compactionSentence } from '../../../src/extension/chat/compactionSentence';
-import type { FactKind } from '../../../src/tape/compactionAudit';
+import type { FactKind } from '../../../src/tape/audit/compactionAudit';
 
 type Totals = CompactionNotice['totals'];
 const totals = (t: Partial<Record<FactKind, [facts: number, inSummary: number]>>): Totals => {

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { judge } from '../../../src/replay/agreement';
+import { judge } from '../../../src/rerun/agreement';
 import { differenceSummary, responseDocument, type ResponseFacts } from '../../../src/extension/rerun/responseDocument';
 
 const recorded: ResponseFacts = {

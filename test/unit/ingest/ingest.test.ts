@@ -11,7 +11,7 @@ import { TapeFileError } from '../../../src/store/errors';
 import { childrenOf, parentOf } from '../../../src/store/forks';
 import { readLinked, searchScoped } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { auditCompaction } from '../../../src/tape/compactionAudit';
+import { auditCompaction } from '../../../src/tape/audit/compactionAudit';
 import { MAX_ENTRY_JSON_BYTES } from '../../../src/tape/entrySize';
 import { contextItems, cursorOf } from '../../../src/tape/context';
 import { foldAll, foldRowOf } from '../../../src/tape/fold';

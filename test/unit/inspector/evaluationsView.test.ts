@@ -9,7 +9,7 @@ import {
   evalSummaryEntry,
   TEXT_SIMILARITY_MEASURE,
   type RequestEvaluation,
-} from '../../../src/tape/evaluationEntries';
+} from '../../../src/tape/evaluation/evaluationEntries';
 import { message } from './helpers';
 import { inspectorSource } from './inspectorSource';
 

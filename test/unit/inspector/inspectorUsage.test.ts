@@ -5,7 +5,7 @@ import { forkSession } from '../../../src/store/forks';
 import { linkSubagent, startSubagent } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { NewEntry } from '../../../src/tape/entry';
-import { NO_USAGE, type UsageFigures } from '../../../src/tape/usageFigures';
+import { NO_USAGE, type UsageFigures } from '../../../src/tape/usage/usageFigures';
 import { message } from './helpers';
 import { inspectorSource } from './inspectorSource';
 

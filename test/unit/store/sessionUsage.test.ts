@@ -7,8 +7,8 @@ import { TapeStore } from '../../../src/store/tapeStore';
 import type { NewEntry } from '../../../src/tape/entry';
 import { ingestedSessionStart } from '../../../src/tape/ingestedSession';
 import { ATTEMPT_EVENT } from '../../../src/tape/projections/tokenUsage';
-import { NO_USAGE, type UsageFigures } from '../../../src/tape/usageFigures';
-import { usageStats } from '../../../src/tape/usageStats';
+import { NO_USAGE, type UsageFigures } from '../../../src/tape/usage/usageFigures';
+import { usageStats } from '../../../src/tape/usage/usageStats';
 import { message } from './helpers';
 
 const attempt = (inputTokens: number, outputTokens: number, cachedTokens = 0): NewEntry => ({
