@@ -4,12 +4,13 @@
 // baseline of the schema 2 queries on the same database (a GROUP BY over every row, a scan for link
 // events, a pass over every tool row), run side by side. Once pages are read on demand, what each
 // reads is what it costs: time here is read in memory, so the ratios understate it.
+import { SUBAGENT_LINKED } from '../src/tape/entryNames';
 import type { Database } from 'sql.js';
 import { interruptedCallRepairs, markCallsChecked } from '../src/store/crashRepair';
 import { childrenBySession } from '../src/store/forks';
 import { TapeStore } from '../src/store/tapeStore';
 import { loadSqlJs } from '../src/store/sqljs';
-import { linkEntry, SUBAGENT_LINKED } from '../src/tape/fork';
+import { linkEntry } from '../src/tape/fork';
 import { rowTupleOf, type RowTuple } from '../src/store/rowTuple';
 import { median, round, sessionRows, targets, time } from './common';
 

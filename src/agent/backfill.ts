@@ -1,3 +1,4 @@
+import { BACKFILLED_EVENT } from '../tape/entryNames';
 import type { TapeStore } from '../store/tapeStore';
 import type { NewEntry } from '../tape/entry';
 import { namedProvenanceKey } from '../tape/provenanceKey';
@@ -8,8 +9,6 @@ export interface HistoryTurn {
   prompt: string;
   response: string;
 }
-
-export const BACKFILLED_EVENT = 'session/backfilled';
 
 /**
  * Rebuilds a session the host knows but the tape does not (its storage was cleared, or the chat

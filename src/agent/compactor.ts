@@ -1,3 +1,4 @@
+import { PROVIDER_ERROR } from '../tape/entryNames';
 import type { TapeStore } from '../store/tapeStore';
 import { alsoInRangeOf } from '../tape/audit/alsoInRange';
 import { compactionAnchorEntry, coverageOf, type CompactionAnchorInit, type CompactionTrigger } from '../tape/compactionAnchor';
@@ -92,6 +93,6 @@ async function providerFailure(store: TapeStore, sessionId: string, trigger: Com
     details.failureClass = e.failureClass;
     if (e.status !== undefined) details.status = e.status;
   }
-  await store.append(sessionId, { kind: 'error', name: 'error/provider', payload: { kind: 'provider', message, details } });
+  await store.append(sessionId, { kind: 'error', name: PROVIDER_ERROR, payload: { kind: 'provider', message, details } });
   return { error: message };
 }

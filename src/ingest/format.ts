@@ -1,5 +1,5 @@
+import { SESSION_META, SUBAGENT_LINKED } from '../tape/entryNames';
 import type { JsonObject, NewEntry } from '../tape/entry';
-import { SUBAGENT_LINKED } from '../tape/fork';
 import { provenanceKeyOf } from '../tape/provenanceKey';
 import type { SourceLine } from './transcriptLines';
 
@@ -78,9 +78,6 @@ export function createdAtOf(timestamp: unknown): { createdAt?: number } {
   const ms = typeof timestamp === 'string' ? Date.parse(timestamp) : typeof timestamp === 'number' ? timestamp : NaN;
   return Number.isFinite(ms) && ms >= 0 ? { createdAt: ms } : {};
 }
-
-/** The event each ingested session carries to say what it is: which agent, model, folder and source. */
-export const SESSION_META = 'session/meta';
 
 export interface SessionMeta {
   agent: FormatName;

@@ -1,14 +1,13 @@
+import { SUBAGENT_LINKED, TITLE_EVENT, SESSION_META } from '../tape/entryNames';
 import { TapeFileError } from '../store/errors';
 import type { TapeStore } from '../store/tapeStore';
 import type { JsonObject, NewEntry } from '../tape/entry';
-import { SUBAGENT_LINKED, entryHash } from '../tape/fork';
+import { entryHash } from '../tape/fork';
 import { detectFormat, formatNamed, sourceFormatOfContent, sourceOfPath } from './detect';
 import { ingestedSessionStart } from '../tape/ingestedSession';
-import { TITLE_EVENT } from '../tape/projections/title';
 import { AGENT_LABELS } from './agents';
 import {
   countSkip,
-  SESSION_META,
   sourceKey,
   type FormatName,
   type Mapped,

@@ -1,7 +1,8 @@
+import { SUBAGENT_LINKED } from '../tape/entryNames';
 import { linkedChildren } from '../store/subagentLinks';
 import type { TapeStore } from '../store/tapeStore';
 import type { NewEntry } from '../tape/entry';
-import { SUBAGENT_LINKED, linkData } from '../tape/fork';
+import { linkData } from '../tape/fork';
 import { countSkip, type MappedSession } from './format';
 
 /** The child a mapped `subagent/linked` event names, or null for any other entry. */

@@ -1,10 +1,10 @@
+import { SUBAGENT_LINKED } from '../tape/entryNames';
 import * as z from 'zod';
 import { childrenBySession, type ChildSession } from '../store/forks';
 import type { ReadableTape, TapeReader } from '../store/lineage';
 import { sessionUsages } from '../store/sessionUsage';
 import type { Disposable, TapeStore } from '../store/tapeStore';
 import { errorMessage } from '../tape/errorMessage';
-import { SUBAGENT_LINKED } from '../tape/fork';
 import { NO_USAGE, sameUsage } from '../tape/usage/usageFigures';
 import { sessionsBelow, type SessionUsage } from '../tape/usage/usageRollup';
 import {

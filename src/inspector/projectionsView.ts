@@ -1,11 +1,12 @@
+import { VIEW_ASSEMBLED, ATTEMPT_EVENT } from '../tape/entryNames';
 import type { SessionReads } from './sessionReads';
-import { manifestOfEntry, VIEW_ASSEMBLED } from '../tape/manifest';
+import { manifestOfEntry } from '../tape/manifest';
 import { contextPressureProjection, DEFAULT_CONTEXT_WINDOW, pressureOf, type ContextEstimate } from '../tape/projections/contextPressure';
 import { createProjectionRegistry } from '../tape/projections/index';
 import { ProjectionRunner } from '../tape/projections/projection';
 import { titleProjection } from '../tape/projections/title';
 import { todosProjection, type TodosView } from '../tape/projections/todos';
-import { ATTEMPT_EVENT, tokenUsageProjection, type TokenUsage } from '../tape/projections/tokenUsage';
+import { tokenUsageProjection, type TokenUsage } from '../tape/projections/tokenUsage';
 import { knownContextWindow } from '../tape/modelWindows';
 import { toolStatsProjection, type ToolStat } from '../tape/projections/toolStats';
 import type { ProjectionsView } from '../protocol/inspector';

@@ -1,17 +1,6 @@
+import { FORK_DISCARD, FORK_MERGE, FORK_START, SUBAGENT_LINKED, SUBAGENT_START } from '../tape/entryNames';
 import type { Entry } from '../tape/entry';
-import {
-  discardReceiptData,
-  FORK_DISCARD,
-  FORK_MERGE,
-  FORK_START,
-  forkStartOf,
-  linkData,
-  mergeReceiptData,
-  receiptOf,
-  SUBAGENT_LINKED,
-  SUBAGENT_START,
-  subagentStartState,
-} from '../tape/fork';
+import { discardReceiptData, forkStartOf, linkData, mergeReceiptData, receiptOf, subagentStartState } from '../tape/fork';
 import type { ReceiptItem } from '../protocol/inspector';
 
 /** The entries that record a session's lineage: its own start as a fork or subagent, and its decisions about its children. */

@@ -1,8 +1,8 @@
+import { VIEW_ASSEMBLED, ATTEMPT_EVENT } from '../tape/entryNames';
 import { errorMessage } from '../tape/errorMessage';
 import type { SessionReads } from './sessionReads';
 import type { JsonObject } from '../tape/entry';
-import { diffManifests, manifestOfEntry, VIEW_ASSEMBLED, type ViewManifest } from '../tape/manifest';
-import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
+import { diffManifests, manifestOfEntry, type ViewManifest } from '../tape/manifest';
 import { inputLeavesCacheOut } from '../tape/usage/usageFigures';
 import type { RequestDiff, RequestItem } from '../protocol/inspector';
 

@@ -1,6 +1,7 @@
+import { SUBAGENT_LINKED, SUBAGENT_START } from '../tape/entryNames';
 import * as z from 'zod';
 import type { TapeReader } from '../store/lineage';
-import { linkData, receiptOf, SUBAGENT_LINKED, SUBAGENT_START, subagentStartState } from '../tape/fork';
+import { linkData, receiptOf, subagentStartState } from '../tape/fork';
 import { oneLine } from '../tape/oneLine';
 import { TITLE_MAX_CHARS } from '../tape/projections/title';
 

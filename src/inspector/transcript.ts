@@ -1,10 +1,10 @@
+import { RETRACTED_EVENT, UNDO_EVENT, TURN_END, TURN_START } from '../tape/entryNames';
 import type { SessionReads } from './sessionReads';
 import { cursorOf, isAfterCursor, resolveSelector, type Cursor } from '../tape/context';
-import { isReconstructionAnchor, RETRACTED_EVENT, textOf, UNDO_EVENT, type Entry } from '../tape/entry';
+import { isReconstructionAnchor, textOf, type Entry } from '../tape/entry';
 import { summaryOf } from '../tape/entrySummary';
 import { mergedFromOf } from '../tape/fork';
 import { foldAll, type FoldOptions, type FoldRow, type ViewMessage } from '../tape/fold';
-import { TURN_END, TURN_START } from '../tape/turnEntries';
 import type { TurnChanges } from '../tape/workspaceCheckpoint';
 import type { TranscriptItem } from '../protocol/inspector';
 import { anchorsOf } from './anchorsTimeline';

@@ -1,8 +1,8 @@
+import { TURN_START, WORKSPACE_CHECKPOINT, WORKSPACE_RESTORED } from '../tape/entryNames';
 import type { SessionReads } from './sessionReads';
 import type { Entry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
-import { TURN_START } from '../tape/turnEntries';
-import { checkpointOf, turnChanges, workspaceStates, WORKSPACE_CHECKPOINT, WORKSPACE_RESTORED, type TurnChanges } from '../tape/workspaceCheckpoint';
+import { checkpointOf, turnChanges, workspaceStates, type TurnChanges } from '../tape/workspaceCheckpoint';
 
 /** What the transcript shows of a session's workspace checkpoints. */
 export interface WorkspaceFacts {

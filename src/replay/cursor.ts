@@ -1,9 +1,10 @@
+import { FORK_MERGE, SUBAGENT_LINKED, VIEW_ASSEMBLED } from '../tape/entryNames';
 import type { TapeReader } from '../store/lineage';
 import { buildContext, resolveSelector, type ContextResult } from '../tape/context';
 import type { Entry } from '../tape/entry';
 import type { EffectiveView, FoldRow } from '../tape/fold';
-import { FORK_MERGE, FORK_START_ENTRY_ID, linkData, mergeReceiptData, receiptOf, SUBAGENT_LINKED } from '../tape/fork';
-import { manifestOfEntry, ManifestError, verifyManifest, VIEW_ASSEMBLED, type ManifestCheck, type ViewManifest } from '../tape/manifest';
+import { FORK_START_ENTRY_ID, linkData, mergeReceiptData, receiptOf } from '../tape/fork';
+import { manifestOfEntry, ManifestError, verifyManifest, type ManifestCheck, type ViewManifest } from '../tape/manifest';
 import { builtinProjections } from '../tape/projections';
 import type { AnyProjection } from '../tape/projections/projection';
 import { ReplayBreakpoints } from './breakpoints';

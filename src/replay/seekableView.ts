@@ -1,4 +1,5 @@
-import { SYSTEM_PROMPT } from '../tape/entry';
+import { SYSTEM_PROMPT } from '../tape/entryNames';
+
 import {
   applyRows,
   entryIndex,

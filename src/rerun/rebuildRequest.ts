@@ -1,23 +1,15 @@
+import { VIEW_ASSEMBLED, SYSTEM_TOOLS } from '../tape/entryNames';
 import * as z from 'zod';
 import type { ReadableTape } from '../store/lineage';
 import type { RequestFacts } from '../tape/contextAssembly';
 import type { Entry } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
 import { mergedFromOf } from '../tape/fork';
-import {
-  hashManifest,
-  keepsItsHash,
-  manifestOfEntry,
-  PARAMS_SINCE_VERSION,
-  toolsHashOf,
-  VIEW_ASSEMBLED,
-  type IncludedItem,
-  type ViewManifest,
-} from '../tape/manifest';
+import { hashManifest, keepsItsHash, manifestOfEntry, PARAMS_SINCE_VERSION, toolsHashOf, type IncludedItem, type ViewManifest } from '../tape/manifest';
 import type { ModelRequest, ToolDefinition } from '../tape/modelRequest';
 import { CHARS_PER_TOKEN } from '../tape/projections/contextPressure';
 import { samplingOf, type RequestParams, type SamplingOptions } from '../tape/requestParams';
-import { SYSTEM_TOOLS, toolsOfEntry } from '../tape/toolsEntry';
+import { toolsOfEntry } from '../tape/toolsEntry';
 import { PrefixReplay } from './prefixReplay';
 import { REBUILDERS, rebuilderFor, recordedFacts, recordedTokens, type Rebuilder } from './rebuilder';
 import { RebuildError } from './rebuildError';

@@ -1,9 +1,7 @@
+import { VIEW_ASSEMBLED, ATTEMPT_EVENT, TURN_END, TURN_START } from '../tape/entryNames';
 import type { Entry } from '../tape/entry';
 import { entryIndex, type FoldRow } from '../tape/fold';
 import type { RecordedFacts, TokenCounts, ToolCallFacts } from '../tape/evaluation/evaluationEntries';
-import { VIEW_ASSEMBLED } from '../tape/manifest';
-import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
-import { TURN_END, TURN_START } from '../tape/turnEntries';
 import type { PrefixReplay } from './prefixReplay';
 
 /**

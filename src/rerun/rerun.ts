@@ -1,3 +1,4 @@
+import { VIEW_ASSEMBLED, RERUN_REQUEST, SYSTEM_TOOLS, TURN_END } from '../tape/entryNames';
 import { DEFAULT_MAX_ROUNDS } from '../agent/agentSession';
 import { UNNAMED_TOOL } from '../agent/loop';
 import type { ModelPort } from '../agent/model/modelPort';
@@ -8,18 +9,10 @@ import type { ToolContext, Toolbox, ToolResult } from '../agent/tools/tool';
 import type { Entry, NewEntry } from '../tape/entry';
 import { ForkRefusedError, forkStartOf, FORK_START_ENTRY_ID } from '../tape/fork';
 import { isInterruptedResultKey } from '../tape/interruptedKey';
-import { manifestOfEntry, sealManifest, VIEW_ASSEMBLED, viewAssembledEntry, type ViewManifest } from '../tape/manifest';
+import { manifestOfEntry, sealManifest, viewAssembledEntry, type ViewManifest } from '../tape/manifest';
 import type { ModelRequest } from '../tape/modelRequest';
-import {
-  replayedResultEntry,
-  rerunMessageId,
-  rerunRequestEntry,
-  rerunOfSession,
-  RERUN_REQUEST,
-  sameToolCall,
-  type RerunRequestData,
-} from '../tape/evaluation/rerunEntries';
-import { SYSTEM_TOOLS, toolsEntry } from '../tape/toolsEntry';
+import { replayedResultEntry, rerunMessageId, rerunRequestEntry, rerunOfSession, sameToolCall, type RerunRequestData } from '../tape/evaluation/rerunEntries';
+import { toolsEntry } from '../tape/toolsEntry';
 import { pairKey } from '../tape/toolPairs';
 import {
   attemptEntry,
@@ -28,7 +21,6 @@ import {
   toolCallEntry,
   toolErrorEntry,
   toolResultEntry,
-  TURN_END,
   turnEndEntry,
   type TurnEndOutcome,
   type TurnRef,

@@ -1,10 +1,11 @@
+import { VIEW_ASSEMBLED } from '../tape/entryNames';
 import * as z from 'zod';
 import type { ReadableTape } from '../store/lineage';
 import type { TapeStore } from '../store/tapeStore';
 import { canonicalJson } from '../tape/canonicalJson';
 import { errorMessage } from '../tape/errorMessage';
 import { mergedFromOf } from '../tape/fork';
-import { hashManifest, manifestOfEntry, VIEW_ASSEMBLED, type ExcludedItem, type IncludedItem, type ViewManifest } from '../tape/manifest';
+import { hashManifest, manifestOfEntry, type ExcludedItem, type IncludedItem, type ViewManifest } from '../tape/manifest';
 import { samplingOf } from '../tape/requestParams';
 import { rerunOfSession } from '../tape/evaluation/rerunEntries';
 import { PrefixReplay } from './prefixReplay';

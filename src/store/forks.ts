@@ -1,12 +1,10 @@
+import { FORK_DISCARD, FORK_MERGE, SUBAGENT_START, SUBAGENT_LINKED, VIEW_ASSEMBLED, TURN_END, TURN_START } from '../tape/entryNames';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { Entry } from '../tape/entry';
 import {
-  FORK_DISCARD,
-  FORK_MERGE,
   FORK_START_ENTRY_ID,
   ForkRefusedError,
-  SUBAGENT_START,
   discardEntry,
   discardReceiptData,
   forkIdSchema,
@@ -17,16 +15,13 @@ import {
   openTurnOf,
   planMerge,
   receiptOf,
-  SUBAGENT_LINKED,
   subagentStartState,
   type DiscardReceipt,
   type LinkReceipt,
   type MergeReceipt,
 } from '../tape/fork';
 import { isIngestedSession } from '../tape/ingestedSession';
-import { VIEW_ASSEMBLED } from '../tape/manifest';
 import { rerunOfSession } from '../tape/evaluation/rerunEntries';
-import { TURN_END, TURN_START } from '../tape/turnEntries';
 import { readerOf } from './lineage';
 import { linkedChildren } from './subagentLinks';
 import type { TapeStore } from './tapeStore';

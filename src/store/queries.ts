@@ -1,5 +1,6 @@
+import { SESSION_START } from '../tape/entryNames';
 import type { Database, SqlValue, Statement } from 'sql.js';
-import { SESSION_START, type Entry, type JsonObject, type Kind } from '../tape/entry';
+import { type Entry, type JsonObject, type Kind } from '../tape/entry';
 import { TapeFileError } from './errors';
 import type { FoldRow } from '../tape/fold';
 import { INTERRUPTED_KEY_PREFIX } from '../tape/interruptedKey';

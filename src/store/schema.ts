@@ -1,6 +1,6 @@
+import { SUBAGENT_LINKED } from '../tape/entryNames';
 import { randomUUID } from 'crypto';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { SUBAGENT_LINKED } from '../tape/fork';
 
 /** The marker that tells a tape from any other SQLite file. */
 export const TAPE_FORMAT = 'agent-tape';

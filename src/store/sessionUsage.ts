@@ -1,4 +1,5 @@
-import { ATTEMPT_EVENT } from '../tape/projections/tokenUsage';
+import { ATTEMPT_EVENT } from '../tape/entryNames';
+
 import { addStoredAttempts, emptyStoredUsage, ownUsage, rollUpUsage, sessionsBelow, type SessionUsage, type StoredUsage } from '../tape/usage/usageRollup';
 import type { UsageFigures } from '../tape/usage/usageFigures';
 import type { ChildSession } from './forks';

@@ -1,8 +1,8 @@
+import { SUBAGENT_LINKED } from '../tape/entryNames';
 import { randomUUID } from 'node:crypto';
 import type { Kind } from '../tape/entry';
 import {
   ForkRefusedError,
-  SUBAGENT_LINKED,
   entryHash,
   linkData,
   linkEntry,

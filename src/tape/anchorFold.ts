@@ -1,4 +1,5 @@
-import { isReconstructionAnchor, PIN_EVENT, SUMMARY_EDIT_EVENT, UNDO_EVENT, type Kind } from './entry';
+import { PIN_EVENT, SUMMARY_EDIT_EVENT, UNDO_EVENT } from './entryNames';
+import { isReconstructionAnchor, type Kind } from './entry';
 
 /**
  * The anchors of a view and the amendments of each compaction (issue 20). A user amends a

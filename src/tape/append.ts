@@ -1,4 +1,5 @@
-import { BOOTSTRAP_KEY, isSessionStart, SESSION_START, type NewEntry } from './entry';
+import { BOOTSTRAP_KEY, SESSION_START } from './entryNames';
+import { isSessionStart, type NewEntry } from './entry';
 
 /** The bootstrap entry every session starts with (SPEC 2.2). */
 export const sessionStartEntry = (sessionId: string): NewEntry => ({

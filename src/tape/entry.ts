@@ -1,3 +1,4 @@
+import { SESSION_START, BOOTSTRAP_KEY, RETRACTED_EVENT, PIN_EVENT, SUMMARY_EDIT_EVENT, UNDO_EVENT } from './entryNames';
 import * as z from 'zod';
 import { entryTooLarge, jsonBytesAtLeast, MAX_ENTRY_JSON_BYTES } from './entrySize';
 import { MAX_JSON_DEPTH, tooDeep } from './jsonDepth';
@@ -85,26 +86,7 @@ const compactionState = loose({
   usage: z.unknown().optional(),
 });
 
-/** The entry name of the system prompt; the last one on the tape is the one in force. */
-export const SYSTEM_PROMPT = 'system/prompt';
-
-/** The anchor every session starts with (SPEC 2.2); src/tape/append.ts writes it. */
-export const SESSION_START = 'session/start';
-/** Provenance key of the session/start anchor, reserved for it so it is written once. */
-export const BOOTSTRAP_KEY = SESSION_START;
 export const isSessionStart = (e: { kind: Kind; name: string }): boolean => e.kind === 'anchor' && e.name === SESSION_START;
-
-/** The event that takes a message out of the effective view (until a later revision of it). */
-export const RETRACTED_EVENT = 'message/retracted';
-
-/**
- * Amendments of the compaction in force (src/tape/anchorFold.ts): each names the anchor it amends
- * and applies to the reconstruction anchor in force when it is appended.
- */
-export const PIN_EVENT = 'compaction/pin';
-export const SUMMARY_EDIT_EVENT = 'compaction/summary-edit';
-export const UNDO_EVENT = 'compaction/undo';
-export const AMENDMENT_EVENTS: readonly string[] = [PIN_EVENT, SUMMARY_EDIT_EVENT, UNDO_EVENT];
 
 /** Bounds of an amendment: a pin is a few facts or entries, an edited summary a page or so. */
 export const PIN_MAX_ITEMS = 200;

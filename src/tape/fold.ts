@@ -1,4 +1,5 @@
-import { RETRACTED_EVENT, SYSTEM_PROMPT, type Entry, type Kind } from './entry';
+import { RETRACTED_EVENT, SYSTEM_PROMPT } from './entryNames';
+import { type Entry, type Kind } from './entry';
 import { applyAnchorRow, type ViewAnchor } from './anchorFold';
 import { isInterruptedResultKey } from './interruptedKey';
 

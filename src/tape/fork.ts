@@ -1,8 +1,8 @@
+import { FORK_START, FORK_MERGE, FORK_DISCARD, SUBAGENT_START, SUBAGENT_LINKED, TURN_END, TURN_START } from './entryNames';
 import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonicalJson';
 import type { Entry, JsonObject, NewEntry } from './entry';
 import { namedProvenanceKey } from './provenanceKey';
-import { TURN_END, TURN_START } from './turnEntries';
 
 /**
  * Fork, merge, discard and subagent links (SPEC 2.8), as pure rules over entries. The store side
@@ -14,13 +14,6 @@ import { TURN_END, TURN_START } from './turnEntries';
  * `subagent/linked` event. The fork's own first entries are `session/start` and the `fork/start`
  * anchor, so a fork names its parent and fork point without any id parsing.
  */
-
-export const FORK_START = 'fork/start';
-export const FORK_MERGE = 'fork/merge';
-export const FORK_DISCARD = 'fork/discard';
-/** The anchor a subagent's session starts with: its task, not a copy of the parent's context. */
-export const SUBAGENT_START = 'subagent/start';
-export const SUBAGENT_LINKED = 'subagent/linked';
 
 /** The entry id of `fork/start` in a fork session (`session/start` is 1). */
 export const FORK_START_ENTRY_ID = 2;

@@ -1,4 +1,5 @@
-import { BOOTSTRAP_KEY, SESSION_START, type Entry, type NewEntry } from './entry';
+import { BOOTSTRAP_KEY, SESSION_START } from './entryNames';
+import { type Entry, type NewEntry } from './entry';
 import { provenanceKeyOf } from './provenanceKey';
 
 /**

@@ -1,3 +1,4 @@
+import { VIEW_ASSEMBLED } from './entryNames';
 import * as z from 'zod';
 import { canonicalJson, sha256Hex } from './canonicalJson';
 import { promptMessageOf, type ContextMessage, type ContextRole, type PromptMessage } from './context';
@@ -16,7 +17,6 @@ import { requestParamsSchema } from './requestParams';
 export const MANIFEST_SCHEMA_VERSION = 2;
 /** The first version with `params`; older manifests were sent with `tokenBudget.maxOutput` and the server's defaults. */
 export const PARAMS_SINCE_VERSION = 2;
-export const VIEW_ASSEMBLED = 'view/assembled';
 
 /** Why a tape entry was left out of a context. The set is open: a policy may add its own reasons. */
 export const EXCLUSION_REASONS = ['before_anchor', 'out_of_budget', 'retracted', 'superseded', 'empty'] as const;

@@ -1,7 +1,8 @@
-import { RETRACTED_EVENT, type Entry, type Kind } from './entry';
+import { RETRACTED_EVENT, TITLE_EVENT } from './entryNames';
+import { type Entry, type Kind } from './entry';
 import { foldAll, type FoldRow } from './fold';
 import { projectionView, runProjection } from './projections/projection';
-import { TITLE_EVENT, titleProjection } from './projections/title';
+import { titleProjection } from './projections/title';
 
 /** What a session's title is read from (a TapeStore, or the lineage reader, through which a fork reads its parent's messages). */
 export interface TitleReads {

@@ -1,5 +1,6 @@
+import { SYSTEM_PROMPT } from './entryNames';
 import { sha256Hex } from './canonicalJson';
-import { SYSTEM_PROMPT, type NewEntry } from './entry';
+import { type NewEntry } from './entry';
 
 /**
  * The system prompt is written to the tape (a `system/prompt` entry) rather than built per request:

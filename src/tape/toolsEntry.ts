@@ -1,3 +1,4 @@
+import { SYSTEM_TOOLS } from './entryNames';
 import * as z from 'zod';
 import type { Entry, NewEntry } from './entry';
 import { toolsHashOf } from './manifest';
@@ -11,8 +12,6 @@ import { namedProvenanceKey } from './provenanceKey';
  * however often it is offered, and a changed set is a new entry. A request's set is the entry
  * whose `hash` is the manifest's `toolsHash`, found at or before the request.
  */
-
-export const SYSTEM_TOOLS = 'system/tools';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -1,6 +1,6 @@
+import { ATTEMPT_EVENT, PROVIDER_ERROR, TOOL_ERROR, TURN_END, TURN_START } from './entryNames';
 import type { JsonObject, MessageStatus, NewEntry } from './entry';
 import type { Usage } from './modelRequest';
-import { ATTEMPT_EVENT } from './projections/tokenUsage';
 import { provenanceKeyOf } from './provenanceKey';
 
 /**
@@ -10,9 +10,6 @@ import { provenanceKeyOf } from './provenanceKey';
  * manifest's key, and start with the session id for the same reason: a merge copies a fork's
  * entries into its parent, where their keys must not meet the parent's.
  */
-
-export const TURN_START = 'turn/start';
-export const TURN_END = 'turn/end';
 
 export type TurnOutcomeKind = 'answer' | 'round_limit' | 'provider_error' | 'cancelled';
 /** How a turn's `turn/end` says it ended: the loop's outcomes, and `diverged`, a continued re-run stopped at a call the recording did not make. */
@@ -121,8 +118,8 @@ export function toolErrorEntry(turn: TurnRef, messageId: string, toolCallId: str
   const message = output.length > TOOL_ERROR_MESSAGE_CHARS ? `${output.slice(0, TOOL_ERROR_MESSAGE_CHARS)}…` : output;
   return {
     kind: 'error',
-    name: 'error/tool',
-    provenanceKey: provenanceKeyOf('error/tool', turn.sessionId, messageId, toolCallId),
+    name: TOOL_ERROR,
+    provenanceKey: provenanceKeyOf(TOOL_ERROR, turn.sessionId, messageId, toolCallId),
     payload: { kind, message, details: { turnId: turn.turnId, messageId, toolCallId, toolName: name } },
     meta: { turnId: turn.turnId },
   };
@@ -142,8 +139,8 @@ export function providerErrorEntry(turn: TurnRef, requestSeq: number, error: Pro
   if (error.status !== undefined) details.status = error.status;
   return {
     kind: 'error',
-    name: 'error/provider',
-    provenanceKey: provenanceKeyOf('error/provider', turn.sessionId, turn.turnId),
+    name: PROVIDER_ERROR,
+    provenanceKey: provenanceKeyOf(PROVIDER_ERROR, turn.sessionId, turn.turnId),
     payload: { kind: 'provider', message: error.message, details },
     meta: { turnId: turn.turnId },
   };

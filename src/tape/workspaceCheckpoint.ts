@@ -1,7 +1,7 @@
+import { WORKSPACE_CHECKPOINT, WORKSPACE_RESTORED, RESTORE_FAILED, CHECKPOINTS_OFF, TURN_START } from './entryNames';
 import * as z from 'zod';
 import type { Entry, JsonObject, NewEntry } from './entry';
 import { namedProvenanceKey } from './provenanceKey';
-import { TURN_START } from './turnEntries';
 
 /**
  * The workspace on the tape. A `workspace/checkpoint` event records that the workspace's files were
@@ -11,11 +11,6 @@ import { TURN_START } from './turnEntries';
  * restore stopped part way and whether the files were put back. `workspace/checkpoints-off` says
  * once that a session records no checkpoints, and why. The snapshots themselves are never on the tape.
  */
-
-export const WORKSPACE_CHECKPOINT = 'workspace/checkpoint';
-export const WORKSPACE_RESTORED = 'workspace/restored';
-export const RESTORE_FAILED = 'workspace/restore-failed';
-export const CHECKPOINTS_OFF = 'workspace/checkpoints-off';
 
 /** At most this many paths are listed in one event; the rest are counted. */
 export const MAX_LISTED_PATHS = 1000;

@@ -1,10 +1,11 @@
+import { VIEW_ASSEMBLED } from '../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentTapeApi } from '../../src/extension/extension';
 import type { VerifyReport } from '../../src/rerun/verify';
-import { hashManifest, VIEW_ASSEMBLED, type ViewManifest } from '../../src/tape/manifest';
+import { hashManifest, type ViewManifest } from '../../src/tape/manifest';
 import { tempDir } from '../unit/store/helpers';
 import { until } from './waiting';
 

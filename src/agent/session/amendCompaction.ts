@@ -1,8 +1,9 @@
+import { VIEW_ASSEMBLED } from '../../tape/entryNames';
 import * as z from 'zod';
 import { amendmentEntry, amendmentSchema, CompactionAmendError, compactionInForce } from '../../tape/audit/compactionAmendment';
 import { assembleFromCache } from '../../tape/contextAssembly';
 import type { Entry } from '../../tape/entry';
-import { manifestOfEntry, VIEW_ASSEMBLED, type ViewManifest } from '../../tape/manifest';
+import { manifestOfEntry, type ViewManifest } from '../../tape/manifest';
 import { TokenEstimator } from '../model/tokenEstimator';
 import type { TapeParts } from './tapeParts';
 

@@ -1,5 +1,5 @@
+import { ATTEMPT_EVENT } from '../../tape/entryNames';
 import { sessionAgentOf } from '../../store/sessionAgent';
-import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { usageStats, type UsageRow } from '../../tape/usage/usageStats';
 import { parseArgs } from '../args';
 import { json, type Io } from '../output';

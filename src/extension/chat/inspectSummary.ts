@@ -1,5 +1,5 @@
+import { VIEW_ASSEMBLED } from '../../tape/entryNames';
 import type { SessionHandle } from '../../agent/session/sessionHandle';
-import { VIEW_ASSEMBLED } from '../../tape/manifest';
 import { ProjectionRegistry, ProjectionRunner } from '../../tape/projections/projection';
 import { tokenUsageProjection } from '../../tape/projections/tokenUsage';
 import { toolStatsProjection } from '../../tape/projections/toolStats';

@@ -1,3 +1,4 @@
+import { VIEW_ASSEMBLED } from '../../tape/entryNames';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import type { OpenTape } from '../../agent/session/openTape';
@@ -7,7 +8,7 @@ import { RecordedRequests } from '../../rerun/rebuildRequest';
 import { RecordedResponses } from '../../rerun/recordedResponse';
 import { continueRerun, rerunRequest, type RerunResult } from '../../rerun/rerun';
 import { variationSchema } from '../../rerun/variation';
-import { manifestOfEntry, VIEW_ASSEMBLED } from '../../tape/manifest';
+import { manifestOfEntry } from '../../tape/manifest';
 import type { ActiveSession } from '../activeSession';
 import { abortSignalOf } from '../cancellation';
 import type { InspectorPanels } from '../inspector/inspectorPanel';

@@ -1,8 +1,8 @@
+import { ATTEMPT_EVENT } from '../../tape/entryNames';
 import * as path from 'path';
 import * as z from 'zod';
 import { compactionAnchorEntry } from '../../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../../tape/entry';
-import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import {
   countSkip,
   createdAtOf,

@@ -1,5 +1,5 @@
+import { ATTEMPT_EVENT } from '../../tape/entryNames';
 import type { JsonObject, NewEntry } from '../../tape/entry';
-import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { eventEntry, sourceKey } from '../format';
 import { ANTHROPIC_BASIS, OPENAI_BASIS, tapeUsage } from '../tapeUsage';
 import type { ApiMessageInfo } from './apiHistory';

@@ -1,14 +1,13 @@
+import { ATTEMPT_EVENT, SESSION_META } from '../../tape/entryNames';
 import * as path from 'path';
 import * as z from 'zod';
 import { compactionAnchorEntry } from '../../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../../tape/entry';
-import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import {
   countSkip,
   createdAtOf,
   eventEntry,
   otherSession,
-  SESSION_META,
   sourceKey,
   subagentLinkEntry,
   uuidOfName,

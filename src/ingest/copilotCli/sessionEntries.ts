@@ -1,6 +1,6 @@
+import { ATTEMPT_EVENT } from '../../tape/entryNames';
 import { compactionAnchorEntry } from '../../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../../tape/entry';
-import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { promptLine } from '../agentDiscovery';
 import { countSkip, createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry, type MappedSession } from '../format';
 import { OPENAI_BASIS, tapeUsage } from '../tapeUsage';

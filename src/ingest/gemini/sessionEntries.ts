@@ -1,7 +1,7 @@
+import { RETRACTED_EVENT, ATTEMPT_EVENT } from '../../tape/entryNames';
 import { sha256Hex } from '../../tape/canonicalJson';
 import { compactionAnchorEntry } from '../../tape/compactionAnchor';
-import { RETRACTED_EVENT, type JsonObject, type NewEntry } from '../../tape/entry';
-import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
+import { type JsonObject, type NewEntry } from '../../tape/entry';
 import { promptLine } from '../agentDiscovery';
 import { countSkip, createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry } from '../format';
 import { tapeUsage, type UsageBasis } from '../tapeUsage';

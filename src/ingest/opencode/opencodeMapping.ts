@@ -1,7 +1,7 @@
+import { ATTEMPT_EVENT } from '../../tape/entryNames';
 import { compactionAnchorEntry } from '../../tape/compactionAnchor';
 import type { JsonObject, NewEntry } from '../../tape/entry';
 import { oneLine } from '../../tape/oneLine';
-import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { countSkip, createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry, type Mapped, type MappedSession } from '../format';
 import { tapeUsage, type UsageBasis } from '../tapeUsage';
 import {

@@ -1,5 +1,5 @@
+import { ATTEMPT_EVENT } from '../../tape/entryNames';
 import type { JsonObject, NewEntry } from '../../tape/entry';
-import { ATTEMPT_EVENT } from '../../tape/projections/tokenUsage';
 import { createdAtOf, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry, type MappedSession } from '../format';
 import { OPENAI_BASIS, tapeUsage } from '../tapeUsage';
 import { RESPONSE_CANCELLED, RESPONSE_FAILED, sourceId, uriText, type ChatRequest } from './chatData';

@@ -1,19 +1,9 @@
+import { PIN_EVENT, SUMMARY_EDIT_EVENT, UNDO_EVENT } from '../entryNames';
 import * as z from 'zod';
 import { amendableAnchor, type ViewAnchor } from '../anchorFold';
 import { FACT_KINDS, isCompactionAnchor } from './compactionAudit';
 import { contextItems, cursorOf, type GetEntry } from '../context';
-import {
-  PIN_EVENT,
-  PIN_FACT_MAX_CHARS,
-  PIN_MAX_ITEMS,
-  SUMMARY_EDIT_EVENT,
-  summaryTooLong,
-  UNDO_EVENT,
-  type Entry,
-  type JsonObject,
-  type Kind,
-  type NewEntry,
-} from '../entry';
+import { PIN_FACT_MAX_CHARS, PIN_MAX_ITEMS, summaryTooLong, type Entry, type JsonObject, type Kind, type NewEntry } from '../entry';
 import type { EffectiveView } from '../fold';
 import { pinnedOf } from '../pinnedContext';
 

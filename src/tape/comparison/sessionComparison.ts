@@ -1,10 +1,8 @@
-import { isSessionStart, pinData, PIN_EVENT, SUMMARY_EDIT_EVENT, summaryEditData, textOf, UNDO_EVENT, undoData, type Entry } from '../entry';
+import { PIN_EVENT, SUMMARY_EDIT_EVENT, UNDO_EVENT, VIEW_ASSEMBLED, ATTEMPT_EVENT, TURN_START } from '../entryNames';
+import { isSessionStart, pinData, summaryEditData, textOf, undoData, type Entry } from '../entry';
 import type { EffectiveView } from '../fold';
 import { jsonEqual } from '../jsonEqual';
-import { VIEW_ASSEMBLED } from '../manifest';
 import { oneLine } from '../oneLine';
-import { ATTEMPT_EVENT } from '../projections/tokenUsage';
-import { TURN_START } from '../turnEntries';
 import { turnChanges, type FileChange } from '../workspaceCheckpoint';
 import { wholeInputOf } from '../usage/usageFigures';
 

@@ -1,3 +1,4 @@
+import { EVAL_START, EVAL_REQUEST, EVAL_SUMMARY } from '../entryNames';
 import * as z from 'zod';
 import type { Entry, JsonObject, NewEntry } from '../entry';
 import { namedProvenanceKey } from '../provenanceKey';
@@ -10,10 +11,6 @@ import { namedProvenanceKey } from '../provenanceKey';
  * it by its id's prefix and confirmed by its `eval/start`. Payloads are loose objects, as every
  * entry's, so a later version's fields are kept; what the code reads is checked with these schemas.
  */
-
-export const EVAL_START = 'eval/start';
-export const EVAL_REQUEST = 'eval/request';
-export const EVAL_SUMMARY = 'eval/summary';
 
 /** The entry id of `eval/start` in an evaluation session (`session/start` is 1). */
 export const EVAL_START_ENTRY_ID = 2;

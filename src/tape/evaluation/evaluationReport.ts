@@ -1,8 +1,7 @@
+import { EVAL_REQUEST, EVAL_SUMMARY } from '../entryNames';
 import type { Entry } from '../entry';
 import {
-  EVAL_REQUEST,
   EVAL_START_ENTRY_ID,
-  EVAL_SUMMARY,
   evalDataOf,
   evalSessionPrefix,
   evalStartOf,

@@ -1,3 +1,4 @@
+import { RERUN_REQUEST } from '../entryNames';
 import * as z from 'zod';
 import { canonicalJson } from '../canonicalJson';
 import type { Entry, NewEntry } from '../entry';
@@ -14,8 +15,6 @@ import { toolResultEntry, type ToolResultFacts, type TurnRef } from '../turnEntr
  * source's. A continued re-run answers a call identical to the recorded one with the recorded
  * result, marked `meta.replayedFrom`.
  */
-
-export const RERUN_REQUEST = 'rerun/request';
 
 const entryRef = z.object({ sessionId: z.string().min(1), entryId: z.number().int().positive() });
 export type EntryRef = z.infer<typeof entryRef>;

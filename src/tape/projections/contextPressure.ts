@@ -1,5 +1,6 @@
+import { PIN_EVENT, SUMMARY_EDIT_EVENT, SYSTEM_PROMPT, UNDO_EVENT } from '../entryNames';
 import { contextItems, cursorOf, renderCheckpoint, type Cursor } from '../context';
-import { isReconstructionAnchor, pinData, PIN_EVENT, SUMMARY_EDIT_EVENT, summaryEditData, SYSTEM_PROMPT, textOf, UNDO_EVENT, type Entry } from '../entry';
+import { isReconstructionAnchor, pinData, summaryEditData, textOf, type Entry } from '../entry';
 import { viewOf } from '../fold';
 import { INTERRUPTED_OUTPUT } from '../toolPairs';
 import { decidesEffectiveness, factOf, foldReduction, type FactLog } from './foldedLog';

@@ -1,4 +1,5 @@
-import { RETRACTED_EVENT, type Entry } from '../entry';
+import { RETRACTED_EVENT } from '../entryNames';
+import { type Entry } from '../entry';
 import { applyRows, foldRowOf, newFoldState, type FoldRow, type FoldState } from '../fold';
 import { LogReduction, type SharedLog } from './sharedLog';
 

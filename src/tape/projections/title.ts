@@ -1,3 +1,4 @@
+import { TITLE_EVENT } from '../entryNames';
 import type { Entry } from '../entry';
 import { decidesEffectiveness, factOf, foldReduction, type FactLog } from './foldedLog';
 import type { Projection } from './projection';
@@ -6,7 +7,6 @@ import { appendLog, emptyLog } from './sharedLog';
 
 /** Titles are shown in lists and tab labels; longer ones are cut at a word-agnostic character count. */
 export const TITLE_MAX_CHARS = 80;
-export const TITLE_EVENT = 'session/title';
 
 export interface TitleState {
   /** An explicit title (a `session/title` event) is never replaced by the first-message guess. */

@@ -1,9 +1,7 @@
+import { ATTEMPT_EVENT } from '../entryNames';
 import type { Entry } from '../entry';
 import type { Projection } from './projection';
 import { wholeInputOf } from '../usage/usageFigures';
-
-/** Token usage summed over every physical provider attempt, retries included: that is what was billed. */
-export const ATTEMPT_EVENT = 'provider/attempt';
 
 export interface TokenUsage {
   readonly attempts: number;

@@ -1,4 +1,5 @@
-import { isReconstructionAnchor, SUMMARY_EDIT_EVENT, textOf, type Entry } from '../entry';
+import { SUMMARY_EDIT_EVENT } from '../entryNames';
+import { isReconstructionAnchor, textOf, type Entry } from '../entry';
 import { readable } from '../entryText';
 import type { FoldRow } from '../fold';
 

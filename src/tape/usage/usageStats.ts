@@ -1,6 +1,6 @@
+import { ATTEMPT_EVENT } from '../entryNames';
 import type { Entry } from '../entry';
 import { mergedFromOf } from '../fork';
-import { ATTEMPT_EVENT } from '../projections/tokenUsage';
 import { wholeInputOf, type UsageFigures } from './usageFigures';
 
 /**

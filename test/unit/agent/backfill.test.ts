@@ -1,5 +1,6 @@
+import { BACKFILLED_EVENT } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
-import { backfillSession, BACKFILLED_EVENT } from '../../../src/agent/backfill';
+import { backfillSession } from '../../../src/agent/backfill';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { FoldCache } from '../../../src/tape/foldCache';
 

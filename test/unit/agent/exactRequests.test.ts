@@ -1,3 +1,4 @@
+import { VIEW_ASSEMBLED, SYSTEM_TOOLS } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -9,9 +10,9 @@ import { ToolRegistry, type Toolbox } from '../../../src/agent/tools/tool';
 import { WORKSPACE_TOOLS } from '../../../src/agent/tools/workspaceTools';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { Entry } from '../../../src/tape/entry';
-import { manifestOfEntry, toolsHashOf, VIEW_ASSEMBLED } from '../../../src/tape/manifest';
+import { manifestOfEntry, toolsHashOf } from '../../../src/tape/manifest';
 import type { SamplingOptions } from '../../../src/tape/requestParams';
-import { SYSTEM_TOOLS, toolsOfEntry } from '../../../src/tape/toolsEntry';
+import { toolsOfEntry } from '../../../src/tape/toolsEntry';
 
 const SESSION = 'exact';
 const ANSWER: ScriptedStep[][] = [[{ text: 'Done.' }]];

@@ -1,3 +1,4 @@
+import { TURN_END, TURN_START, CHECKPOINTS_OFF, WORKSPACE_CHECKPOINT, WORKSPACE_RESTORED } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -12,15 +13,7 @@ import type { SessionEvent, TurnOutcome } from '../../../src/agent/turnEvent';
 import { linkedChildren } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { Entry } from '../../../src/tape/entry';
-import { TURN_END, TURN_START } from '../../../src/tape/turnEntries';
-import {
-  CHECKPOINTS_OFF,
-  checkpointOf,
-  checkpointsOffOf,
-  WORKSPACE_CHECKPOINT,
-  WORKSPACE_RESTORED,
-  type CheckpointReason,
-} from '../../../src/tape/workspaceCheckpoint';
+import { checkpointOf, checkpointsOffOf, type CheckpointReason } from '../../../src/tape/workspaceCheckpoint';
 import { TempWorkspace } from './tools/fixture';
 
 const SESSION = 's1';

@@ -1,11 +1,10 @@
+import { EVAL_REQUEST, EVAL_START, EVAL_SUMMARY, VIEW_ASSEMBLED } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
-import { EVAL_REQUEST, EVAL_START, EVAL_SUMMARY } from '../../../src/tape/evaluation/evaluationEntries';
 import { evaluationSessionsOf, readEvaluation, type EvaluationReport } from '../../../src/tape/evaluation/evaluationReport';
-import { VIEW_ASSEMBLED } from '../../../src/tape/manifest';
 import { runCli } from '../../support/cliProcess';
 import { startFakeOpenAiServer, type FakeOpenAiServer, type FakeReply } from '../../support/fakeOpenAiServer';
 import { buildCli } from './build';

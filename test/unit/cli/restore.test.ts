@@ -1,10 +1,11 @@
+import { WORKSPACE_CHECKPOINT, WORKSPACE_RESTORED } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Entry } from '../../../src/tape/entry';
-import { checkpointOf, restoredOf, WORKSPACE_CHECKPOINT, WORKSPACE_RESTORED } from '../../../src/tape/workspaceCheckpoint';
+import { checkpointOf, restoredOf } from '../../../src/tape/workspaceCheckpoint';
 import { fakeServerPerTest } from '../../support/agentCliFixture';
 import { runCli } from '../../support/cliProcess';
 import type { FakeReply } from '../../support/fakeOpenAiServer';

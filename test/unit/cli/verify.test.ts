@@ -1,9 +1,10 @@
+import { VIEW_ASSEMBLED } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { VerifyReport } from '../../../src/rerun/verify';
-import { hashManifest, VIEW_ASSEMBLED, type ViewManifest } from '../../../src/tape/manifest';
+import { hashManifest, type ViewManifest } from '../../../src/tape/manifest';
 import { runCli } from '../../support/cliProcess';
 import { FIXTURE, FIXTURE_SESSION } from '../inspector/fixtureTape';
 import { buildCli } from './build';

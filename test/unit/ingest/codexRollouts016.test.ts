@@ -1,3 +1,4 @@
+import { ATTEMPT_EVENT } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -11,7 +12,6 @@ import { TapeFileError } from '../../../src/store/errors';
 import { parentOf } from '../../../src/store/forks';
 import { linkedChildren, readLinked } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { ATTEMPT_EVENT } from '../../../src/tape/projections/tokenUsage';
 import { jsonl } from './fixtures';
 import { conversation } from './foldedSession';
 

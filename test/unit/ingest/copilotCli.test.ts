@@ -1,3 +1,4 @@
+import { ATTEMPT_EVENT } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -11,7 +12,6 @@ import { TapeFileError } from '../../../src/store/errors';
 import { childrenOf } from '../../../src/store/forks';
 import { readLinked } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { ATTEMPT_EVENT } from '../../../src/tape/projections/tokenUsage';
 import { calls, conversation } from './foldedSession';
 
 const ID = '11111111-2222-4333-8444-555555555555';

@@ -1,3 +1,4 @@
+import { SUBAGENT_LINKED } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import Database from 'better-sqlite3';
 import { execFileSync, spawnSync } from 'child_process';
@@ -13,7 +14,6 @@ import { loadSqlJs } from '../../../src/store/sqljs';
 import { readLinked } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { FoldCache } from '../../../src/tape/foldCache';
-import { SUBAGENT_LINKED } from '../../../src/tape/fork';
 import { buildCli, CLI } from '../cli/build';
 import { CHILD, EMPTY, finishStreaming, OcDatabase, OcStorage, OTHER, PARENT, stepTokens, writeNextTurn, writeSessions, WS } from './opencodeFixture';
 import { conversation, usageOf } from './foldedSession';

@@ -56,6 +56,8 @@ describe('the lint enforces the layers (in a temporary copy of the tree)', funct
     ['src/tape', 'src/agent', '../agent/loop'],
     ['src/store', 'src/agent', '../agent/loop'],
     ['src/agent', 'src/extension', '../extension/settings'],
+    ['src/replay', 'src/agent', '../agent/loop'],
+    ['src/agent', 'src/rerun', '../rerun/rerun'],
   ] as const) {
     it(`refuses an import of ${to} from ${from} (dependency-cruiser)`, () => {
       const file = `${from}/forbiddenImport.ts`;
@@ -64,6 +66,30 @@ describe('the lint enforces the layers (in a temporary copy of the tree)', funct
       assert.match(r.output, new RegExp(`not-in-allowed: ${file.replace(/[/.]/g, '\\$&')} → ${to}/`));
     });
   }
+
+  for (const [file, target, rule] of [
+    ['src/tape/forbiddenImport.ts', './search/searchTokens', 'tape-kernel-below-analyses'],
+    ['src/tape/projections/forbiddenImport.ts', '../audit/compactionAudit', 'tape-kernel-below-analyses'],
+    ['src/tape/audit/forbiddenImport.ts', '../comparison/sessionComparison', 'tape-analyses-apart'],
+  ] as const) {
+    it(`refuses ${file} importing ${target} (${rule})`, () => {
+      const r = depcruise(file, `import * as other from '${target}';\n\nexport const used = other;\n`);
+      assert.notStrictEqual(r.status, 0, r.output);
+      assert.match(r.output, new RegExp(`${rule}: ${file.replace(/[/.]/g, '\\$&')} →`));
+    });
+  }
+
+  // Only imports that reach no npm package: the copy's node_modules is a link out of it, which the
+  // layer rules would refuse.
+  it('lets an analysis of src/tape read the kernel and usage figures, and the kernel hold an analysis type', () => {
+    const analysis = depcruise(
+      'src/tape/audit/allowedImport.ts',
+      "import { oneLine } from '../oneLine';\nimport { wholeInputOf } from '../usage/usageFigures';\n\nexport const used = [oneLine, wholeInputOf];\n",
+    );
+    assert.strictEqual(analysis.status, 0, analysis.output);
+    const r = depcruise('src/tape/allowedImport.ts', "import type { SearchToken } from './search/searchTokens';\n\nexport type Used = SearchToken;\n");
+    assert.strictEqual(r.status, 0, r.output);
+  });
 
   it('refuses an import cycle, type-only ones too (dependency-cruiser)', () => {
     fs.writeFileSync(path.join(copy, 'src/tape/cycleA.ts'), "import type { B } from './cycleB';\n\nexport interface A { b?: B }\n");

@@ -1,7 +1,8 @@
+import { FORK_MERGE, FORK_START, SUBAGENT_LINKED } from '../../../src/tape/entryNames';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { rowTupleOf } from '../../../src/store/rowTuple';
 import type { Entry } from '../../../src/tape/entry';
-import { FORK_MERGE, FORK_START, forkSessionId, SUBAGENT_LINKED, subagentSessionId } from '../../../src/tape/fork';
+import { forkSessionId, subagentSessionId } from '../../../src/tape/fork';
 import { TapeBuilder } from '../tape/tapeBuilder';
 
 /** An in-memory store holding these entries as they are (ids, sessions and times included). */

@@ -1,3 +1,4 @@
+import { EVAL_REQUEST, EVAL_START, EVAL_SUMMARY } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -13,7 +14,6 @@ import { RebuildError } from '../../../src/rerun/rebuildError';
 import { RecordedRequests } from '../../../src/rerun/rebuildRequest';
 import { textSimilarity } from '../../../src/rerun/textSimilarity';
 import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
-import { EVAL_REQUEST, EVAL_START, EVAL_SUMMARY } from '../../../src/tape/evaluation/evaluationEntries';
 import { evaluationSessionsOf, readEvaluation } from '../../../src/tape/evaluation/evaluationReport';
 
 const SESSION = 'evaluate-me';

@@ -1,3 +1,4 @@
+import { SYSTEM_TOOLS } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -17,7 +18,6 @@ import { parseJsonl } from '../../../src/store/jsonl';
 import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
 import { hashManifest, promptHashOf, sealManifest, toolsHashOf, type ViewManifest } from '../../../src/tape/manifest';
 import { reserveFor } from '../../../src/tape/contextPolicy';
-import { SYSTEM_TOOLS } from '../../../src/tape/toolsEntry';
 import { recordTurns, tapeOf } from './recordedTurns';
 
 const SESSION = 'rerun-me';

@@ -1,3 +1,4 @@
+import { RERUN_REQUEST } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -11,7 +12,7 @@ import { verifySession } from '../../../src/rerun/verify';
 import { mergeFork } from '../../../src/store/forks';
 import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
 import { ForkRefusedError } from '../../../src/tape/fork';
-import { RERUN_REQUEST, replayedFromOf } from '../../../src/tape/evaluation/rerunEntries';
+import { replayedFromOf } from '../../../src/tape/evaluation/rerunEntries';
 import { recordTurns, tapeOf } from './recordedTurns';
 
 const SESSION = 'src';

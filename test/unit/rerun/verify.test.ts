@@ -1,3 +1,4 @@
+import { VIEW_ASSEMBLED } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -12,7 +13,7 @@ import { jsonlLine, parseJsonl } from '../../../src/store/jsonl';
 import { mergeFork, forkSession } from '../../../src/store/forks';
 import { rowTupleOf } from '../../../src/store/rowTuple';
 import { TapeStore, type RawEntry } from '../../../src/store/tapeStore';
-import { hashManifest, VIEW_ASSEMBLED, type ViewManifest } from '../../../src/tape/manifest';
+import { hashManifest, type ViewManifest } from '../../../src/tape/manifest';
 import { message } from '../store/helpers';
 
 const SESSION = 'verify-me';

@@ -1,3 +1,4 @@
+import { RETRACTED_EVENT } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -5,7 +6,7 @@ import { TapeFileError } from '../../../src/store/errors';
 import { journalPathOf } from '../../../src/store/journal';
 import { exportJsonl, importJsonl, openTapeFile } from '../../../src/store/tapeFile';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { RETRACTED_EVENT, TapeValidationError, type NewEntry } from '../../../src/tape/entry';
+import { TapeValidationError, type NewEntry } from '../../../src/tape/entry';
 import { foldAll, foldRowOf } from '../../../src/tape/fold';
 import { FoldCache } from '../../../src/tape/foldCache';
 import { fingerprint, journalRecords, message, tempDir } from './helpers';

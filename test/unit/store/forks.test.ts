@@ -1,3 +1,4 @@
+import { FORK_MERGE, SUBAGENT_LINKED } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import fc from 'fast-check';
 import { discardFork, forkSession, forkStatus, lineageOf, childrenOf, mergeFork, parentOf } from '../../../src/store/forks';
@@ -8,7 +9,7 @@ import { contextFrom } from '../../../src/tape/context';
 import type { Entry, NewEntry } from '../../../src/tape/entry';
 import { foldAll, foldRowOf } from '../../../src/tape/fold';
 import { FoldCache } from '../../../src/tape/foldCache';
-import { ForkRefusedError, FORK_MERGE, SUBAGENT_LINKED } from '../../../src/tape/fork';
+import { ForkRefusedError } from '../../../src/tape/fork';
 import { randomTape } from '../tape/randomTape';
 import { message } from './helpers';
 

@@ -1,3 +1,4 @@
+import { ATTEMPT_EVENT } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import { childrenBySession, forkSession, mergeFork } from '../../../src/store/forks';
 import { sessionAgentOf } from '../../../src/store/sessionAgent';
@@ -6,7 +7,6 @@ import { linkSubagent, startSubagent } from '../../../src/store/subagentLinks';
 import { TapeStore } from '../../../src/store/tapeStore';
 import type { NewEntry } from '../../../src/tape/entry';
 import { ingestedSessionStart } from '../../../src/tape/ingestedSession';
-import { ATTEMPT_EVENT } from '../../../src/tape/projections/tokenUsage';
 import { NO_USAGE, type UsageFigures } from '../../../src/tape/usage/usageFigures';
 import { usageStats } from '../../../src/tape/usage/usageStats';
 import { message } from './helpers';

@@ -1,3 +1,4 @@
+import { VIEW_ASSEMBLED } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
@@ -9,7 +10,6 @@ import {
   EXCLUSION_REASONS,
   MANIFEST_SCHEMA_VERSION,
   ManifestError,
-  VIEW_ASSEMBLED,
   contentHashOf,
   diffManifests,
   hashManifest,

@@ -1,8 +1,8 @@
+import { CHECKPOINTS_OFF, WORKSPACE_CHECKPOINT, WORKSPACE_RESTORED } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import { validateEntry, type Entry, type NewEntry } from '../../../src/tape/entry';
 import { turnEndEntry, turnStartEntry } from '../../../src/tape/turnEntries';
 import {
-  CHECKPOINTS_OFF,
   checkpointData,
   checkpointEntry,
   checkpointOf,
@@ -14,8 +14,6 @@ import {
   restoreFailedEntry,
   restoreFailedOf,
   turnChanges,
-  WORKSPACE_CHECKPOINT,
-  WORKSPACE_RESTORED,
   workspaceStateAt,
   workspaceStates,
   type CheckpointData,

@@ -1,3 +1,4 @@
+import { SUBAGENT_LINKED, SUBAGENT_START } from '../../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -11,7 +12,7 @@ import type { SessionEvent, TurnOutcome } from '../../../../src/agent/turnEvent'
 import { linkedChildren, readLinked, searchScoped } from '../../../../src/store/subagentLinks';
 import { TapeStore } from '../../../../src/store/tapeStore';
 import type { NewEntry } from '../../../../src/tape/entry';
-import { SUBAGENT_LINKED, SUBAGENT_START, subagentStartState } from '../../../../src/tape/fork';
+import { subagentStartState } from '../../../../src/tape/fork';
 import { TempWorkspace } from '../tools/fixture';
 
 const PARENT = 'parent';

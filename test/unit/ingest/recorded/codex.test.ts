@@ -1,3 +1,4 @@
+import { ATTEMPT_EVENT } from '../../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -7,7 +8,6 @@ import { sourcesIn } from '../../../../src/ingest/sourcesUnder';
 import { parentOf } from '../../../../src/store/forks';
 import { linkedChildren, readLinked } from '../../../../src/store/subagentLinks';
 import { TapeStore } from '../../../../src/store/tapeStore';
-import { ATTEMPT_EVENT } from '../../../../src/tape/projections/tokenUsage';
 import { calls, conversation } from '../foldedSession';
 
 /**

@@ -1,3 +1,4 @@
+import { ATTEMPT_EVENT } from '../../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -8,7 +9,6 @@ import { sourcesIn } from '../../../../src/ingest/sourcesUnder';
 import { childrenOf } from '../../../../src/store/forks';
 import { readLinked } from '../../../../src/store/subagentLinks';
 import { TapeStore } from '../../../../src/store/tapeStore';
-import { ATTEMPT_EVENT } from '../../../../src/tape/projections/tokenUsage';
 import { calls, conversation } from '../foldedSession';
 
 /**

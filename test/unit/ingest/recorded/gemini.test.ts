@@ -1,3 +1,4 @@
+import { SUBAGENT_LINKED, ATTEMPT_EVENT } from '../../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -5,8 +6,6 @@ import * as path from 'path';
 import { ingestFile } from '../../../../src/ingest/ingest';
 import { TapeStore } from '../../../../src/store/tapeStore';
 import type { Entry } from '../../../../src/tape/entry';
-import { SUBAGENT_LINKED } from '../../../../src/tape/fork';
-import { ATTEMPT_EVENT } from '../../../../src/tape/projections/tokenUsage';
 import { calls } from '../foldedSession';
 
 /**

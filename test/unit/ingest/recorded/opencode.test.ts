@@ -1,3 +1,4 @@
+import { SUBAGENT_LINKED, ATTEMPT_EVENT } from '../../../../src/tape/entryNames';
 import * as assert from 'assert';
 import Database from 'better-sqlite3';
 import * as fs from 'fs';
@@ -7,8 +8,6 @@ import { ingestFile } from '../../../../src/ingest/ingest';
 import { loadSqlJs } from '../../../../src/store/sqljs';
 import { TapeStore } from '../../../../src/store/tapeStore';
 import type { Entry } from '../../../../src/tape/entry';
-import { SUBAGENT_LINKED } from '../../../../src/tape/fork';
-import { ATTEMPT_EVENT } from '../../../../src/tape/projections/tokenUsage';
 import { calls } from '../foldedSession';
 
 /**

@@ -1,3 +1,4 @@
+import { PIN_EVENT, SUMMARY_EDIT_EVENT } from '../../../../src/tape/entryNames';
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -12,7 +13,7 @@ import { auditCompaction } from '../../../../src/tape/audit/compactionAudit';
 import { CompactionAmendError } from '../../../../src/tape/audit/compactionAmendment';
 import { contextFrom, type ContextResult } from '../../../../src/tape/context';
 import { assembleFromCache, BUILDER_BEFORE_AMENDMENTS } from '../../../../src/tape/contextAssembly';
-import { PIN_EVENT, SUMMARY_EDIT_EVENT, validateNewEntry, type Entry } from '../../../../src/tape/entry';
+import { validateNewEntry, type Entry } from '../../../../src/tape/entry';
 import { FoldCache } from '../../../../src/tape/foldCache';
 import { viewAssembledEntry } from '../../../../src/tape/manifest';
 import { assistant, demoStore, user } from '../../agent/tapeToolPort/fixture';
