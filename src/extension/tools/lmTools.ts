@@ -2,12 +2,13 @@ import * as vscode from 'vscode';
 import { defaultTools } from '../../agent/agentSession';
 import type { TapePort } from '../../agent/tapeToolPort/tapePort';
 import { invokeTool, type ToolResult } from '../../agent/tools/tool';
+import { asksFirst } from '../../agent/tools/toolEffect';
 import { errorMessage } from '../../tape/errorMessage';
 import { abortSignalOf } from '../cancellation';
 import { readAgentSettings } from '../settings';
 import { handoffConfirmation } from './handoffConfirmation';
 import { codeSpan, shownBlock } from './markdownCode';
-import { CONFIRMED_TOOLS, contributedToolNames } from './toolContributions';
+import { contributedToolNames } from './toolContributions';
 import { callKey, toolResults } from './toolResultHandoff';
 import { VsCodeWorkspace } from './vscodeWorkspace';
 
@@ -46,7 +47,7 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
   };
 
   async function run(name: string, input: unknown, token: vscode.CancellationToken): Promise<ToolResult> {
-    if (CONFIRMED_TOOLS.has(name) && !vscode.workspace.isTrusted) {
+    if (asksFirst(registry.effectOf(name)) && !vscode.workspace.isTrusted) {
       return { status: 'error', output: `${name} is refused in an untrusted workspace; nothing was changed` };
     }
     const askedFirst = !(name === 'apply_edit' && takeMark(unconfirmed, callKey(name, input)));
