@@ -20,6 +20,7 @@ import { streamWithRetry, type AttemptRecord, type RetryPolicy } from './model/r
 import { DEFAULT_REVISION_THROTTLE, RevisionThrottle, type RevisionThrottleSettings } from './revisionThrottle';
 import { TapeWriter, type AppendTarget } from './tapeWriter';
 import type { ToolContext, Toolbox, ToolResult } from './tools/tool';
+import { mayChangeFiles } from './tools/toolEffect';
 import type { CompactionNotice, TurnEvent, TurnOutcome } from './turnEvent';
 
 /** Which request of which turn: what the assembler and the pre-request hook are asked about. */
@@ -192,7 +193,7 @@ export async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOut
         input: call.valid ? call.arguments : call.rawArguments,
         valid: call.valid,
       });
-      if (startCheckpoint === undefined && call.valid && !deps.signal.aborted && deps.checkpoints?.mayChangeFiles(call.name) === true) {
+      if (startCheckpoint === undefined && call.valid && !deps.signal.aborted && mayChangeFiles(deps.tools.effectOf(call.name))) {
         startCheckpoint = await checkpoint('turn_start');
       }
       const result: ToolResult = deps.signal.aborted

@@ -2,14 +2,17 @@ import * as vscode from 'vscode';
 import { sqliteVersion } from '../store/sqljs';
 import { errorMessage } from '../tape/errorMessage';
 import { showAboutPanel } from './aboutPanel';
+import type { Deps } from './deps';
 
 export interface VersionInfo {
   extension: string;
   sqlite: string;
 }
 
-export function registerCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
-  context.subscriptions.push(
+/** "Tape: Show Version" and "About Agent Tape". */
+export function registerCommands(deps: Pick<Deps, 'context' | 'log'>): vscode.Disposable {
+  const { context, log } = deps;
+  return vscode.Disposable.from(
     vscode.commands.registerCommand('agentTape.showVersion', async (): Promise<VersionInfo | undefined> => {
       try {
         const info = { extension: context.extension.packageJSON.version as string, sqlite: await sqliteVersion() };

@@ -4,16 +4,9 @@ import type { OpenTape } from '../agent/session/openTape';
 import { childrenOf, parentOf } from '../store/forks';
 import { compareSessions } from '../tape/comparison/sessionComparison';
 import { sessionComparisonText } from '../tape/comparison/sessionComparisonText';
-import type { ActiveSession } from './activeSession';
 import { pickSession, sessionArg } from './replay/verifyCommand';
+import type { Deps } from './deps';
 import { reportingCommands } from './sessionCommands';
-import type { WorkspaceTape } from './workspaceTape';
-
-interface Deps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  sessions: ActiveSession;
-}
 
 /** Comparisons are virtual documents: read-only, and gone with the window. */
 const SCHEME = 'agent-tape-compare';
@@ -46,13 +39,13 @@ function otherSessions(tape: OpenTape, sessionId: string): vscode.QuickPickItem[
  * `agent-tape diff` prints them, in a read-only document titled "A ↔ B". Given one session it asks
  * for the other (from the palette, for both). Returns the document's uri, for scripts and tests.
  */
-export function registerCompareSessions(deps: Deps): vscode.Disposable[] {
+export function registerCompareSessions(deps: Pick<Deps, 'log' | 'tape' | 'sessions'>): vscode.Disposable {
   const texts = new Map<string, string>();
   const changed = new vscode.EventEmitter<vscode.Uri>();
   const provider: vscode.TextDocumentContentProvider = { onDidChange: changed.event, provideTextDocumentContent: (uri) => texts.get(uri.toString()) ?? '' };
 
   const run = reportingCommands(deps.log);
-  return [
+  return vscode.Disposable.from(
     changed,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, provider),
     run('agentTape.compareSessions', async (given?: unknown, otherGiven?: unknown): Promise<vscode.Uri | undefined> => {
@@ -81,5 +74,5 @@ export function registerCompareSessions(deps: Deps): vscode.Disposable[] {
       await vscode.window.showTextDocument(uri, { preview: true });
       return uri;
     }),
-  ];
+  );
 }

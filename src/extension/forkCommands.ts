@@ -5,17 +5,8 @@ import type { OpenTape } from '../agent/session/openTape';
 import { forkStatus, parentOf, type ForkReceipt } from '../store/forks';
 import type { DiscardReceipt, MergeReceipt } from '../tape/fork';
 import { restoreFiles, type RestoreSummary } from './checkpoints/restoreFiles';
-import type { SessionsTree } from './inspector/sessionsView';
+import type { Deps } from './deps';
 import { reportingCommands } from './sessionCommands';
-import type { ActiveSession } from './activeSession';
-import type { WorkspaceTape } from './workspaceTape';
-
-interface Deps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  sessions: ActiveSession;
-  tree: SessionsTree;
-}
 
 /** A session given to a command: its id (palette, scripts, the inspector) or a row of the sessions view. */
 const sessionArg = z.optional(z.union([z.string().check(z.minLength(1)), z.looseObject({ sessionId: z.string().check(z.minLength(1)) })]));
@@ -48,7 +39,7 @@ const nameOf = (tape: OpenTape, sessionId: string): string => {
  * one append with a receipt (src/store/forks.ts); a refusal (ForkRefusedError) is shown as an
  * error and appends nothing. Each returns its receipt, so scripts and tests can use them.
  */
-export function registerForkCommands(deps: Deps): vscode.Disposable[] {
+export function registerForkCommands(deps: Pick<Deps, 'log' | 'tape' | 'sessions' | 'tree'>): vscode.Disposable {
   const { log, tape, tree } = deps;
   const run = reportingCommands(log);
 
@@ -86,7 +77,7 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
     return picked?.sessionId;
   };
 
-  return [
+  return vscode.Disposable.from(
     run('agentTape.forkSession', async (session?: unknown, entryId?: unknown, given?: unknown): Promise<ForkOutcome | undefined> => {
       const at = entryArg.parse(entryId ?? undefined);
       const options = forkGiven.parse(given ?? undefined);
@@ -175,5 +166,5 @@ export function registerForkCommands(deps: Deps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(`Agent Tape: discarded fork "${receipt.forkId}" (receipt at entry #${receipt.receiptEntryId} of its parent).`);
       return receipt;
     }),
-  ];
+  );
 }

@@ -6,18 +6,11 @@ import { JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
 import { errorMessage } from '../tape/errorMessage';
 import { handoffName } from '../tape/handoffAnchor';
 import { compactionSentence } from './chat/compactionSentence';
+import type { Deps } from './deps';
 import { PARTICIPANT_ID } from './chat/participant';
 import { LmModelPort } from './model/lmModelPort';
-import type { ActiveSession } from './activeSession';
-import type { WorkspaceTape } from './workspaceTape';
 
 const REVIEW = 'Review';
-
-interface Deps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  sessions: ActiveSession;
-}
 
 /** What a session command acts on; undefined (after telling the user why) when there is nothing. */
 interface Target {
@@ -31,7 +24,7 @@ interface Target {
  * given as their last argument (the sessions view, the inspector). Each returns what it did, so
  * scripts and tests can use them.
  */
-export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
+export function registerSessionCommands(deps: Pick<Deps, 'log' | 'tape' | 'sessions'>): vscode.Disposable {
   const { log } = deps;
   const run = reportingCommands(log);
 
@@ -52,7 +45,7 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
     return { session, writable };
   };
 
-  return [
+  return vscode.Disposable.from(
     run('agentTape.compactSession', async (sessionId?: unknown) => {
       const t = await target(true, sessionId);
       if (!t) return undefined;
@@ -134,7 +127,7 @@ export function registerSessionCommands(deps: Deps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(`Agent Tape: exported ${entries} entries to ${path.basename(file)}.`);
       return { file, entries, sessionId: t.session.sessionId };
     }),
-  ];
+  );
 }
 
 /**
@@ -158,7 +151,7 @@ export function reportingCommands(log: vscode.LogOutputChannel) {
 const sessionIdArg = z.optional(z.string().check(z.minLength(1)));
 
 /** The model a command runs with: the one `@tape` used last, else the user's pick. */
-async function pickModel(sessions: ActiveSession): Promise<vscode.LanguageModelChat | undefined> {
+async function pickModel(sessions: Deps['sessions']): Promise<vscode.LanguageModelChat | undefined> {
   const models = await vscode.lm.selectChatModels();
   const last = sessions.model(models);
   if (last) return last;

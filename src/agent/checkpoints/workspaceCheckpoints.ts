@@ -1,19 +1,9 @@
 import * as path from 'path';
 import { errorMessage } from '../../tape/errorMessage';
 import type { CheckpointReason } from '../../tape/workspaceCheckpoint';
-import { TAPE_TOOLS } from '../tools/tapeTools';
-import { findFilesTool } from '../tools/findFiles';
-import { listDirTool } from '../tools/listDir';
-import { readFileTool } from '../tools/readFile';
-import { searchTextTool } from '../tools/searchText';
 import { CheckpointStore, WorkspaceTooLargeError, type CheckpointStoreOptions } from './checkpointStore';
 import { GitMissingError } from './shadowGit';
 import type { CheckpointTaken, TurnCheckpoints } from './turnCheckpoints';
-
-/** The core's tools that never change a file; any other tool (the host's too) may, so a checkpoint precedes it. */
-const READ_ONLY_TOOLS = new Set([readFileTool, listDirTool, findFilesTool, searchTextTool, ...TAPE_TOOLS].map((t) => t.name));
-
-export const mayChangeFiles = (toolName: string): boolean => !READ_ONLY_TOOLS.has(toolName);
 
 /**
  * A host's checkpoints of one workspace, for every session that works in it: the store is opened
@@ -29,10 +19,6 @@ export class WorkspaceCheckpoints implements TurnCheckpoints {
     private readonly workspaceRoot: string,
     private readonly options: CheckpointStoreOptions = {},
   ) {}
-
-  mayChangeFiles(toolName: string): boolean {
-    return mayChangeFiles(toolName);
-  }
 
   /** The store, opened once (a failed open is tried again next time). */
   open(): Promise<CheckpointStore> {

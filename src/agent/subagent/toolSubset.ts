@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '../model/modelPort';
 import type { ToolContext, Toolbox, ToolResult } from '../tools/tool';
+import type { ToolEffect } from '../tools/toolEffect';
 
 /**
  * Some of a toolbox's tools, run by that toolbox: a subagent's tools behave exactly as its
@@ -21,6 +22,10 @@ export class ToolSubset implements Toolbox {
 
   specs(): ToolDefinition[] {
     return this.parent.specs().filter((spec) => this.allowed.has(spec.name));
+  }
+
+  effectOf(name: string): ToolEffect | undefined {
+    return this.parent.effectOf(name);
   }
 
   invoke(name: string, input: unknown, ctx: ToolContext): Promise<ToolResult> {

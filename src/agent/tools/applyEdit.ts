@@ -14,6 +14,7 @@ const input = z.object({
 
 export const applyEditTool: Tool<typeof input> = {
   name: 'apply_edit',
+  effect: 'edit',
   description:
     "Edit a workspace file: replace the one occurrence of oldText with newText, or, without oldText, create or overwrite the file with newText. Needs the user's permission to edit.",
   inputSchema: input,

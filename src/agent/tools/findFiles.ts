@@ -10,6 +10,7 @@ const input = z.object({
 
 export const findFilesTool: Tool<typeof input> = {
   name: 'find_files',
+  effect: 'read',
   description: `Find files in the workspace by glob. Files ignored by .gitignore are left out; at most ${MAX_FOUND_FILES} paths are returned.`,
   inputSchema: input,
   async run({ pattern }, ctx) {

@@ -7,6 +7,7 @@ const input = z.object({
 
 export const listDirTool: Tool<typeof input> = {
   name: 'list_dir',
+  effect: 'read',
   description: 'List a directory in the workspace: one entry per line, sorted, directories end with "/".',
   inputSchema: input,
   async run({ path }, ctx) {

@@ -12,6 +12,7 @@ const CAP_MIB = MAX_FILE_READ_BYTES / (1024 * 1024);
 
 export const readFileTool: Tool<typeof input> = {
   name: 'read_file',
+  effect: 'read',
   description: `Read a text file in the workspace, optionally only lines startLine..endLine (1-based, inclusive). Only the first ${CAP_MIB} MiB of a file can be read.`,
   inputSchema: input,
   async run({ path, startLine, endLine }, ctx) {

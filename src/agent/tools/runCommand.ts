@@ -34,6 +34,7 @@ function leftoverNotes(result: CommandResult): string[] {
 
 export const runCommandTool: Tool<typeof input> = {
   name: 'run_command',
+  effect: 'command',
   description:
     "Run a shell command in the workspace root; prints its exit code and its output (stdout and stderr together, capped). Needs the user's permission to run commands.",
   inputSchema: input,

@@ -10,6 +10,7 @@ const input = z.object({
 
 export const runSubagentTool: Tool<typeof input> = {
   name: RUN_SUBAGENT,
+  effect: 'delegate',
   description:
     'Hand a side task to a subagent: a child session with its own context, a small round budget and the tools you give it. ' +
     "Returns its final answer; its whole session stays on the tape, linked to this one (tape_search with scope 'linked' finds it).",

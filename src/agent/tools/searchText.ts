@@ -11,6 +11,7 @@ const input = z.object({
 
 export const searchTextTool: Tool<typeof input> = {
   name: 'search_text',
+  effect: 'read',
   description: `Search the text of workspace files line by line; prints "path:line: text". Files ignored by .gitignore and binary files are skipped; at most ${MAX_TEXT_MATCHES} matches.`,
   inputSchema: input,
   async run({ query, isRegex, include }, ctx) {

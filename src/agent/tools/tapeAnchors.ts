@@ -6,6 +6,7 @@ const input = z.object({});
 
 export const tapeAnchorsTool: Tool<typeof input> = {
   name: 'tape_anchors',
+  effect: 'read',
   description: "The anchors of this session's tape (session start, compactions, handoffs) with their entry ids, and which one the context starts from.",
   inputSchema: input,
   run(_input, ctx) {

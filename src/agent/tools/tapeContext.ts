@@ -49,6 +49,7 @@ function render(e: Entry, asked: boolean): string {
 
 export const tapeContextTool: Tool<typeof input> = {
   name: 'tape_context',
+  effect: 'read',
   description: "Show entries of this session's tape by id, with a window of neighbouring entries before and after each (default 2), rendered compactly.",
   inputSchema: input,
   run({ entryIds, before, after, scope, session }, ctx) {

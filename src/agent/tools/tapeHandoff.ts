@@ -11,6 +11,7 @@ const input = z.object({
 
 export const tapeHandoffTool: Tool<typeof input> = {
   name: 'tape_handoff',
+  effect: 'tape',
   description:
     'Leave a handoff anchor on the tape: from the next request on, the context starts from this summary (and state) instead of the history before it. Nothing is deleted.',
   inputSchema: input,

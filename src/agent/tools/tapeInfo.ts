@@ -6,6 +6,7 @@ const input = z.object({});
 
 export const tapeInfoTool: Tool<typeof input> = {
   name: 'tape_info',
+  effect: 'read',
   description: "This session's id, title, head entry id, entry counts by kind and number of anchors.",
   inputSchema: input,
   run(_input, ctx) {

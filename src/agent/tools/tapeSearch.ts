@@ -16,6 +16,7 @@ const input = z.object({
 
 export const tapeSearchTool: Tool<typeof input> = {
   name: 'tape_search',
+  effect: 'read',
   description:
     "Search this session's tape (messages, tool calls and results, errors, anchors) for earlier work, including what the context no longer shows. Returns ranked hits with entry ids for tape_context.",
   inputSchema: input,

@@ -7,6 +7,7 @@ import type { TapePort } from '../tapeToolPort/tapePort';
 import type { Permissions } from '../workspace/permissions';
 import type { WorkspacePort } from '../workspace/workspacePort';
 import type { ToolCallRef } from './toolCallRef';
+import { isToolEffect, type ToolEffect } from './toolEffect';
 
 /** Every tool output is stored on the tape whole up to this many UTF-8 bytes. */
 export const MAX_TOOL_OUTPUT_BYTES = 64 * 1024;
@@ -37,6 +38,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: S;
+  /** What a call may change: required, so a new tool cannot leave checkpoints and confirmations to a guess. */
+  readonly effect: ToolEffect;
   // Method syntax keeps a registry of differently typed tools assignable to Tool[].
   run(input: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }
@@ -54,6 +57,8 @@ export function toolSpec(tool: Tool): ToolDefinition {
  */
 export interface Toolbox {
   specs(): ToolDefinition[];
+  /** The effect of a tool it offers; undefined for one it knows nothing of (another extension's). */
+  effectOf(name: string): ToolEffect | undefined;
   /** Never throws: every failure is an `error` result the model can read. */
   invoke(name: string, input: unknown, ctx: ToolContext): Promise<ToolResult>;
 }
@@ -64,6 +69,8 @@ export class ToolRegistry implements Toolbox {
   constructor(tools: readonly Tool[]) {
     for (const tool of tools) {
       if (this.byName.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
+      // A tool written in plain JavaScript, or cast, can still lack the marker the type requires.
+      if (!isToolEffect(tool.effect)) throw new Error(`tool "${tool.name}" has no effect (read, tape, edit, command or delegate)`);
       this.byName.set(tool.name, tool);
     }
   }
@@ -78,6 +85,10 @@ export class ToolRegistry implements Toolbox {
 
   specs(): ToolDefinition[] {
     return [...this.byName.values()].map(toolSpec);
+  }
+
+  effectOf(name: string): ToolEffect | undefined {
+    return this.byName.get(name)?.effect;
   }
 
   invoke(name: string, input: unknown, ctx: ToolContext): Promise<ToolResult> {

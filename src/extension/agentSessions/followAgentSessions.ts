@@ -4,7 +4,9 @@ import * as vscode from 'vscode';
 import { discoveryRoots, workspaceSourceOf, type DiscoveryPlaces } from '../../ingest/sessionDiscovery';
 import { sourcesUnder } from '../../ingest/sourcesUnder';
 import { errorMessage } from '../../tape/errorMessage';
-import type { AgentSessionDeps } from './importAgentSessions';
+import type { Deps } from '../deps';
+import { agentTranscripts } from './agentTranscripts';
+import { discoveryPlacesOf } from './discoveryPlaces';
 
 const SETTING = 'agentTape.followAgentSessions';
 /** Agents write a record in several chunks; one ingest per burst. */
@@ -16,12 +18,12 @@ const DEBOUNCE_MS = 100;
  * records are appended), so an open inspector shows that agent's work live. Off by default: it
  * reads files outside the workspace.
  */
-export function registerFollowAgentSessions(deps: AgentSessionDeps): vscode.Disposable {
+export function registerFollowAgentSessions(deps: Pick<Deps, 'context' | 'log' | 'tape'>): vscode.Disposable {
   let watching: vscode.Disposable | undefined;
   const update = (): void => {
     watching?.dispose();
     watching = undefined;
-    const places = deps.places();
+    const places = discoveryPlacesOf(deps.context);
     if (!vscode.workspace.getConfiguration().get<boolean>(SETTING, false) || places === undefined) return;
     watching = follow(deps, places);
     deps.log.info(`following this workspace's agent sessions under ${discoveryRoots(places).join(', ')}`);
@@ -33,7 +35,7 @@ export function registerFollowAgentSessions(deps: AgentSessionDeps): vscode.Disp
   return { dispose: () => (onSetting.dispose(), watching?.dispose()) };
 }
 
-function follow(deps: AgentSessionDeps, places: DiscoveryPlaces): vscode.Disposable {
+function follow(deps: Pick<Deps, 'log' | 'tape'>, places: DiscoveryPlaces): vscode.Disposable {
   const timers = new Map<string, NodeJS.Timeout>();
   // One ingest at a time: each appends in its own transactions, and a file re-read while its last
   // ingest runs would only append what that one is appending.
@@ -50,7 +52,7 @@ function follow(deps: AgentSessionDeps, places: DiscoveryPlaces): vscode.Disposa
           try {
             const ws = await deps.tape.open();
             if (ws.state.mode === 'readOnly') return;
-            const { appended } = await deps.ingest(ws.store, transcript);
+            const { appended } = await agentTranscripts.ingest(ws.store, transcript);
             if (appended > 0) deps.log.debug(`followed ${path.basename(transcript)}: ${appended} new entries`);
           } catch (e) {
             deps.log.warn(`following ${transcript} failed: ${errorMessage(e)}`);

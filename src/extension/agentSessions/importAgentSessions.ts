@@ -2,27 +2,13 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { AGENT_LABELS } from '../../ingest/agents';
 import type { FormatName } from '../../ingest/format';
-import { discoverSessions, type DiscoveredSession, type DiscoveryPlaces } from '../../ingest/sessionDiscovery';
+import type { IngestReport } from '../../ingest/ingest';
+import { discoverSessions, type DiscoveredSession } from '../../ingest/sessionDiscovery';
 import { loadSqlJs } from '../../store/sqljs';
-import type { WorkspaceStore } from '../../store/workspaceStore';
 import { errorMessage } from '../../tape/errorMessage';
-import type { WorkspaceTape } from '../workspaceTape';
-
-/** What an ingest of one transcript file into the workspace tape reports. */
-export interface IngestOutcome {
-  /** The tape sessions the file maps to (a Claude Code session and its subagents). */
-  sessions: string[];
-  appended: number;
-}
-
-export type IngestFile = (store: WorkspaceStore['store'], file: string) => Promise<IngestOutcome>;
-
-export interface AgentSessionDeps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  ingest: IngestFile;
-  places: () => DiscoveryPlaces | undefined;
-}
+import type { Deps } from '../deps';
+import { agentTranscripts } from './agentTranscripts';
+import { discoveryPlacesOf } from './discoveryPlaces';
 
 /**
  * "Tape: Import Agent Sessions…": every agent's sessions of this workspace, grouped by agent, each
@@ -31,10 +17,10 @@ export interface AgentSessionDeps {
  * that cannot be read is reported by name and the others are still imported; Cancel stops after
  * the source being read.
  */
-export function registerImportAgentSessions(deps: AgentSessionDeps): vscode.Disposable {
+export function registerImportAgentSessions(deps: Pick<Deps, 'context' | 'log' | 'tape'>): vscode.Disposable {
   return vscode.commands.registerCommand('agentTape.importAgentSessions', async (files?: string[]) => {
     try {
-      const places = deps.places();
+      const places = discoveryPlacesOf(deps.context);
       if (places === undefined) throw new Error('open a folder first: the sessions listed are those of its path');
       // Databases (opencode's) are listed by reading them with sql.js, which discovery cannot await.
       if (files === undefined) await loadSqlJs();
@@ -45,13 +31,13 @@ export function registerImportAgentSessions(deps: AgentSessionDeps): vscode.Disp
       const outcomes = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Importing agent sessions', cancellable: true },
         async (progress, token) => {
-          const done: IngestOutcome[] = [];
+          const done: IngestReport[] = [];
           const failed: { file: string; reason: string }[] = [];
           for (const file of chosen) {
             if (token.isCancellationRequested) break;
             progress.report({ message: path.basename(file), increment: 100 / chosen.length });
             try {
-              done.push(await deps.ingest(ws.store, file));
+              done.push(await agentTranscripts.ingest(ws.store, file));
             } catch (e) {
               deps.log.warn(`Import Agent Sessions: ${errorMessage(e)}`);
               failed.push({ file, reason: errorMessage(e) });

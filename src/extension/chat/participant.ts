@@ -8,12 +8,11 @@ import type { WorkspaceStore } from '../../store/workspaceStore';
 import { errorMessage } from '../../tape/errorMessage';
 import { LmModelPort } from '../model/lmModelPort';
 import { readAgentSettings } from '../settings';
-import type { ActiveSession } from '../activeSession';
 import { abortSignalOf } from '../cancellation';
+import type { Deps } from '../deps';
 import { ChatToolbox } from '../tools/chatToolbox';
 import { codeSpan } from '../tools/markdownCode';
 import { VsCodeWorkspace } from '../tools/vscodeWorkspace';
-import type { WorkspaceTape } from '../workspaceTape';
 import { ChatRenderer, compactionNotice, notice } from './chatRenderer';
 import { inspectSummary } from './inspectSummary';
 import { userMessageOf } from './userMessage';
@@ -24,19 +23,12 @@ export const PARTICIPANT_ID = 'agent-tape.tape';
 /** Failures the user fixes in the model set-up, not by asking again. */
 const SET_UP_FAILURES: ReadonlySet<FailureClass> = new Set(['auth', 'model_missing', 'unreachable', 'key_withheld']);
 
-export interface ParticipantDeps {
-  context: vscode.ExtensionContext;
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  sessions: ActiveSession;
-}
-
 interface TapeChatResult extends vscode.ChatResult {
   metadata: TapeChatMetadata;
 }
 
 /** The `@tape` chat participant: each chat thread is one session on the workspace tape. */
-export function registerParticipant(deps: ParticipantDeps): vscode.Disposable {
+export function registerParticipant(deps: Pick<Deps, 'context' | 'log' | 'tape' | 'sessions'>): vscode.Disposable {
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, context, stream, token) => handle(deps, request, context, stream, token));
   participant.iconPath = vscode.Uri.joinPath(deps.context.extensionUri, 'media', 'icon.png');
   participant.followupProvider = { provideFollowups: followupsOf };
@@ -44,7 +36,7 @@ export function registerParticipant(deps: ParticipantDeps): vscode.Disposable {
 }
 
 async function handle(
-  deps: ParticipantDeps,
+  deps: Pick<Deps, 'log' | 'tape' | 'sessions'>,
   request: vscode.ChatRequest,
   context: vscode.ChatContext,
   stream: vscode.ChatResponseStream,
@@ -130,7 +122,7 @@ interface TurnRequest {
   signal: AbortSignal;
 }
 
-async function runTurn(deps: ParticipantDeps, t: TurnRequest): Promise<TapeChatResult> {
+async function runTurn(deps: Pick<Deps, 'log' | 'tape' | 'sessions'>, t: TurnRequest): Promise<TapeChatResult> {
   const settings = readAgentSettings(deps.log);
   const workspace = new VsCodeWorkspace(t.root, { commandEnv: { pass: settings.commandEnvAllowlist } });
   const tools = new ChatToolbox({
@@ -208,7 +200,7 @@ async function handoff(session: SessionHandle, prompt: string, stream: vscode.Ch
  * session this answer leaves in the metadata, which the next request of the thread reads.
  */
 async function forkThread(
-  deps: ParticipantDeps,
+  deps: Pick<Deps, 'log' | 'tape' | 'sessions'>,
   session: SessionHandle,
   model: vscode.LanguageModelChat,
   stream: vscode.ChatResponseStream,

@@ -13,18 +13,11 @@ import {
   type RestoredData,
   type TurnChanges,
 } from '../../tape/workspaceCheckpoint';
-import type { ActiveSession } from '../activeSession';
+import type { Deps } from '../deps';
 import { reportingCommands } from '../sessionCommands';
-import type { WorkspaceTape } from '../workspaceTape';
 import { CHECKPOINT_SCHEME, CheckpointDocuments, checkpointUri } from './checkpointDocuments';
 import { restoreFiles, type RestoreSummary } from './restoreFiles';
 import { checkpointRoot, openCheckpointStore } from './windowCheckpoints';
-
-interface Deps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  sessions: ActiveSession;
-}
 
 const sessionArg = z.string().check(z.minLength(1));
 /** A position of the session's view. */
@@ -46,7 +39,7 @@ const files = (n: number): string => `${n} file${n === 1 ? '' : 's'}`;
  * Every restore goes through `restoreFiles`. The argument arrays are what the chat's buttons and
  * the inspector send; each command returns what it did, for scripts and tests.
  */
-export function registerCheckpoints(deps: Deps): vscode.Disposable[] {
+export function registerCheckpoints(deps: Pick<Deps, 'log' | 'tape' | 'sessions'>): vscode.Disposable {
   const { tape } = deps;
   const run = reportingCommands(deps.log);
 
@@ -63,7 +56,7 @@ export function registerCheckpoints(deps: Deps): vscode.Disposable[] {
     return turn;
   };
 
-  return [
+  return vscode.Disposable.from(
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointDocuments(() => openCheckpointStore(tape))),
 
     run('agentTape.restoreFiles', async (sessionId?: unknown, entryId?: unknown, given?: unknown): Promise<RestoreSummary | undefined> => {
@@ -132,7 +125,7 @@ export function registerCheckpoints(deps: Deps): vscode.Disposable[] {
       if (choice === 'files') return restoreFiles(deps, session.sessionId, at, { confirmed: options?.confirmed });
       return vscode.commands.executeCommand('agentTape.forkSession', session.sessionId, at, { withFiles: choice === 'both', confirmed: options?.confirmed });
     }),
-  ];
+  );
 }
 
 /** Conversation, files or both, as the user asks for it; files only when a checkpoint stands for the entry. */

@@ -4,13 +4,8 @@ import { CheckpointMissingError, isEmptyPlan, StalePlanError, type RestorePlan }
 import { NoCheckpointError, RestoreFailedError, WrongWorkspaceError } from '../../agent/checkpoints/restore';
 import { GitMissingError } from '../../agent/checkpoints/shadowGit';
 import { errorMessage } from '../../tape/errorMessage';
-import type { WorkspaceTape } from '../workspaceTape';
+import type { Deps } from '../deps';
 import { checkpointRoot, openCheckpointStore } from './windowCheckpoints';
-
-export interface RestoreDeps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-}
 
 /** What a script or a test may say instead of answering the modal: the plan needs no confirmation. */
 export interface RestoreOptions {
@@ -45,7 +40,12 @@ const LISTED = 15;
  * plan was shown (then a new plan is offered). Undefined when nothing was applied because of a
  * refusal, an error (both said to the user) or a no.
  */
-export async function restoreFiles(deps: RestoreDeps, sessionId: string, at: number, options: RestoreOptions = {}): Promise<RestoreSummary | undefined> {
+export async function restoreFiles(
+  deps: Pick<Deps, 'log' | 'tape'>,
+  sessionId: string,
+  at: number,
+  options: RestoreOptions = {},
+): Promise<RestoreSummary | undefined> {
   const { log, tape } = deps;
   const ws = await tape.open();
   if (ws.state.mode === 'readOnly') {
@@ -131,7 +131,7 @@ function restoreErrorMessage(e: unknown): string | undefined {
 }
 
 /** Refuses (and says which files) when an editor holds unsaved changes of a file the restore would write or remove. */
-function refusedForUnsaved(deps: RestoreDeps, plan: RestorePlan, roots: readonly string[]): boolean {
+function refusedForUnsaved(deps: Pick<Deps, 'log' | 'tape'>, plan: RestorePlan, roots: readonly string[]): boolean {
   const affected = new Set<string>();
   for (const rel of [...plan.changed, ...plan.created, ...plan.removed]) for (const root of roots) affected.add(path.join(root, rel));
   const unsaved = vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file' && affected.has(d.uri.fsPath));

@@ -6,7 +6,7 @@ import type { WorkspaceTape } from '../workspaceTape';
 
 const UNDO = 'Undo Compaction';
 
-interface Deps {
+interface AmendDeps {
   log: vscode.LogOutputChannel;
   tape: WorkspaceTape;
 }
@@ -19,7 +19,7 @@ interface Deps {
  * of it does not fit.
  */
 export async function amendFromInspector(
-  deps: Deps,
+  deps: AmendDeps,
   sessionId: string,
   anchorEntryId: number,
   amendment: CompactionAmendment,

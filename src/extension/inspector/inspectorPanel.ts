@@ -23,7 +23,7 @@ export const INSPECTOR_PANEL = 'agentTape.inspector';
  */
 const savedPageState = z.looseObject({ sessionId: z.nullable(z.string()) });
 
-interface Deps {
+interface PanelsDeps {
   context: vscode.ExtensionContext;
   log: vscode.LogOutputChannel;
   tape: WorkspaceTape;
@@ -53,7 +53,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
   private readonly stateWatch: vscode.Disposable;
   private readonly cursorWatch: vscode.Disposable;
 
-  constructor(private readonly deps: Deps) {
+  constructor(private readonly deps: PanelsDeps) {
     this.stateWatch = deps.tape.onDidChangeState(() => {
       const ws = deps.tape.opened;
       if (ws) for (const p of this.open) p.hosted.controller.setSource(sourceOf(deps.tape, ws));

@@ -2,17 +2,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { formatOf, importTapeFile } from '../../store/tapeFile';
+import type { Deps } from '../deps';
 import { reportingCommands } from '../sessionCommands';
-import type { WorkspaceTape } from '../workspaceTape';
-import type { InspectorPanels } from './inspectorPanel';
-import type { SessionsTree } from './sessionsView';
-
-interface Deps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  panels: InspectorPanels;
-  tree: SessionsTree;
-}
 
 /** A row of the sessions view, as VS Code hands it to a context action. */
 const sessionNodeArg = z.looseObject({ sessionId: z.string(), title: z.nullable(z.string()) });
@@ -29,12 +20,12 @@ const DELETE = 'Delete Session';
  * row they were invoked on and hand its session id to the palette commands (export, compact,
  * handoff act on it exactly as on the current session).
  */
-export function registerSessionActions(deps: Deps): vscode.Disposable[] {
+export function registerSessionActions(deps: Pick<Deps, 'log' | 'tape' | 'panels' | 'tree'>): vscode.Disposable {
   const { log, tape, panels, tree } = deps;
   const run = reportingCommands(log);
   const node = (arg: unknown) => sessionNodeArg.parse(arg);
 
-  return [
+  return vscode.Disposable.from(
     run('agentTape.openInspector', async (...args: unknown[]) => {
       const parsed = openInspectorArgs.safeParse(args);
       if (!parsed.success) throw new Error(`agentTape.openInspector takes a session id and an entry id, both optional: ${z.prettifyError(parsed.error)}`);
@@ -130,5 +121,5 @@ export function registerSessionActions(deps: Deps): vscode.Disposable[] {
       );
       return report;
     }),
-  ];
+  );
 }

@@ -18,7 +18,7 @@ import type { WorkspaceTape } from '../workspaceTape';
  * The "Tape Sessions" tree (package.json `views`). Not `agentTape.`-prefixed: VS Code derives
  * commands from a view's id (`<id>.focus`, …), which would then pass for the extension's own.
  */
-const SESSIONS_VIEW = 'agentTapeSessions';
+export const SESSIONS_VIEW = 'agentTapeSessions';
 
 /** Appends come in bursts (a streamed answer is revised many times): the tree redraws once per burst. */
 const REFRESH_MS = 300;
@@ -247,12 +247,4 @@ export class SessionsTree implements vscode.TreeDataProvider<SessionsTreeNode>, 
     });
     this.watch = { dispose: () => (appends.dispose(), state.dispose()) };
   }
-}
-
-/** Registers the tree; the provider is returned so commands (and tests) can refresh and read it. */
-export function registerSessionsView(tape: WorkspaceTape, log: vscode.LogOutputChannel): { tree: SessionsTree; disposables: vscode.Disposable[] } {
-  const tree = new SessionsTree(tape, log);
-  const view = vscode.window.createTreeView(SESSIONS_VIEW, { treeDataProvider: tree, showCollapseAll: false });
-  tree.view = view;
-  return { tree, disposables: [view, tree] };
 }

@@ -188,13 +188,6 @@ export class OwnModelProvider implements vscode.LanguageModelChatProvider, vscod
   }
 }
 
-/** Registers the provider under the vendor package.json declares; disposing it unregisters it. */
-export function registerOwnProvider(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): OwnModelProvider {
-  const provider = new OwnModelProvider(context.secrets, context.workspaceState, log);
-  provider.own(vscode.lm.registerLanguageModelChatProvider(OWN_VENDOR, provider));
-  return provider;
-}
-
 /** VS Code's tool-call part holds an object; a call whose arguments are not one cannot be handed on. */
 function toolCallPart(call: ToolCall): vscode.LanguageModelToolCallPart {
   if (!call.valid)

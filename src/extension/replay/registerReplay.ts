@@ -4,7 +4,7 @@ import { OpenTape } from '../../agent/session/openTape';
 import { REPLAY_SCHEME, replayDocumentPath } from '../../replay/replayDocument';
 import { openReplayTape } from '../../replay/replayTape';
 import { INSPECTOR_PANEL } from '../inspector/inspectorPanel';
-import type { WorkspaceTape } from '../workspaceTape';
+import type { Deps } from '../deps';
 import { REPLAY_DEBUG_TYPE, ReplayDebugSession, type ReplayHost } from './debugSession';
 import { ReplayDocuments } from './replayDocuments';
 import { replayCursor } from './replayCursorEvents';
@@ -46,7 +46,7 @@ function inspectorActive(): boolean {
  * the launch configuration defaults, the replay documents and the command. Every stop is fired on
  * `replayCursor`, which inspectors on the same tape follow.
  */
-export function registerReplay(deps: { tape: WorkspaceTape; log: vscode.LogOutputChannel }): vscode.Disposable[] {
+export function registerReplay(deps: Pick<Deps, 'log' | 'tape'>): vscode.Disposable {
   const documents = new ReplayDocuments();
   const host: ReplayHost = {
     // Even the workspace tape is read from its own read-only copy: a takeover or a reopen of the
@@ -79,7 +79,7 @@ export function registerReplay(deps: { tape: WorkspaceTape; log: vscode.LogOutpu
     },
   };
 
-  return [
+  return vscode.Disposable.from(
     vscode.debug.registerDebugAdapterDescriptorFactory(REPLAY_DEBUG_TYPE, {
       createDebugAdapterDescriptor: () => new vscode.DebugAdapterInlineImplementation(new ReplayDebugSession(host)),
     }),
@@ -118,5 +118,5 @@ export function registerReplay(deps: { tape: WorkspaceTape; log: vscode.LogOutpu
         deps.log.warn(`replay: could not start ${JSON.stringify(config)}`);
       }
     }),
-  ];
+  );
 }

@@ -5,16 +5,9 @@ import { OpenTape } from '../../agent/session/openTape';
 import { describeDifference, verifyTape, type RequestReport, type VerifyReport } from '../../rerun/verify';
 import { openTapeFile } from '../../store/tapeFile';
 import type { TapeStore } from '../../store/tapeStore';
+import type { Deps } from '../deps';
 import { reportingCommands } from '../sessionCommands';
-import type { ActiveSession } from '../activeSession';
 import { codeSpan } from '../tools/markdownCode';
-import type { WorkspaceTape } from '../workspaceTape';
-
-interface Deps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  sessions: ActiveSession;
-}
 
 /** Reports are virtual documents: read-only, and gone with the window. */
 const SCHEME = 'agent-tape-verify';
@@ -33,7 +26,7 @@ export const sessionArg = z.union([
  * else the one picked), or of every session of a tape file given as a uri, shown as a Markdown
  * preview of a read-only report. Returns the report, for scripts and tests.
  */
-export function registerVerifyReplay(deps: Deps): vscode.Disposable[] {
+export function registerVerifyReplay(deps: Pick<Deps, 'log' | 'tape' | 'sessions'>): vscode.Disposable {
   const reports = new Map<string, string>();
   const changed = new vscode.EventEmitter<vscode.Uri>();
   const provider: vscode.TextDocumentContentProvider = { onDidChange: changed.event, provideTextDocumentContent: (uri) => reports.get(uri.toString()) ?? '' };
@@ -51,7 +44,7 @@ export function registerVerifyReplay(deps: Deps): vscode.Disposable[] {
   };
 
   const run = reportingCommands(deps.log);
-  return [
+  return vscode.Disposable.from(
     changed,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, provider),
     run('agentTape.verifyReplay', async (given?: unknown, sessionGiven?: unknown): Promise<VerifyReport | undefined> => {
@@ -75,7 +68,7 @@ export function registerVerifyReplay(deps: Deps): vscode.Disposable[] {
       await show(sessionId, report);
       return report;
     }),
-  ];
+  );
 }
 
 /** The session to act on (verify, by default): the only one, else the user's pick with the current session first. */

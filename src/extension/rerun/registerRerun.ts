@@ -9,23 +9,14 @@ import { RecordedResponses } from '../../rerun/recordedResponse';
 import { continueRerun, rerunRequest, type RerunResult } from '../../rerun/rerun';
 import { variationSchema } from '../../rerun/variation';
 import { manifestOfEntry } from '../../tape/manifest';
-import type { ActiveSession } from '../activeSession';
 import { abortSignalOf } from '../cancellation';
-import type { InspectorPanels } from '../inspector/inspectorPanel';
+import type { Deps } from '../deps';
 import { LmModelPort } from '../model/lmModelPort';
 import { pickSession } from '../replay/verifyCommand';
 import { reportingCommands } from '../sessionCommands';
-import type { WorkspaceTape } from '../workspaceTape';
 import { modelChoice, pickChatModel, pickVariation } from './pickers';
 import { differenceSummary, responseDocument, type ResponseFacts } from './responseDocument';
 import { ResponseDiffs } from './responseDiff';
-
-interface Deps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-  sessions: ActiveSession;
-  panels: InspectorPanels;
-}
 
 /** A session id (the inspector, the palette) or a row of the sessions view. */
 const sessionArg = z.optional(
@@ -61,7 +52,7 @@ const TITLE_EVAL = 'Tape: Evaluate Session with a Model';
  * pickers for the model and the variation, a cancellable progress notification, the re-run beside
  * the recorded response in the diff editor, and the evaluation's report in the inspector.
  */
-export function registerRerun(deps: Deps): vscode.Disposable[] {
+export function registerRerun(deps: Pick<Deps, 'log' | 'tape' | 'sessions' | 'panels'>): vscode.Disposable {
   const run = reportingCommands(deps.log);
   const diffs = new ResponseDiffs();
 
@@ -83,7 +74,7 @@ export function registerRerun(deps: Deps): vscode.Disposable[] {
     return result;
   };
 
-  return [
+  return vscode.Disposable.from(
     diffs,
     run('agentTape.rerunRequest', async (sessionGiven?: unknown, entryGiven?: unknown, given?: unknown): Promise<RerunSummary | undefined> => {
       const tape = await writableTape();
@@ -185,7 +176,7 @@ export function registerRerun(deps: Deps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(`Agent Tape: evaluated ${sessionId} against ${model.name}: ${words}.`);
       return { evalSessionId: report.evalSessionId, summary: s, requests: report.requests.map((r) => ({ entryId: r.entryId, status: r.status })) };
     }),
-  ];
+  );
 }
 
 /** A cancellable progress notification around work that takes an AbortSignal. */

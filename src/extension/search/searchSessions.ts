@@ -4,14 +4,9 @@ import type { OpenTape } from '../../agent/session/openTape';
 import { SessionTitles } from '../../inspector/sessionTitles';
 import { sessionAgentOf } from '../../store/sessionAgent';
 import { sessionSearchOf, type SessionSearch, type SessionSearchHit } from '../../tape/search/sessionSearch';
+import type { Deps } from '../deps';
 import { reportingCommands } from '../sessionCommands';
-import type { WorkspaceTape } from '../workspaceTape';
 import { pickSearchHit } from './searchPick';
-
-interface Deps {
-  log: vscode.LogOutputChannel;
-  tape: WorkspaceTape;
-}
 
 /** A query to start from (keyboard users, tests): the pick opens with it and runs it. */
 const queryArg = z.optional(z.string().check(z.maxLength(1000)));
@@ -32,7 +27,7 @@ const entryDetail = (open: OpenTape, hit: SessionSearchHit): string =>
  * the inspector with its entry selected (`agentTape.openInspector` with the entry's position).
  * Resolves to the hit opened, its position and the hits shown then; undefined when dismissed.
  */
-export function registerSearchSessions(deps: Deps): vscode.Disposable {
+export function registerSearchSessions(deps: Pick<Deps, 'log' | 'tape'>): vscode.Disposable {
   const run = reportingCommands(deps.log);
   return run('agentTape.searchSessions', async (given?: unknown) => {
     const query = queryArg.parse(given) ?? '';

@@ -2,9 +2,9 @@ import * as vscode from 'vscode';
 import { defaultTools } from '../../agent/agentSession';
 import type { ToolDefinition } from '../../agent/model/modelPort';
 import { capResult, invokeTool, type ToolContext, type Toolbox, type ToolResult } from '../../agent/tools/tool';
+import { asksFirst, type ToolEffect } from '../../agent/tools/toolEffect';
 import { errorMessage } from '../../tape/errorMessage';
 import { cancellationOf, isCancellationError } from '../cancellation';
-import { CONFIRMED_TOOLS } from './toolContributions';
 import { toolResults } from './toolResultHandoff';
 
 export interface ChatToolboxOptions {
@@ -12,7 +12,7 @@ export interface ChatToolboxOptions {
   readonly toolInvocationToken: vscode.ChatParticipantToolToken | undefined;
   /** Names from the setting agentTape.extraTools: other extensions' tools to offer as well. */
   readonly extraTools: readonly string[];
-  /** `vscode.workspace.isTrusted`: an untrusted workspace is not offered apply_edit and run_command. */
+  /** `vscode.workspace.isTrusted`: an untrusted workspace is not offered the tools that ask first. */
   readonly isTrusted: boolean;
   readonly log: vscode.LogOutputChannel;
 }
@@ -24,11 +24,11 @@ const SKIPPED_PREFIX = 'The user chose to skip the tool call';
 const warned = new Set<string>();
 
 /**
- * The tools of one `@tape` chat request. Core tools that change nothing run in-process through the
- * core; apply_edit and run_command go through `vscode.lm.invokeTool`, so VS Code asks the user in
- * the chat (our registered tool's confirmation) and then runs our registered tool, whose
+ * The tools of one `@tape` chat request. Core tools whose effect asks first (apply_edit,
+ * run_command) go through `vscode.lm.invokeTool`, so VS Code asks the user in the chat (our
+ * registered tool's confirmation) and then runs our registered tool, whose
  * structured result comes back through `toolResults`. Tools of other extensions go through VS
- * Code too, with their own confirmations.
+ * Code too, with their own confirmations. The other core tools run in-process through the core.
  */
 export class ChatToolbox implements Toolbox {
   private readonly core = defaultTools();
@@ -38,7 +38,7 @@ export class ChatToolbox implements Toolbox {
   constructor(private readonly options: ChatToolboxOptions) {
     const offered = new Map<string, ToolDefinition>();
     for (const spec of this.core.specs()) {
-      if (options.isTrusted || !CONFIRMED_TOOLS.has(spec.name)) offered.set(spec.name, spec);
+      if (options.isTrusted || !asksFirst(this.core.effectOf(spec.name))) offered.set(spec.name, spec);
     }
     const extra = new Set<string>();
     for (const name of options.extraTools) {
@@ -56,16 +56,22 @@ export class ChatToolbox implements Toolbox {
 
   /** True for the tools that run through `vscode.lm.invokeTool`: VS Code shows those calls in the chat itself. */
   shownByEditor(name: string): boolean {
-    return this.offered.has(name) && (CONFIRMED_TOOLS.has(name) || this.extra.has(name));
+    return this.offered.has(name) && (asksFirst(this.core.effectOf(name)) || this.extra.has(name));
   }
 
   specs(): ToolDefinition[] {
     return [...this.offered.values()];
   }
 
+  /** Another extension's tools have none: they count as changing files. */
+  effectOf(name: string): ToolEffect | undefined {
+    return this.core.effectOf(name);
+  }
+
   async invoke(name: string, input: unknown, ctx: ToolContext): Promise<ToolResult> {
     if (!this.offered.has(name)) {
-      const why = CONFIRMED_TOOLS.has(name) && !this.options.isTrusted ? `${name} is not available in an untrusted workspace` : `unknown tool "${name}"`;
+      const why =
+        asksFirst(this.core.effectOf(name)) && !this.options.isTrusted ? `${name} is not available in an untrusted workspace` : `unknown tool "${name}"`;
       return { status: 'error', output: `${why}; available tools: ${[...this.offered.keys()].join(', ')}` };
     }
     if (!this.shownByEditor(name)) return invokeTool(this.core, name, input, ctx);

@@ -2,22 +2,16 @@ import * as vscode from 'vscode';
 import { defaultTools } from '../../agent/agentSession';
 import type { TapePort } from '../../agent/tapeToolPort/tapePort';
 import { invokeTool, type ToolResult } from '../../agent/tools/tool';
+import { asksFirst } from '../../agent/tools/toolEffect';
 import { errorMessage } from '../../tape/errorMessage';
 import { abortSignalOf } from '../cancellation';
+import type { Deps } from '../deps';
 import { readAgentSettings } from '../settings';
 import { handoffConfirmation } from './handoffConfirmation';
 import { codeSpan, shownBlock } from './markdownCode';
-import { CONFIRMED_TOOLS, contributedToolNames } from './toolContributions';
+import { contributedToolNames } from './toolContributions';
 import { callKey, toolResults } from './toolResultHandoff';
 import { VsCodeWorkspace } from './vscodeWorkspace';
-
-export interface LmToolsDeps {
-  /** The folder the tools work in; undefined when none is open. */
-  workspaceRoot(): vscode.Uri | undefined;
-  /** The tape the tape_* tools read and write; without one they answer with an error result. */
-  tape(): TapePort | undefined;
-  log: vscode.LogOutputChannel;
-}
 
 /**
  * Registers the core tools with VS Code (`vscode.lm.tools`), so any chat (Copilot's agent mode,
@@ -30,8 +24,16 @@ export interface LmToolsDeps {
  * failed and hands the text to the calling model as an error, where a returned text would read as
  * success. Our chat toolbox gets the structured result through `toolResults` either way.
  */
-export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
+export function registerLmTools(deps: Pick<Deps, 'log' | 'tape' | 'sessions'>): vscode.Disposable {
   const registry = defaultTools();
+  const workspaceRoot = (): vscode.Uri | undefined => vscode.workspace.workspaceFolders?.[0]?.uri;
+  // Outside @tape (agent mode, a #reference) the tape tools work on the session @tape used last;
+  // without one they answer with an error result.
+  const sessionTape = (): TapePort | undefined => {
+    const ws = deps.tape.opened;
+    const sessionId = ws && deps.sessions.current(ws.store);
+    return ws && sessionId !== undefined ? deps.tape.tapeOf(ws).session(sessionId).tapePort() : undefined;
+  };
   // apply_edit calls whose dry run failed, so no confirmation was shown. Their invoke gets no
   // permission to edit: were the file changed in between so that the edit now applies, it still
   // would not be written unasked. A mark left by a call VS Code never invoked can only refuse.
@@ -41,12 +43,12 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
   const handoffTapes = new Map<string, TapePort>();
 
   const workspace = (): VsCodeWorkspace | undefined => {
-    const root = deps.workspaceRoot();
+    const root = workspaceRoot();
     return root === undefined ? undefined : new VsCodeWorkspace(root, { commandEnv: { pass: readAgentSettings(deps.log).commandEnvAllowlist } });
   };
 
   async function run(name: string, input: unknown, token: vscode.CancellationToken): Promise<ToolResult> {
-    if (CONFIRMED_TOOLS.has(name) && !vscode.workspace.isTrusted) {
+    if (asksFirst(registry.effectOf(name)) && !vscode.workspace.isTrusted) {
       return { status: 'error', output: `${name} is refused in an untrusted workspace; nothing was changed` };
     }
     const askedFirst = !(name === 'apply_edit' && takeMark(unconfirmed, callKey(name, input)));
@@ -54,7 +56,7 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
     try {
       const ws = workspace();
       if (ws === undefined) return { status: 'error', output: `${name} needs an open workspace folder, and none is open` };
-      const tape = name === 'tape_handoff' ? takeHandoffTape(callKey(name, input)) : deps.tape();
+      const tape = name === 'tape_handoff' ? takeHandoffTape(callKey(name, input)) : sessionTape();
       return await invokeTool(registry, name, input, { workspace: ws, permissions: { edits: askedFirst, commands: true }, signal: abort.signal, tape });
     } catch (error) {
       return { status: 'error', output: `${name} failed: ${errorMessage(error)}` };
@@ -109,14 +111,14 @@ export function registerLmTools(deps: LmToolsDeps): vscode.Disposable {
     const fields = fieldsOf(input);
     const command = stringField(fields, 'command') ?? '';
     const timeout = fields.timeoutMs;
-    const body = new vscode.MarkdownString(`In ${codeSpan(deps.workspaceRoot()?.fsPath ?? '(no folder open)')}:\n\n`);
+    const body = new vscode.MarkdownString(`In ${codeSpan(workspaceRoot()?.fsPath ?? '(no folder open)')}:\n\n`);
     body.appendMarkdown(shownBlock(command, 'sh'));
     if (typeof timeout === 'number') body.appendMarkdown(`\n\nKilled after ${timeout} ms if still running.`);
     return { invocationMessage: message, confirmationMessages: { title: 'Run this command?', message: body } };
   }
 
   function prepareHandoff(input: unknown, message: vscode.MarkdownString): vscode.PreparedToolInvocation {
-    const tape = deps.tape();
+    const tape = sessionTape();
     const info = tape?.info();
     const confirmation = handoffConfirmation(input, info && { sessionId: info.sessionId, title: info.title });
     if (tape === undefined || confirmation === undefined) return { invocationMessage: message };

@@ -3,11 +3,14 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import * as z from 'zod';
 import type { TurnSetup } from '../../../src/agent/session/sessionHandle';
 import { CheckpointStore } from '../../../src/agent/checkpoints/checkpointStore';
 import type { CheckpointTaken, TurnCheckpoints } from '../../../src/agent/checkpoints/turnCheckpoints';
-import { mayChangeFiles, WorkspaceCheckpoints } from '../../../src/agent/checkpoints/workspaceCheckpoints';
+import { WorkspaceCheckpoints } from '../../../src/agent/checkpoints/workspaceCheckpoints';
 import { ScriptedModel, type ScriptedStep } from '../../../src/agent/model/scriptedModel';
+import { ToolRegistry, type Tool, type Toolbox } from '../../../src/agent/tools/tool';
+import type { ToolEffect } from '../../../src/agent/tools/toolEffect';
 import { OpenTape } from '../../../src/agent/session/openTape';
 import type { SessionEvent, TurnOutcome } from '../../../src/agent/turnEvent';
 import { linkedChildren } from '../../../src/store/subagentLinks';
@@ -25,7 +28,6 @@ class ScriptedCheckpoints implements TurnCheckpoints {
   readonly asked: { sessionId: string; reason: CheckpointReason; turnId: string; diffFrom?: string }[] = [];
   private said = false;
   constructor(private readonly answer: () => CheckpointTaken | null) {}
-  mayChangeFiles = mayChangeFiles;
   take(sessionId: string, reason: CheckpointReason, turnId: string, diffFrom?: string): Promise<CheckpointTaken | null> {
     this.asked.push({ sessionId, reason, turnId, ...(diffFrom !== undefined ? { diffFrom } : {}) });
     return Promise.resolve(this.answer());
@@ -63,7 +65,7 @@ describe('checkpoints in the turn loop (scripted model, real workspace and git)'
   async function turn(
     responses: ScriptedStep[][],
     checkpoints: TurnCheckpoints | undefined,
-    opts: { abortWhen?: (e: SessionEvent) => boolean; sessionId?: string; text?: string } = {},
+    opts: { abortWhen?: (e: SessionEvent) => boolean; sessionId?: string; text?: string; tools?: Toolbox } = {},
   ): Promise<{ outcome: TurnOutcome; events: SessionEvent[] }> {
     const model = new ScriptedModel(responses);
     const setup: TurnSetup = {
@@ -73,6 +75,7 @@ describe('checkpoints in the turn loop (scripted model, real workspace and git)'
       environment: { os: 'test', shell: '/bin/sh', workspaceRoot: ws.root, date: '2026-12-02' },
       retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetryAfterMs: 1 },
       checkpoints,
+      ...(opts.tools !== undefined ? { tools: opts.tools } : {}),
     };
     const abort = new AbortController();
     const events: SessionEvent[] = [];
@@ -164,11 +167,45 @@ describe('checkpoints in the turn loop (scripted model, real workspace and git)'
     assert.ok(!fs.existsSync(storeDir));
   });
 
+  it("each tool's effect decides, not its name: edit, command, delegate and a tool the toolbox knows nothing of are checkpointed; read and tape are not", async () => {
+    const marked = (name: string, effect: ToolEffect): Tool => ({
+      name,
+      description: `does nothing, marked ${effect}`,
+      effect,
+      inputSchema: z.object({}),
+      run: () => Promise.resolve({ status: 'ok', output: 'done' }),
+    });
+    // Named as core tools of the other kind, so a list of names would decide the other way.
+    const cases: [string, ToolEffect, boolean][] = [
+      ['apply_edit', 'read', false],
+      ['run_command', 'tape', false],
+      ['read_file', 'edit', true],
+      ['tape_info', 'command', true],
+      ['list_dir', 'delegate', true],
+    ];
+    for (const [name, effect, checkpointed] of cases) {
+      const checkpoints = new ScriptedCheckpoints(() => null);
+      await turn([call('c', name, {}), answer('Done.')], checkpoints, { tools: new ToolRegistry([marked(name, effect)]) });
+      assert.deepStrictEqual(
+        checkpoints.asked.map((a) => a.reason),
+        checkpointed ? ['turn_start'] : [],
+        `${name} marked ${effect}`,
+      );
+    }
+    const registry = new ToolRegistry([marked('find_files', 'read')]);
+    const unknown: Toolbox = { specs: () => registry.specs(), effectOf: () => undefined, invoke: (n, i, c) => registry.invoke(n, i, c) };
+    const checkpoints = new ScriptedCheckpoints(() => null);
+    await turn([call('c', 'find_files', {}), answer('Done.')], checkpoints, { tools: unknown });
+    assert.deepStrictEqual(
+      checkpoints.asked.map((a) => a.reason),
+      ['turn_start'],
+    );
+  });
+
   it('one checkpoint per turn before the first tool that may change files, however many follow; an invalid call takes none', async () => {
     const real = new WorkspaceCheckpoints(storeDir, ws.root);
     const asked: CheckpointReason[] = [];
     const counting: TurnCheckpoints = {
-      mayChangeFiles: (name) => real.mayChangeFiles(name),
       take: (sessionId, reason, turnId, diffFrom) => (asked.push(reason), real.take(sessionId, reason, turnId, diffFrom)),
     };
     await turn(

@@ -2,6 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { defaultTools } from '../../../src/agent/agentSession';
+import { ToolRegistry, type Tool } from '../../../src/agent/tools/tool';
 import { CHAT_ONLY_TOOLS, contributedToolNames, toolContributions } from '../../../src/extension/tools/toolContributions';
 
 // Compiled to <out>/test/unit/extension/, four levels below the repository root.
@@ -42,6 +43,23 @@ describe('package.json languageModelTools', () => {
         .filter(([, w]) => w !== undefined)
         .map(([n]) => n),
       ['apply_edit', 'run_command'],
+    );
+  });
+
+  it('asks first (trusted workspace only) and tags what a tool does by its effect, not by its name', () => {
+    const core = defaultTools();
+    const remarked = (name: string, effect: Tool['effect']): Tool => ({ ...core.get(name)!, effect });
+    const shown = toolContributions(
+      new ToolRegistry([remarked('read_file', 'edit'), remarked('apply_edit', 'read'), remarked('tape_info', 'command'), remarked('run_command', 'tape')]),
+    );
+    assert.deepStrictEqual(
+      shown.map((c) => [c.name, c.when, c.tags.at(-1)]),
+      [
+        ['read_file', 'isWorkspaceTrusted', 'edit'],
+        ['apply_edit', undefined, 'read'],
+        ['tape_info', 'isWorkspaceTrusted', 'terminal'],
+        ['run_command', undefined, 'write'],
+      ],
     );
   });
 

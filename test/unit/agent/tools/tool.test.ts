@@ -37,6 +37,7 @@ describe('invokeTool and the tool registry', () => {
     const throwing: Tool = {
       name: 'boom',
       description: 'throws',
+      effect: 'read',
       inputSchema: z.object({}),
       run: async () => {
         throw new Error('kaput');
@@ -52,6 +53,20 @@ describe('invokeTool and the tool registry', () => {
       output: 'apply_edit failed: dialog closed',
     });
     assert.strictEqual(ws.read('a.txt'), 'a\n');
+  });
+
+  it('a tool must say what it may change: without an effect it does not compile, and the registry refuses it', () => {
+    // @ts-expect-error the effect is required
+    const unmarked: Tool = {
+      name: 'unmarked',
+      description: 'says nothing',
+      inputSchema: z.object({}),
+      run: () => Promise.resolve({ status: 'ok', output: '' }),
+    };
+    assert.throws(() => new ToolRegistry([unmarked]), /tool "unmarked" has no effect/);
+    const misspelt = { ...unmarked, effect: 'write' } as unknown as Tool;
+    assert.throws(() => new ToolRegistry([misspelt]), /tool "unmarked" has no effect/);
+    assert.strictEqual(new ToolRegistry([{ ...unmarked, effect: 'edit' }]).effectOf('unmarked'), 'edit');
   });
 
   it('caps every output at MAX_TOOL_OUTPUT_BYTES without splitting a character', async () => {

@@ -1,17 +1,21 @@
 import * as vscode from 'vscode';
-import type { OwnModelProvider } from './ownProvider';
+import type { Deps } from '../deps';
 import { SET_UP_MODEL, setUpModel } from './modelSetUp';
-import { API_KEY_SECRET } from './providerSettings';
+import { OwnModelProvider } from './ownProvider';
+import { API_KEY_SECRET, OWN_VENDOR } from './providerSettings';
 
 const SET_API_KEY = 'agentTape.setApiKey';
 const MANAGE_MODELS = 'agentTape.manageModels';
 
 /**
- * "Tape: Set Up a Model…" (local servers found in one click), "Tape: Set API Key…" and "Tape:
- * Manage Models…" (the model picker's management command) of our own model provider. Returns
- * their registrations for the caller to dispose.
+ * Our own model provider, under the vendor package.json declares, and its commands: "Tape: Set Up
+ * a Model…" (local servers found in one click), "Tape: Set API Key…" and "Tape: Manage Models…"
+ * (the model picker's management command).
  */
-export function registerModelCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, provider: OwnModelProvider): vscode.Disposable[] {
+export function registerOwnProvider(deps: Pick<Deps, 'context' | 'log'>): vscode.Disposable {
+  const { context, log } = deps;
+  const provider = new OwnModelProvider(context.secrets, context.workspaceState, log);
+  provider.own(vscode.lm.registerLanguageModelChatProvider(OWN_VENDOR, provider));
   const storeKey = async (key: string): Promise<void> => {
     if (key === '') {
       await context.secrets.delete(API_KEY_SECRET);
@@ -24,7 +28,8 @@ export function registerModelCommands(context: vscode.ExtensionContext, log: vsc
     provider.keyChanged();
   };
 
-  return [
+  return vscode.Disposable.from(
+    provider,
     vscode.commands.registerCommand(SET_UP_MODEL, (arg?: unknown) => setUpModel(context, log, arg)),
     // `executeCommand('agentTape.setApiKey', key)` sets it without asking (`''` clears it), for automation and tests.
     vscode.commands.registerCommand(SET_API_KEY, async (given?: unknown): Promise<void> => {
@@ -53,5 +58,5 @@ export function registerModelCommands(context: vscode.ExtensionContext, log: vsc
         if (choice !== undefined) void vscode.commands.executeCommand(choice === setUp ? SET_UP_MODEL : SET_API_KEY);
       });
     }),
-  ];
+  );
 }
