@@ -1,43 +1,24 @@
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
-import { webviewPageUrl } from '../support/webviewPage';
-
-const root = path.resolve(__dirname, '../../..');
+import type { Browser, Page } from 'playwright-core';
+import { fromHost, launchChromium, openInspectorPage, posted } from './inspectorPageFixture';
 
 /** The real webview page (same HTML shell, CSP and bundle as in VS Code) with a stand-in host API. */
-async function openPage(browser: Browser): Promise<Page> {
-  const url = webviewPageUrl(root, { title: 'test', nonce: 'testnonce123', script: 'dist/webview.js', style: 'media/webview.css' });
-  const page = await browser.newPage();
-  await page.addInitScript(() => {
-    const w = window as unknown as { posted: unknown[]; acquireVsCodeApi: () => unknown };
-    w.posted = [];
-    w.acquireVsCodeApi = () => ({ postMessage: (m: unknown) => w.posted.push(m) });
-  });
-  await page.goto(url);
-  return page;
-}
+const openPage = async (browser: Browser): Promise<Page> => (await openInspectorPage(browser, { bundle: 'webview' })).page;
 
-const fromHost = (page: Page, msg: unknown) => page.evaluate((m) => window.postMessage(m, '*'), msg);
 /** The host's answer to the page's first request (its `about`). */
 const about = (result: unknown) => ({ type: 'reply', id: 1, ok: true, result });
 
 describe('webview page in Chromium', () => {
   let browser: Browser;
   before(async () => {
-    assert.ok(fs.existsSync(path.join(root, 'dist/webview.js')), 'dist/webview.js is built');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium(['dist/webview.js']);
   });
   after(() => browser?.close());
 
   it('asks the host what it runs on with a typed `about` request', async () => {
     const page = await openPage(browser);
     await page.waitForFunction(() => (window as unknown as { posted: unknown[] }).posted.length > 0);
-    assert.deepStrictEqual(await page.evaluate(() => (window as unknown as { posted: unknown[] }).posted), [
-      { type: 'request', id: 1, method: 'about', params: {} },
-    ]);
+    assert.deepStrictEqual(await posted(page), [{ type: 'request', id: 1, method: 'about', params: {} }]);
   });
 
   it('SPEC 3.20: text containing HTML or script is shown as text, never run', async () => {
@@ -73,8 +54,7 @@ describe('webview page in Chromium', () => {
     await fromHost(page, about({ extension: '0.1.0', sqlite: '3.49.1', vscode: '1.139.1' }));
     await page.locator('button').focus();
     await page.keyboard.press('Enter');
-    const posted = await page.evaluate(() => (window as unknown as { posted: unknown[] }).posted);
-    assert.deepStrictEqual(posted.at(-1), { type: 'runCommand', command: 'agentTape.showVersion' });
+    assert.deepStrictEqual((await posted(page)).at(-1), { type: 'runCommand', command: 'agentTape.showVersion' });
   });
 
   it('its CSP blocks inline script that lacks the nonce', async () => {

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
-import { answer, closeWorkbench, openChat, openWorkbench, responses, send, shots, warmUp, type Workbench } from './workbenchDriver';
+import { answer, closeWorkbench, openChat, openWorkbench, responses, send, shots, visibleWebview, warmUp, type Workbench } from './workbenchDriver';
 
 /** The visible button of a tool confirmation (it is drawn twice: in the response and above the input). */
 async function confirmation(page: Page, label: RegExp): Promise<void> {
@@ -108,7 +108,7 @@ describe('@tape in the Chat view, as a user sees it', () => {
       await page.screenshot({ path: path.join(shots, 'chat-compaction-notice.png') });
 
       await responses(page).last().getByRole('button', { name: 'Review', exact: true }).click();
-      const inspector = page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+      const inspector = visibleWebview(page);
       await inspector.locator('vscode-tab-panel[data-view="anchors"]:visible').waitFor({ timeout: 30_000 });
       const anchor = inspector.locator(`.anchor[data-entry-id="${entryId}"]`);
       await anchor.filter({ hasText: 'compaction/manual' }).waitFor({ timeout: 30_000 });
@@ -144,7 +144,7 @@ describe('@tape in the Chat view, as a user sees it', () => {
       // After the answer, not folded away with the steps before it.
       assert.ok(text.indexOf('Compacted:') > text.indexOf(`done: `), text);
       await responses(page).last().getByRole('button', { name: 'Review', exact: true }).click();
-      const inspector = page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+      const inspector = visibleWebview(page);
       // The inspector was open on the manual one: it now shows the automatic one, with the path its summary missed if it missed it.
       await inspector.locator(`.anchor[data-entry-id="${entryId}"]`, missed === 1 ? { hasText: NEEDLE } : {}).waitFor({ timeout: 30_000 });
     });

@@ -1,22 +1,17 @@
 import * as assert from 'assert';
-import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { InspectorToHost } from '../../src/protocol/inspector';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
-import { webviewPageUrl } from '../support/webviewPage';
+import { launchChromium, openInspectorPage, tabTo, type StubWindow } from './inspectorPageFixture';
 
-const root = path.resolve(__dirname, '../../..');
 const EVIL = '<img src=x onerror="window.__pwned=1">';
 
-interface FakeWindow {
-  posted: InspectorToHost[];
+interface FakeWindow extends StubWindow {
   __pwned?: number;
 }
 
 /** A fake host whose session has one compaction anchor with an audit; fact values carry markup. */
 function fakeHost(evil: string): void {
-  const w = window as unknown as FakeWindow & { acquireVsCodeApi: () => unknown };
-  w.posted = [];
+  const w = window as unknown as FakeWindow;
   const reply = (m: unknown) => setTimeout(() => window.postMessage(m, '*'), 0);
   const total = (facts: number, inSummary: number) => ({ facts, inSummary });
   const answer = (m: InspectorToHost) => {
@@ -102,30 +97,7 @@ function fakeHost(evil: string): void {
         return undefined;
     }
   };
-  w.acquireVsCodeApi = () => ({
-    postMessage: (m: InspectorToHost) => {
-      w.posted.push(m);
-      answer(m);
-    },
-    getState: () => undefined,
-    setState: () => undefined,
-  });
-}
-
-/** Presses Tab until the focused element matches, as a keyboard user would. */
-async function tabTo(page: Page, matches: (el: Element) => boolean, limit = 40): Promise<void> {
-  const fn = matches.toString();
-  for (let i = 0; i < limit; i++) {
-    await page.keyboard.press('Tab');
-    if (
-      await page.evaluate((src) => {
-        const el = document.activeElement;
-        return el !== null && (new Function(`return (${src})`)() as (e: Element) => boolean)(el);
-      }, fn)
-    )
-      return;
-  }
-  throw new Error('focus never reached the element by Tab');
+  w.host = answer;
 }
 
 describe('Tape Inspector webview in Chromium: compaction audits in Anchors', function () {
@@ -134,21 +106,8 @@ describe('Tape Inspector webview in Chromium: compaction audits in Anchors', fun
   const errors: string[] = [];
 
   before(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const url = webviewPageUrl(root, {
-      title: 'Tape Inspector',
-      nonce: 'testnonce123',
-      script: 'dist/inspector.js',
-      style: 'media/inspector.css',
-      codicons: true,
-    });
-    page = await browser.newPage({ viewport: { width: 1000, height: 640 } });
-    page.on('console', (m) => {
-      if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    await page.addInitScript(fakeHost, EVIL);
-    await page.goto(url);
+    browser = await launchChromium();
+    ({ page } = await openInspectorPage(browser, { host: fakeHost, arg: EVIL, viewport: { width: 1000, height: 640 }, errors }));
     await page.waitForSelector('vscode-tab-header[data-view=anchors]');
     await page.locator('vscode-tab-header[data-view=anchors]').click();
     await page.waitForSelector('.anchor[data-entry-id="20"] .audit');

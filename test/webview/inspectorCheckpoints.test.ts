@@ -1,12 +1,11 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { HostToInspector, InspectorToHost, TranscriptItem } from '../../src/protocol/inspector';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
-import { webviewPageUrl } from '../support/webviewPage';
+import { fromHost, launchChromium, openInspectorPage, posted, root, tabTo, type StubWindow } from './inspectorPageFixture';
+import { wearTheme } from './webviewThemes';
 
-const root = path.resolve(__dirname, '../../..');
 const S = 's1';
 const BEFORE = 'a'.repeat(40);
 const AFTER = 'b'.repeat(40);
@@ -46,82 +45,38 @@ const ITEMS: TranscriptItem[] = [
   },
 ];
 
-/** A dark theme's variables, for the screenshots (the page has only what VS Code would give it). */
-const DARK = {
-  foreground: '#cccccc',
-  'editor-background': '#1f1f1f',
-  descriptionForeground: '#9d9d9d',
-  focusBorder: '#0078d4',
-  'badge-foreground': '#f8f8f8',
-  'badge-background': '#616161',
-  'button-secondaryBackground': '#313131',
-  'button-secondaryForeground': '#cccccc',
-  'panel-border': '#2b2b2b',
-  'textLink-foreground': '#4daafc',
-  'gitDecoration-addedResourceForeground': '#81b88b',
-  'gitDecoration-modifiedResourceForeground': '#e2c08d',
-  'gitDecoration-deletedResourceForeground': '#c74e39',
-  'font-family': 'sans-serif',
-  'font-size': '13px',
-  'editor-font-family': 'monospace',
-};
-
-interface FakeWindow {
-  posted: InspectorToHost[];
+interface FakeWindow extends StubWindow {
   __pwned?: number;
 }
 
 /** A fake host on a writable tape: the source, then the transcript the test gives (as InspectorController sends them after `ready`). */
 function fakeHost(o: { sessionId: string; transcript: unknown }): void {
-  const w = window as unknown as FakeWindow & { acquireVsCodeApi: () => unknown; alert: (m: string) => void };
-  w.posted = [];
+  const w = window as unknown as FakeWindow & { alert: (m: string) => void };
   // The hostile path's handler calls alert: if it ever ran, the test sees it.
   w.alert = () => {
     w.__pwned = 1;
   };
   const reply = (m: unknown) => setTimeout(() => window.postMessage(m, '*'), 0);
-  w.acquireVsCodeApi = () => ({
-    postMessage: (m: InspectorToHost) => {
-      w.posted.push(m);
-      if (m.type !== 'ready') return;
-      reply({
-        type: 'source',
-        label: 'Workspace tape',
-        readOnly: false,
-        headEntryId: 14,
-        sessionId: o.sessionId,
-        sessions: [{ sessionId: o.sessionId, title: 'fix it', entryCount: 14, lastCreatedAt: 0 }],
-      });
-      reply(o.transcript);
-    },
-    getState: () => undefined,
-    setState: () => undefined,
-  });
+  w.host = (m: InspectorToHost) => {
+    if (m.type !== 'ready') return;
+    reply({
+      type: 'source',
+      label: 'Workspace tape',
+      readOnly: false,
+      headEntryId: 14,
+      sessionId: o.sessionId,
+      sessions: [{ sessionId: o.sessionId, title: 'fix it', entryCount: 14, lastCreatedAt: 0 }],
+    });
+    reply(o.transcript);
+  };
 }
 
-const fromHost = (page: Page, msg: HostToInspector) => page.evaluate((m) => window.postMessage(m, '*'), msg);
-const commands = async (page: Page) => (await page.evaluate(() => (window as unknown as FakeWindow).posted)).filter((m) => m.type === 'command');
+const commands = async (page: Page) => (await posted(page)).filter((m) => m.type === 'command');
 const item = (page: Page, messageId: string) => page.locator(`.transcript-item[data-message-id="${messageId}"]`);
 const restoreButtons = (page: Page) =>
   page
     .locator('.transcript-item')
     .evaluateAll((els) => els.filter((e) => e.querySelector('button.restore-here') !== null).map((e) => e.getAttribute('data-message-id')));
-
-/** Presses Tab until the focused element matches, as a keyboard user would. */
-async function tabTo(page: Page, matches: (el: Element) => boolean, limit = 40): Promise<void> {
-  const fn = matches.toString();
-  for (let i = 0; i < limit; i++) {
-    await page.keyboard.press('Tab');
-    if (
-      await page.evaluate((src) => {
-        const el = document.activeElement;
-        return el !== null && (new Function(`return (${src})`)() as (e: Element) => boolean)(el);
-      }, fn)
-    )
-      return;
-  }
-  throw new Error('focus never reached the element by Tab');
-}
 
 /** Waits for the page to have posted `n` commands in all. */
 const commandCount = (page: Page, n: number) =>
@@ -133,23 +88,6 @@ describe('Tape Inspector webview in Chromium: workspace checkpoints', function (
   const errors: string[] = [];
 
   before(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const url = webviewPageUrl(root, {
-      title: 'Tape Inspector',
-      nonce: 'testnonce123',
-      script: 'dist/inspector.js',
-      style: 'media/inspector.css',
-      codicons: true,
-    });
-    page = await browser.newPage({ viewport: { width: 520, height: 700 } });
-    page.on('console', (m) => {
-      if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    page.on('dialog', (d) => {
-      errors.push(`dialog: ${d.message()}`);
-      void d.dismiss();
-    });
     const transcript = {
       type: 'transcript',
       sessionId: S,
@@ -159,8 +97,18 @@ describe('Tape Inspector webview in Chromium: workspace checkpoints', function (
       items: ITEMS,
       checkpointsFrom: 6,
     } satisfies HostToInspector;
-    await page.addInitScript(fakeHost, { sessionId: S, transcript });
-    await page.goto(url);
+    browser = await launchChromium();
+    ({ page } = await openInspectorPage(browser, {
+      host: fakeHost,
+      arg: { sessionId: S, transcript },
+      viewport: { width: 520, height: 700 },
+      errors,
+      watch: (p, errs) =>
+        p.on('dialog', (d) => {
+          errs.push(`dialog: ${d.message()}`);
+          void d.dismiss();
+        }),
+    }));
     await page.waitForSelector('.transcript-item[data-message-id="t2/assistant/2"] .file-changes');
   });
   after(async () => {
@@ -193,9 +141,7 @@ describe('Tape Inspector webview in Chromium: workspace checkpoints', function (
     assert.ok(header !== null && header.x + header.width <= 520);
     // Screenshots in a dark theme's colours, at both ends of the widths a side panel has.
     fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
-    await page.evaluate((vars) => {
-      for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(`--vscode-${k}`, v);
-    }, DARK);
+    await wearTheme(page, 'dark');
     for (const width of [520, 750]) {
       await page.setViewportSize({ width, height: 700 });
       await item(page, 't2/assistant/2').scrollIntoViewIfNeeded();

@@ -1,18 +1,14 @@
 import * as assert from 'assert';
-import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { EvaluationReport, InspectorToHost } from '../../src/protocol/inspector';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
-import { webviewPageUrl } from '../support/webviewPage';
+import { launchChromium, openInspectorPage, posted, type StubWindow } from './inspectorPageFixture';
 
-const root = path.resolve(__dirname, '../../..');
 const S = 'chat-1';
 const OLD = `${S}::eval::old`;
 const NEW = `${S}::eval::new`;
 const EVIL = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>';
 
-interface FakeWindow {
-  posted: InspectorToHost[];
+interface FakeWindow extends StubWindow {
   __pwned?: number;
 }
 
@@ -22,8 +18,7 @@ interface FakeWindow {
  * whether this window may write the tape.
  */
 function fakeHost(o: { s: string; old: string; nu: string; evil: string; readOnly: boolean }): void {
-  const w = window as unknown as FakeWindow & { acquireVsCodeApi: () => unknown };
-  w.posted = [];
+  const w = window as unknown as FakeWindow;
   const reply = (m: unknown) => setTimeout(() => window.postMessage(m, '*'), 0);
   const t = (input: number, output: number) => ({ input, output, cached: 0 });
   const row = (entryId: number, status: EvaluationReport['rows'][number]['status'], reason: string | null, rerun: ReturnType<typeof t> | null) => ({
@@ -136,33 +131,18 @@ function fakeHost(o: { s: string; old: string; nu: string; evil: string; readOnl
         return undefined;
     }
   };
-  w.acquireVsCodeApi = () => ({
-    postMessage: (m: InspectorToHost) => {
-      w.posted.push(m);
-      answer(m);
-    },
-    getState: () => undefined,
-    setState: () => undefined,
-  });
+  w.host = answer;
 }
 
-const commands = async (page: Page) => (await page.evaluate(() => (window as unknown as FakeWindow).posted)).filter((m) => m.type === 'command');
+const commands = async (page: Page) => (await posted(page)).filter((m) => m.type === 'command');
 
 async function openPage(browser: Browser, readOnly: boolean, errors: string[]): Promise<Page> {
-  const url = webviewPageUrl(root, {
-    title: 'Tape Inspector',
-    nonce: 'testnonce123',
-    script: 'dist/inspector.js',
-    style: 'media/inspector.css',
-    codicons: true,
+  const { page } = await openInspectorPage(browser, {
+    host: fakeHost,
+    arg: { s: S, old: OLD, nu: NEW, evil: EVIL, readOnly },
+    viewport: { width: 750, height: 800 },
+    errors,
   });
-  const page = await browser.newPage({ viewport: { width: 750, height: 800 } });
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  await page.addInitScript(fakeHost, { s: S, old: OLD, nu: NEW, evil: EVIL, readOnly });
-  await page.goto(url);
   await page.waitForSelector('vscode-tab-header[data-view=evaluations]');
   return page;
 }
@@ -173,7 +153,7 @@ describe('Tape Inspector webview in Chromium: re-run and evaluations', function 
   const errors: string[] = [];
 
   before(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await openPage(browser, false, errors);
   });
   after(async () => {

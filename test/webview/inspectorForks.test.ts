@@ -1,48 +1,21 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { InspectorToHost } from '../../src/protocol/inspector';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
-import { webviewPageUrl } from '../support/webviewPage';
+import { launchChromium, openInspectorPage, posted, root, tabTo, type StubWindow } from './inspectorPageFixture';
+import { wearTheme } from './webviewThemes';
 
-const root = path.resolve(__dirname, '../../..');
 const PARENT = 's1';
 const FORK = 's1::fork::ab12';
 const GRANDCHILD = 's1::fork::ab12::fork::cd34';
-
-/** A light theme's variables, for the screenshots. */
-const LIGHT = {
-  foreground: '#3b3b3b',
-  'editor-background': '#ffffff',
-  descriptionForeground: '#717171',
-  focusBorder: '#005fb8',
-  'badge-foreground': '#ffffff',
-  'badge-background': '#616161',
-  'button-foreground': '#ffffff',
-  'button-background': '#005fb8',
-  'button-secondaryBackground': '#e5e5e5',
-  'button-secondaryForeground': '#3b3b3b',
-  'panel-border': '#e5e5e5',
-  'textLink-foreground': '#005fb8',
-  'charts-green': '#388a34',
-  'list-inactiveSelectionBackground': '#e4e6f1',
-  'font-family': 'sans-serif',
-  'font-size': '13px',
-  'editor-font-family': 'monospace',
-};
-
-interface FakeWindow {
-  posted: InspectorToHost[];
-}
 
 /**
  * A fake host for a fork session on a writable tape: its transcript has a message read through
  * from the parent and one merged from its own fork; its lineage names the parent and that fork.
  */
 function fakeHost(ids: { parent: string; fork: string; grandchild: string }): void {
-  const w = window as unknown as FakeWindow & { acquireVsCodeApi: () => unknown };
-  w.posted = [];
+  const w = window as unknown as { host: (m: InspectorToHost) => void };
   const reply = (m: unknown) => setTimeout(() => window.postMessage(m, '*'), 0);
   const base = { role: 'user', status: 'sent', cut: false, toolCalls: [] };
   const items = [
@@ -136,34 +109,10 @@ function fakeHost(ids: { parent: string; fork: string; grandchild: string }): vo
         return undefined;
     }
   };
-  w.acquireVsCodeApi = () => ({
-    postMessage: (m: InspectorToHost) => {
-      w.posted.push(m);
-      answer(m);
-    },
-    getState: () => undefined,
-    setState: () => undefined,
-  });
+  w.host = answer;
 }
 
-const posted = (page: Page) => page.evaluate(() => (window as unknown as FakeWindow).posted);
 const forkCommands = async (page: Page) => (await posted(page)).filter((m) => m.type === 'command');
-
-/** Presses Tab (or Shift+Tab) until the focused element matches, as a keyboard user would. */
-async function tabTo(page: Page, matches: (el: Element) => boolean, key = 'Tab', limit = 30): Promise<void> {
-  const fn = matches.toString();
-  for (let i = 0; i < limit; i++) {
-    await page.keyboard.press(key);
-    if (
-      await page.evaluate((src) => {
-        const el = document.activeElement;
-        return el !== null && (new Function(`return (${src})`)() as (e: Element) => boolean)(el);
-      }, fn)
-    )
-      return;
-  }
-  throw new Error('focus never reached the element by Tab');
-}
 
 describe('Tape Inspector webview in Chromium: forks', function () {
   let browser: Browser;
@@ -171,21 +120,13 @@ describe('Tape Inspector webview in Chromium: forks', function () {
   const errors: string[] = [];
 
   before(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const url = webviewPageUrl(root, {
-      title: 'Tape Inspector',
-      nonce: 'testnonce123',
-      script: 'dist/inspector.js',
-      style: 'media/inspector.css',
-      codicons: true,
-    });
-    page = await browser.newPage({ viewport: { width: 1000, height: 640 } });
-    page.on('console', (m) => {
-      if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    await page.addInitScript(fakeHost, { parent: PARENT, fork: FORK, grandchild: GRANDCHILD });
-    await page.goto(url);
+    browser = await launchChromium();
+    ({ page } = await openInspectorPage(browser, {
+      host: fakeHost,
+      arg: { parent: PARENT, fork: FORK, grandchild: GRANDCHILD },
+      viewport: { width: 1000, height: 640 },
+      errors,
+    }));
     await page.waitForSelector('.transcript-item[data-message-id="m2"]');
   });
   after(async () => {
@@ -210,7 +151,7 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     await tabTo(page, (el) => el.classList.contains('fork-here') && el.closest('[data-message-id]')?.getAttribute('data-message-id') === 'm2');
     assert.match((await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))) ?? '', /^Fork from here: .* #9$/);
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.some((m) => m.type === 'command'));
+    await page.waitForFunction(() => (window as unknown as StubWindow).posted.some((m) => m.type === 'command'));
     assert.deepStrictEqual(await forkCommands(page), [{ type: 'command', command: 'agentTape.forkSession', args: [FORK, 9] }]);
     assert.strictEqual(await page.locator('#transcript-detail .detail-entry').count(), 0, 'the button did not open the item');
   });
@@ -220,16 +161,16 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     await page.waitForSelector('.vlist-row[data-index="2"]');
     await page.locator('.vlist-row[data-index="2"]').click();
     await page.locator('.vlist').focus();
-    await tabTo(page, (el) => el.closest('.entry-actions') !== null, 'Shift+Tab');
+    await tabTo(page, (el) => el.closest('.entry-actions') !== null, { key: 'Shift+Tab' });
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.filter((m) => m.type === 'command').length === 2);
+    await page.waitForFunction(() => (window as unknown as StubWindow).posted.filter((m) => m.type === 'command').length === 2);
     assert.deepStrictEqual((await forkCommands(page))[1], { type: 'command', command: 'agentTape.forkSession', args: [FORK, 3] });
   });
 
   it('Replay in the header runs Tape: Replay Session on the session shown', async () => {
     const before = (await forkCommands(page)).length;
     await page.locator('.inspector-header vscode-button').click();
-    await page.waitForFunction((n) => (window as unknown as FakeWindow).posted.filter((m) => m.type === 'command').length === n + 1, before);
+    await page.waitForFunction((n) => (window as unknown as StubWindow).posted.filter((m) => m.type === 'command').length === n + 1, before);
     assert.deepStrictEqual((await forkCommands(page)).at(-1), { type: 'command', command: 'agentTape.replaySession', args: [FORK] });
   });
 
@@ -253,10 +194,7 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     assert.match((await page.locator('.lineage-children .receipt-text').textContent()) ?? '', /^Merged fork "cd34" up to its #4: 2 entries/);
     assert.deepStrictEqual(await page.locator('.receipts .anchor-name').allTextContents(), ['fork/start', 'fork/merge']);
     fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
-    await page.evaluate((vars) => {
-      document.body.classList.add('vscode-light');
-      for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(`--vscode-${k}`, v);
-    }, LIGHT);
+    await wearTheme(page, 'light');
     await page.screenshot({ path: path.join(root, 'test-results', 'inspector-lineage.png') });
     await page.locator('vscode-tab-header[data-view=transcript]').click();
     await page.waitForTimeout(100);
@@ -264,7 +202,7 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     await page.locator('vscode-tab-header[data-view=lineage]').click();
     await page.locator('.lineage-children button.compare').click();
     const compare = (m: { type: string; command?: unknown }): boolean => m.type === 'command' && m.command === 'agentTape.compareSessions';
-    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.some((m) => m.type === 'command' && m.command === 'agentTape.compareSessions'));
+    await page.waitForFunction(() => (window as unknown as StubWindow).posted.some((m) => m.type === 'command' && m.command === 'agentTape.compareSessions'));
     assert.deepStrictEqual(
       (await posted(page)).filter(compare),
       [{ type: 'command', command: 'agentTape.compareSessions', args: [FORK, GRANDCHILD] }],
@@ -272,7 +210,7 @@ describe('Tape Inspector webview in Chromium: forks', function () {
     );
     await page.locator('.lineage-chain button.session-ref').focus();
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => (window as unknown as FakeWindow).posted.some((m) => m.type === 'selectSession'));
+    await page.waitForFunction(() => (window as unknown as StubWindow).posted.some((m) => m.type === 'selectSession'));
     assert.deepStrictEqual(
       (await posted(page)).filter((m) => m.type === 'selectSession'),
       [{ type: 'selectSession', sessionId: PARENT }],

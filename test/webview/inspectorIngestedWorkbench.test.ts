@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { FrameLocator, Page, Request } from 'playwright-core';
 import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, jsonl, writeClaudeCode } from '../unit/ingest/fixtures';
-import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, shots, type Workbench } from './workbenchDriver';
+import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, shots, visibleWebview, type Workbench } from './workbenchDriver';
 
 const CLI = path.join(root, 'dist/cli.js');
 const TAPE = 'claude-session.tape.sqlite';
@@ -110,7 +110,7 @@ describe('the Tape Inspector in the VS Code web workbench: an ingested Claude Co
   });
   after(() => closeWorkbench(workbench));
 
-  const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+  const inspector = (): FrameLocator => visibleWebview(page);
   const panel = (view: string) => inspector().locator(`vscode-tab-panel[data-view="${view}"]:visible`);
   async function show(view: string): Promise<void> {
     await inspector().locator(`vscode-tab-header[data-view="${view}"]`).click();

@@ -1,13 +1,11 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { LineageView } from '../../src/protocol/inspector';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
-import { webviewPageUrl } from '../support/webviewPage';
+import { launchChromium, openInspectorPage, root, type StubWindow } from './inspectorPageFixture';
 import { contrastOf, wearTheme, WEBVIEW_THEMES, type ThemeKey } from './webviewThemes';
 
-const root = path.resolve(__dirname, '../../..');
 const shots = path.join(root, 'test-results');
 const TOTAL = 100_000;
 const PARENT = 'claude-code:5b0c1d2e-0000-4000-8000-000000000001';
@@ -79,7 +77,7 @@ const LINEAGE: LineageView = {
  * (rows computed per index, never stored) and the lineage above; nothing else is asked for here.
  */
 function fakeHost(o: { total: number; parent: string; lineage: unknown }): void {
-  const w = window as unknown as { acquireVsCodeApi: () => unknown };
+  const w = window as unknown as StubWindow;
   const shapes = [
     ['anchor', 'session/start'],
     ['message', 'message/user'],
@@ -124,25 +122,15 @@ function fakeHost(o: { total: number; parent: string; lineage: unknown }): void 
     }
     if (m.method === 'lineage') ok({ sessionId: o.parent, view: o.lineage });
   };
-  w.acquireVsCodeApi = () => ({ postMessage: answer, getState: () => undefined, setState: () => undefined });
+  w.host = answer as StubWindow['host'];
 }
 
 async function openPage(browser: Browser, view: 'entries' | 'lineage', width: number): Promise<Page> {
-  const url = webviewPageUrl(root, {
-    title: 'Tape Inspector',
-    nonce: 'layoutnonce1',
-    script: 'dist/inspector.js',
-    style: 'media/inspector.css',
-    codicons: true,
+  const { page, errors: problems } = await openInspectorPage(browser, {
+    host: fakeHost,
+    arg: { total: TOTAL, parent: PARENT, lineage: LINEAGE },
+    viewport: { width, height: 800 },
   });
-  const page = await browser.newPage({ viewport: { width, height: 800 } });
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  await page.addInitScript(fakeHost, { total: TOTAL, parent: PARENT, lineage: LINEAGE });
-  await page.goto(url);
   await wearTheme(page, 'dark');
   await page.locator(`vscode-tab-header[data-view=${view}]`).click();
   await page.waitForSelector(view === 'entries' ? '.vlist-row[data-entry-id]' : '.lineage-children .child');
@@ -190,9 +178,8 @@ function measureRows(page: Page) {
 describe('Tape Inspector at the widths of an editor, in VS Code themes (Chromium)', function () {
   let browser: Browser;
   before(async () => {
-    assert.ok(fs.existsSync(path.join(root, 'dist/inspector.js')), 'dist/inspector.js is built');
     fs.mkdirSync(shots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   after(() => browser?.close());
 

@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, shots, type Workbench } from './workbenchDriver';
+import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, shots, visibleWebview, type Workbench } from './workbenchDriver';
 
 const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
 const CLI = path.join(root, 'dist/cli.js');
@@ -47,7 +47,7 @@ describe('the Tape Inspector in the VS Code web workbench: Markdown and links', 
   });
   after(() => closeWorkbench(workbench));
 
-  const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+  const inspector = (): FrameLocator => visibleWebview(page);
 
   it('renders the message as Markdown; its link asks VS Code, which asks the user first', async () => {
     await openTapeFromExplorer(page, 'links.tape.jsonl');

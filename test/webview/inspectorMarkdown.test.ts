@@ -1,12 +1,10 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { InspectorToHost } from '../../src/protocol/inspector';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
-import { webviewPageUrl } from '../support/webviewPage';
+import { launchChromium, openInspectorPage, posted, root, type StubWindow } from './inspectorPageFixture';
 
-const root = path.resolve(__dirname, '../../..');
 const shots = path.join(root, 'test-results');
 
 const RICH = [
@@ -47,16 +45,13 @@ const LONG = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} with **bold** 
 const EARLIER = 300;
 const SUMMARY = '## What happened\n\n- fixed `lib/tokens.ts`\n- **next**: the CLI\n\nThe user asked "why?"\tand got an answer.';
 
-interface FakeWindow {
-  posted: InspectorToHost[];
-  savedState: unknown;
+interface FakeWindow extends StubWindow {
   __pwned?: number;
 }
 
 /** A fake host whose session has `earlier` long messages, then a rich, a hostile and a plain one, and two anchors. */
 function fakeHost(o: { rich: string; hostile: string; long: string; earlier: number; summary: string; state: unknown }): void {
-  const w = window as unknown as FakeWindow & { acquireVsCodeApi: () => unknown };
-  w.posted = [];
+  const w = window as unknown as FakeWindow;
   w.savedState = o.state;
   const reply = (m: unknown) => setTimeout(() => window.postMessage(m, '*'), 0);
   const item = (i: number, messageId: string, role: string, text: string) => ({
@@ -140,16 +135,7 @@ function fakeHost(o: { rich: string; hostile: string; long: string; earlier: num
         return undefined;
     }
   };
-  w.acquireVsCodeApi = () => ({
-    postMessage: (m: InspectorToHost) => {
-      w.posted.push(m);
-      answer(m);
-    },
-    getState: () => w.savedState,
-    setState: (s: unknown) => {
-      w.savedState = s;
-    },
-  });
+  w.host = answer;
 }
 
 interface Opened {
@@ -162,30 +148,19 @@ interface Opened {
 }
 
 async function openPage(browser: Browser, state: unknown = undefined, hostile = HOSTILE): Promise<Opened> {
-  const url = webviewPageUrl(root, {
-    title: 'Tape Inspector',
-    nonce: 'testnonce123',
-    script: 'dist/inspector.js',
-    style: 'media/inspector.css',
-    codicons: true,
-  });
-  const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
   const requests: string[] = [];
   const navigations: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text());
+  const { page, errors } = await openInspectorPage(browser, {
+    host: fakeHost,
+    arg: { rich: RICH, hostile, long: LONG, earlier: EARLIER, summary: SUMMARY, state },
+    viewport: { width: 1100, height: 760 },
+    watch: (p) => p.on('request', (r) => requests.push(r.url())),
   });
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  await page.addInitScript(fakeHost, { rich: RICH, hostile, long: LONG, earlier: EARLIER, summary: SUMMARY, state });
-  await page.goto(url);
   page.on('framenavigated', (f) => navigations.push(f.url()));
   await page.waitForSelector('.transcript-item[data-message-id="plain"]', { state: 'attached' });
   return { page, requests, navigations, errors };
 }
 
-const posted = (page: Page) => page.evaluate(() => (window as unknown as FakeWindow).posted);
 const item = (page: Page, id: string) => page.locator(`.transcript-item[data-message-id="${id}"]`);
 /** Elements anywhere in the page, shadow roots included (the components' too). */
 const countDeep = (page: Page, selector: string) =>
@@ -202,8 +177,7 @@ const countDeep = (page: Page, selector: string) =>
 describe('Tape Inspector webview in Chromium: Markdown of tape text', function () {
   let browser: Browser;
   before(async () => {
-    assert.ok(fs.existsSync(path.join(root, 'dist/inspector.js')), 'dist/inspector.js is built');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   after(() => browser?.close());
 

@@ -1,21 +1,17 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { HostToInspector, InspectorToHost } from '../../src/protocol/inspector';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
-import { webviewPageUrl } from '../support/webviewPage';
+import { fromHost, launchChromium, openInspectorPage, posted, root, tabTo, type StubWindow } from './inspectorPageFixture';
 
-const root = path.resolve(__dirname, '../../..');
 const TOTAL = 100_000;
 /** Messages in the fake transcript: the host sends the last 200, the rest come by request. */
 const MESSAGES = 450;
 const LAST_PAGE = 200;
 const EVIL = '<script>window.__pwned=1</script> <img src=x onerror="window.__pwned=1"> <a href="javascript:window.__pwned=1">x</a>';
 
-interface FakeWindow {
-  posted: InspectorToHost[];
-  savedState: unknown;
+interface FakeWindow extends StubWindow {
   __pwned?: number;
   fake: { appended: number };
 }
@@ -26,9 +22,8 @@ interface FakeWindow {
  * message the page sends, and keeps setState's value where the test can read it.
  */
 function fakeHost(o: { total: number; messages: number; lastPage: number; evil: string; state: unknown; attemptRows: boolean }): void {
-  const w = window as unknown as FakeWindow & { acquireVsCodeApi: () => unknown };
+  const w = window as unknown as FakeWindow;
   const kinds = ['message', 'system', 'tool_call', 'tool_result', 'error', 'anchor', 'event'] as const;
-  w.posted = [];
   w.savedState = o.state;
   w.fake = { appended: 0 };
   const total = () => o.total + w.fake.appended;
@@ -215,16 +210,7 @@ function fakeHost(o: { total: number; messages: number; lastPage: number; evil: 
         return undefined;
     }
   };
-  w.acquireVsCodeApi = () => ({
-    postMessage: (m: InspectorToHost) => {
-      w.posted.push(m);
-      answer(m);
-    },
-    getState: () => w.savedState,
-    setState: (s: unknown) => {
-      w.savedState = s;
-    },
-  });
+  w.host = answer;
 }
 
 interface Opened {
@@ -233,28 +219,15 @@ interface Opened {
 }
 
 async function openPage(browser: Browser, state: unknown = undefined, attemptRows = false): Promise<Opened> {
-  const url = webviewPageUrl(root, {
-    title: 'Tape Inspector',
-    nonce: 'testnonce123',
-    script: 'dist/inspector.js',
-    style: 'media/inspector.css',
-    codicons: true,
+  const { page, errors: cspErrors } = await openInspectorPage(browser, {
+    host: fakeHost,
+    arg: { total: TOTAL, messages: MESSAGES, lastPage: LAST_PAGE, evil: EVIL, state, attemptRows },
+    viewport: { width: 1100, height: 760 },
   });
-  const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-  const cspErrors: string[] = [];
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused/i.test(m.text())) cspErrors.push(m.text());
-  });
-  page.on('pageerror', (e) => cspErrors.push(`page error: ${e.message}`));
-  await page.addInitScript(fakeHost, { total: TOTAL, messages: MESSAGES, lastPage: LAST_PAGE, evil: EVIL, state, attemptRows });
-  await page.goto(url);
   await page.waitForSelector('.source-label:has-text("demo.tape")');
   return { page, cspErrors };
 }
 
-/** Malformed messages are sent on purpose too, hence `unknown`; well-formed ones are checked with `satisfies`. */
-const fromHost = (page: Page, msg: unknown) => page.evaluate((m) => window.postMessage(m, '*'), msg);
-const posted = (page: Page) => page.evaluate(() => (window as unknown as FakeWindow).posted);
 /** The params of each request for `method` the page sent, in order. */
 const asked = async (page: Page, method: string) => (await posted(page)).flatMap((m) => (m.type === 'request' && m.method === method ? [m.params] : []));
 const activeView = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-view') ?? '');
@@ -267,22 +240,6 @@ const entriesState = (view: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** Presses Tab until the focused element matches, as a keyboard user would. */
-async function tabTo(page: Page, matches: (el: Element) => boolean, limit = 30): Promise<void> {
-  const fn = matches.toString();
-  for (let i = 0; i < limit; i++) {
-    await page.keyboard.press('Tab');
-    if (
-      await page.evaluate((src) => {
-        const el = document.activeElement;
-        return el !== null && (new Function(`return (${src})`)() as (e: Element) => boolean)(el);
-      }, fn)
-    )
-      return;
-  }
-  throw new Error('focus never reached the element by Tab');
-}
-
 async function rowsShown(page: Page) {
   return page.$$eval('.vlist-row', (rows) =>
     rows.map((r) => ({ index: Number((r as HTMLElement).dataset.index), entryId: (r as HTMLElement).dataset.entryId, text: r.textContent ?? '' })),
@@ -292,8 +249,7 @@ async function rowsShown(page: Page) {
 describe('Tape Inspector webview in Chromium', function () {
   let browser: Browser;
   before(async () => {
-    for (const f of ['dist/inspector.js', 'dist/codicon.css', 'dist/codicon.ttf']) assert.ok(fs.existsSync(path.join(root, f)), `${f} is built`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   after(() => browser?.close());
 

@@ -1,18 +1,14 @@
 import * as assert from 'assert';
-import * as fs from 'fs';
-import * as path from 'path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { HostToInspector, InspectorToHost } from '../../src/protocol/inspector';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/vscodeServer';
-import { webviewPageUrl } from '../support/webviewPage';
+import type { Browser, Page } from 'playwright-core';
+import type { InspectorToHost } from '../../src/protocol/inspector';
+import { fromHost, launchChromium, openInspectorPage, type StubWindow } from './inspectorPageFixture';
 
-const root = path.resolve(__dirname, '../../..');
 const PARENT = 'p';
 const CHILD = 'p::subagent::ab12';
 
 /** A fake host of two sessions that answers `ready` and `selectSession` with the source and an empty transcript. */
 function fakeHost(ids: { parent: string; child: string }): void {
-  const w = window as unknown as { acquireVsCodeApi: () => unknown };
+  const w = window as unknown as StubWindow;
   const reply = (m: unknown) => setTimeout(() => window.postMessage(m, '*'), 0);
   const announce = (sessionId: string) => {
     reply({
@@ -28,14 +24,10 @@ function fakeHost(ids: { parent: string; child: string }): void {
     });
     reply({ type: 'transcript', sessionId, headEntryId: 3, offset: 0, total: 0, items: [] });
   };
-  w.acquireVsCodeApi = () => ({
-    postMessage: (m: InspectorToHost) => {
-      if (m.type === 'ready') announce(ids.parent);
-      if (m.type === 'selectSession') announce(m.sessionId);
-    },
-    getState: () => undefined,
-    setState: () => undefined,
-  });
+  w.host = (m: InspectorToHost) => {
+    if (m.type === 'ready') announce(ids.parent);
+    if (m.type === 'selectSession') announce(m.sessionId);
+  };
 }
 
 const figures = (requests: number, inputTokens: number, outputTokens: number, cachedTokens = 0, cacheCreationTokens = 0) => ({
@@ -45,7 +37,6 @@ const figures = (requests: number, inputTokens: number, outputTokens: number, ca
   cachedTokens,
   cacheCreationTokens,
 });
-const push = (page: Page, m: HostToInspector | Record<string, unknown>) => page.evaluate((msg) => window.postMessage(msg, '*'), m);
 const usageText = (page: Page) => page.locator('.inspector-header .session-usage');
 
 describe('Tape Inspector webview in Chromium: requests and tokens in the header', function () {
@@ -54,22 +45,8 @@ describe('Tape Inspector webview in Chromium: requests and tokens in the header'
   const errors: string[] = [];
 
   before(async () => {
-    assert.ok(fs.existsSync(path.join(root, 'dist/inspector.js')), 'dist/inspector.js is built');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const url = webviewPageUrl(root, {
-      title: 'Tape Inspector',
-      nonce: 'testnonce123',
-      script: 'dist/inspector.js',
-      style: 'media/inspector.css',
-      codicons: true,
-    });
-    page = await browser.newPage({ viewport: { width: 1000, height: 640 } });
-    page.on('console', (m) => {
-      if (/Content Security Policy|Refused/i.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    await page.addInitScript(fakeHost, { parent: PARENT, child: CHILD });
-    await page.goto(url);
+    browser = await launchChromium();
+    ({ page } = await openInspectorPage(browser, { host: fakeHost, arg: { parent: PARENT, child: CHILD }, viewport: { width: 1000, height: 640 }, errors }));
     await page.waitForSelector('.source-label:has-text("Workspace tape")');
   });
   after(async () => {
@@ -80,11 +57,11 @@ describe('Tape Inspector webview in Chromium: requests and tokens in the header'
   it("shows the session's own figures, then with its subagents and forks once they differ, the exact ones in its title", async () => {
     assert.strictEqual(await usageText(page).isVisible(), false, 'nothing before the host says');
     const own = figures(2, 1600, 80, 512);
-    await push(page, { type: 'usage', sessionId: PARENT, own, rolledUp: own, descendants: 0 });
+    await fromHost(page, { type: 'usage', sessionId: PARENT, own, rolledUp: own, descendants: 0 });
     await page.waitForFunction(() => document.querySelector('.session-usage')?.textContent === '2 requests · 1.6k in · 80 out · 512 cached');
     assert.strictEqual(await usageText(page).getAttribute('title'), '2 requests: 1,600 input tokens (512 cached), 80 output tokens');
 
-    await push(page, { type: 'usage', sessionId: PARENT, own, rolledUp: figures(3, 1_234_567, 95, 512, 4000), descendants: 1 });
+    await fromHost(page, { type: 'usage', sessionId: PARENT, own, rolledUp: figures(3, 1_234_567, 95, 512, 4000), descendants: 1 });
     await page.waitForFunction(() => document.querySelector('.session-usage')?.textContent?.includes('with subagents and forks'));
     assert.strictEqual(
       await usageText(page).textContent(),
@@ -109,7 +86,7 @@ describe('Tape Inspector webview in Chromium: requests and tokens in the header'
   });
 
   it("ignores another session's figures, hides them on switching, and refuses a malformed usage message", async () => {
-    await push(page, { type: 'usage', sessionId: CHILD, own: figures(9, 9, 9), rolledUp: figures(9, 9, 9), descendants: 0 });
+    await fromHost(page, { type: 'usage', sessionId: CHILD, own: figures(9, 9, 9), rolledUp: figures(9, 9, 9), descendants: 0 });
     await page.waitForTimeout(100);
     assert.match((await usageText(page).textContent()) ?? '', /^2 requests/);
 
@@ -119,10 +96,10 @@ describe('Tape Inspector webview in Chromium: requests and tokens in the header'
     }, CHILD);
     await page.waitForFunction((id) => (document.querySelector('#session-picker') as HTMLElement & { value: string }).value === id, CHILD);
     await usageText(page).waitFor({ state: 'hidden' });
-    await push(page, { type: 'usage', sessionId: CHILD, own: figures(1, 40, 4), rolledUp: figures(1, 40, 4), descendants: 0 });
+    await fromHost(page, { type: 'usage', sessionId: CHILD, own: figures(1, 40, 4), rolledUp: figures(1, 40, 4), descendants: 0 });
     await page.waitForFunction(() => document.querySelector('.session-usage')?.textContent === '1 request · 40 in · 4 out');
 
-    await push(page, { type: 'usage', sessionId: CHILD, own: figures(-1, 40, 4), rolledUp: figures(1, 40, 4), descendants: 0 });
+    await fromHost(page, { type: 'usage', sessionId: CHILD, own: figures(-1, 40, 4), rolledUp: figures(1, 40, 4), descendants: 0 });
     await page.waitForSelector('.banner:visible:has-text("Unexpected message from the extension")');
     assert.strictEqual(await usageText(page).textContent(), '1 request · 40 in · 4 out', 'a refused message changes nothing');
   });

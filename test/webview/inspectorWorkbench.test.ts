@@ -3,7 +3,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, runCommand, shots, type Workbench } from './workbenchDriver';
+import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, runCommand, shots, useTheme, visibleWebview, type Workbench } from './workbenchDriver';
 
 const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
 const CLI = path.join(root, 'dist/cli.js');
@@ -42,20 +42,8 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
   });
   after(() => closeWorkbench(workbench));
 
-  /** The inspector page on show: hidden editors keep their webview frames, only the visible one counts. */
-  const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+  const inspector = (): FrameLocator => visibleWebview(page);
   const transcriptItem = (text: string) => inspector().locator('.transcript-item', { hasText: text });
-
-  /** "Preferences: Color Theme" (Ctrl+K Ctrl+T); done once the workbench wears the theme's kind (`vs`, `vs-dark`). */
-  async function useTheme(theme: string, kind: 'vs' | 'vs-dark'): Promise<void> {
-    await page.keyboard.press('Control+K');
-    await page.keyboard.press('Control+T');
-    await page.locator('.quick-input-widget input[placeholder*="Select Color Theme"]').waitFor();
-    await page.keyboard.type(theme);
-    await page.locator('.quick-input-list .monaco-list-row:visible', { hasText: theme }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator(`.monaco-workbench.${kind}`).waitFor({ timeout: 30_000 });
-  }
 
   /** Moves the keyboard focus with Tab until the inspector page's focused element is (inside) `selector`. */
   async function tabTo(selector: string): Promise<void> {
@@ -193,9 +181,7 @@ describe('the Tape Inspector in the VS Code web workbench', () => {
       ['Dark Modern', 'vs-dark'],
       ['Light Modern', 'vs'],
     ] as const) {
-      // The palette's keys go to the workbench, not to the page that has the focus.
-      await page.locator('.explorer-folders-view').click();
-      await useTheme(theme, kind);
+      await useTheme(page, theme, kind);
       for (const view of VIEWS) {
         await inspector().locator(`vscode-tab-header[data-view="${view}"]`).click();
         await inspector().locator(`vscode-tab-panel[data-view="${view}"]:visible`).waitFor();

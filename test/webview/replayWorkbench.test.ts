@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, runCommand, shots, type Workbench } from './workbenchDriver';
+import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, runCommand, shots, visibleWebview, type Workbench } from './workbenchDriver';
 
 const SAMPLE = path.join(root, 'test/fixtures/tapes/inspector-two-requests.tape.jsonl');
 
@@ -23,7 +23,7 @@ describe('step replay in the VS Code web workbench', () => {
   });
   after(() => closeWorkbench(workbench));
 
-  const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+  const inspector = (): FrameLocator => visibleWebview(page);
 
   it('Replay from a tape file’s inspector stops on entry, steps three times, shows variables, and the inspector follows', async () => {
     await openTapeFromExplorer(page, 'sample.tape.jsonl');

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import * as path from 'path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { answer, closeWorkbench, openChat, openWorkbench, runCommand, send, shots, warmUp, type Workbench } from './workbenchDriver';
+import { answer, closeWorkbench, openChat, openWorkbench, runCommand, send, shots, visibleWebview, warmUp, type Workbench } from './workbenchDriver';
 
 /**
  * Re-running and evaluating as a user does it in the real web workbench, with the scripted test
@@ -27,7 +27,7 @@ describe('re-running a request and evaluating a session in the VS Code web workb
   });
   after(() => closeWorkbench(workbench));
 
-  const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+  const inspector = (): FrameLocator => visibleWebview(page);
 
   /** Waits for the quick pick asking `placeholder`. */
   async function asked(placeholder: string): Promise<void> {

@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { CC_SESSION, CODEX_SESSION, claudeCodeRecords, codexRecords, jsonl } from '../unit/ingest/fixtures';
-import { closeWorkbench, openWorkbench, root, runCommand, shots, type Workbench } from './workbenchDriver';
+import { closeWorkbench, openWorkbench, root, runCommand, shots, visibleWebview, type Workbench } from './workbenchDriver';
 
 const CLI = path.join(root, 'dist/cli.js');
 const WORD = 'wallaby';
@@ -53,7 +53,7 @@ describe('Search All Sessions in the VS Code web workbench', () => {
   });
   after(() => closeWorkbench(workbench));
 
-  const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+  const inspector = (): FrameLocator => visibleWebview(page);
 
   async function importTapeFile(file: string): Promise<void> {
     await runCommand(page, 'Tape: Import Tape File…');

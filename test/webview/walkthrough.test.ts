@@ -6,7 +6,7 @@ import * as path from 'path';
 import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
 import { probeLocalServers } from '../../src/agent/model/localServers';
 import { CHROMIUM, CHROMIUM_ARGS, startServer, type RunningServer } from '../support/vscodeServer';
-import { openTapeFromExplorer, openWindow, root, runCommand, shots } from './workbenchDriver';
+import { openTapeFromExplorer, openWindow, root, runCommand, shots, visibleWebview } from './workbenchDriver';
 
 const FIRST_RUN = path.join(root, 'scripts', 'first-run-walkthrough');
 
@@ -68,7 +68,7 @@ describe('the first-run walkthrough in the VS Code web workbench', () => {
     if (!(await b.isVisible())) await s.locator('.step-title').click();
     await b.click();
   }
-  const inspector = (): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+  const inspector = (): FrameLocator => visibleWebview(page);
 
   it('opens by itself on the first start of a profile, with its four steps', async () => {
     await walkthrough().filter({ hasText: 'Get Started with Agent Tape' }).waitFor({ timeout: 60_000 });

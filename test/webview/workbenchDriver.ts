@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startServer, workbenchUrl, type RunningServer } from '../support/vscodeServer';
 
 export const root = path.resolve(__dirname, '../../..');
@@ -22,8 +22,8 @@ export function scratchWorkspace(): string {
  * A workbench window (a browser page) on `ws`, with Agent Tape as the development extension. In a
  * context given, windows share the browser storage where the web workbench keeps extension state.
  */
-export async function openWindow(browser: Browser | BrowserContext, server: RunningServer, ws: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+export async function openWindow(browser: Browser | BrowserContext, server: RunningServer, ws: string, viewport = { width: 1400, height: 900 }): Promise<Page> {
+  const page = await browser.newPage({ viewport });
   await page.goto(workbenchUrl(server, { folder: ws, extensionDevelopmentPath: root }));
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   fs.mkdirSync(shots, { recursive: true });
@@ -41,12 +41,14 @@ export interface Workbench {
  * The workbench as a user sees it on a scratch workspace: `prepare` puts files there first, and
  * `testModel` installs the deterministic test model (the chat needs it; tape files do not).
  */
-export async function openWorkbench(options: { prepare?: (ws: string) => void; testModel?: boolean } = {}): Promise<Workbench> {
+export async function openWorkbench(
+  options: { prepare?: (ws: string) => void; testModel?: boolean; viewport?: { width: number; height: number } } = {},
+): Promise<Workbench> {
   const ws = scratchWorkspace();
   options.prepare?.(ws);
   const server = await startServer(options.testModel === false ? {} : { extensionFolders: [FAKE_LM] });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-  const page = await openWindow(browser, server, ws);
+  const page = await openWindow(browser, server, ws, options.viewport);
   return { server, browser, page, ws };
 }
 
@@ -159,4 +161,20 @@ export async function openTapeFromExplorer(page: Page, name: string): Promise<vo
       await page.keyboard.press('Control+W');
     }
   }
+}
+
+/** The webview page on show in the editor area: hidden editors keep their webview frames, only the visible one counts. */
+export const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.webview:visible').frameLocator('iframe#active-frame');
+
+/** "Preferences: Color Theme" (Ctrl+K Ctrl+T); done once the workbench wears the theme's kind (`vs`, `vs-dark`). */
+export async function useTheme(page: Page, theme: string, kind: 'vs' | 'vs-dark'): Promise<void> {
+  // The chord goes to the workbench, not to a webview or chat input that has the focus.
+  await page.locator('.explorer-folders-view').click();
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+T');
+  await page.locator('.quick-input-widget input[placeholder*="Select Color Theme"]').waitFor();
+  await page.keyboard.type(theme);
+  await page.locator('.quick-input-list .monaco-list-row:visible', { hasText: theme }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator(`.monaco-workbench.${kind}`).waitFor({ timeout: 30_000 });
 }
