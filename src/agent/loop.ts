@@ -151,17 +151,19 @@ export class TurnDriver {
     this.now = deps.now ?? Date.now;
   }
 
-  /** Appends `leading`, then sends request `requestSeq` and records its answer: the turn's end, or the calls it waits at. */
-  async send(requestSeq: number, leading: readonly NewEntry[] = []): Promise<DrivenTurn<TurnOutcomeKind> | WaitingCalls> {
+  /**
+   * Appends `leading`, then sends request `requestSeq` and records its answer: the turn's end, or
+   * the calls it waits at. The request is assembled unless `assembled` is given (a re-run's rebuilt
+   * one); a cancel before assembling sends nothing, a given request is sent and its stream sees it.
+   */
+  async send(requestSeq: number, leading: readonly NewEntry[] = [], assembled?: AssembledRequest): Promise<DrivenTurn<TurnOutcomeKind> | WaitingCalls> {
     const { deps, turn, writer } = this;
     const slot: RequestSlot = { turnId: turn.turnId, requestSeq };
     if (leading.length > 0) writer.write(...leading);
     await writer.flush();
-    if (deps.signal.aborted) return this.end('cancelled', requestSeq - 1);
-    const compaction = await deps.beforeRequest?.(slot);
-    if (compaction) this.emit({ type: 'compaction', turnId: turn.turnId, requestSeq, ...compaction });
-    if (deps.signal.aborted) return this.end('cancelled', requestSeq - 1);
-    const { request, manifest } = await deps.assemble(slot);
+    const ready = assembled ?? (await this.assemble(slot));
+    if (ready === null) return this.end('cancelled', requestSeq - 1);
+    const { request, manifest } = ready;
     if (manifest.hashes.toolsHash !== this.toolsRecorded) {
       // What is recorded must be what the port is given: the definitions of this very request.
       const tools = toolsEntry(request.tools);
@@ -197,6 +199,16 @@ export class TurnDriver {
     );
     if (response.toolCalls.length === 0) return this.end('answer', requestSeq);
     return { requestSeq, messageId: message.messageId, calls: response.toolCalls };
+  }
+
+  /** The request assembled, after the pre-request hook; null when the turn was cancelled first. */
+  private async assemble(slot: RequestSlot): Promise<AssembledRequest | null> {
+    const { deps } = this;
+    if (deps.signal.aborted) return null;
+    const compaction = await deps.beforeRequest?.(slot);
+    if (compaction) this.emit({ type: 'compaction', turnId: slot.turnId, requestSeq: slot.requestSeq, ...compaction });
+    if (deps.signal.aborted) return null;
+    return deps.assemble(slot);
   }
 
   /** Answers `waiting` through `executor`, then sends the next requests and answers their calls until the turn ends; none after `lastRequestSeq`. */

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_ROUNDS } from '../agent/agentSession';
 import { TurnDriver, type WaitingCalls } from '../agent/loop';
-import type { ModelPort, ModelRequest, ToolCall } from '../agent/model/modelPort';
+import type { ModelPort, ToolCall } from '../agent/model/modelPort';
 import type { RetryPolicy } from '../agent/model/retry';
 import type { ModelResponse } from '../agent/model/sendRequest';
 import type { OpenTape } from '../agent/session/openTape';
@@ -133,8 +133,8 @@ export async function rerunRequest(
     toolsHashMatches: rebuilt.toolsHashMatches,
     notes: rebuilt.notes,
   };
-  const run = new ForkRun(tape, model, fork.forkSessionId, fork.forkId, data, rebuilt, options, { request: rebuilt.request, manifest });
-  const first = await run.driver.send(data.requestSeq, [rerunRequestEntry(fork.forkSessionId, data)]);
+  const run = new ForkRun(tape, model, fork.forkSessionId, fork.forkId, data, rebuilt, options);
+  const first = await run.driver.send(data.requestSeq, [rerunRequestEntry(fork.forkSessionId, data)], { request: rebuilt.request, manifest });
   if (!('calls' in first)) return run.result(first.outcome);
   return options.continue === undefined ? run.result('recorded') : run.continue(first, 1, options.continue);
 }
@@ -186,8 +186,8 @@ function storedCall(id: string, name: string, input: unknown): ToolCall {
 }
 
 /**
- * One re-run fork being written through the agent's turn loop: the re-run request first (given,
- * not assembled), later ones assembled from the fork's view under the same variation, the
+ * One re-run fork being written through the agent's turn loop: the re-run request first (sent as
+ * rebuilt), later ones assembled from the fork's view under the same variation, the
  * messages named as a re-run's, the calls answered from the recording.
  */
 class ForkRun {
@@ -203,7 +203,6 @@ class ForkRun {
     private readonly data: RerunRequestData,
     private readonly rebuilt: RebuiltRequest,
     options: Omit<RerunOptions, 'continue'>,
-    first?: { request: ModelRequest; manifest: ViewManifest },
   ) {
     const now = options.now ?? Date.now;
     const { turnId } = data;
@@ -217,16 +216,14 @@ class ForkRun {
         retry: options.retry,
         now,
         assemble: ({ requestSeq }) =>
-          first !== undefined && requestSeq === data.requestSeq
-            ? first
-            : assembleVaried(
-                tape,
-                forkSessionId,
-                rebuilt,
-                { turnId, requestSeq, viewId: `${turnId}/${requestSeq}`, assembledAt: now() },
-                (input) => model.countTokens(input),
-                options.rebuild?.rebuilders,
-              ),
+          assembleVaried(
+            tape,
+            forkSessionId,
+            rebuilt,
+            { turnId, requestSeq, viewId: `${turnId}/${requestSeq}`, assembledAt: now() },
+            (input) => model.countTokens(input),
+            options.rebuild?.rebuilders,
+          ),
         // The orderSeq after the fork view's last message: the source's request had the same.
         messageOf: ({ requestSeq }) => ({
           messageId: rerunMessageId(turnId, forkId, requestSeq),
