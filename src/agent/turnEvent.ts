@@ -1,6 +1,6 @@
 import type { CompactionAudit } from '../tape/audit/compactionAudit';
 import type { SubagentOutcome } from '../tape/fork';
-import type { TurnOutcomeKind } from '../tape/turnEntries';
+import type { TurnEndOutcome, TurnOutcomeKind } from '../tape/turnEntries';
 import type { CheckpointReason, CheckpointsOffData } from '../tape/workspaceCheckpoint';
 import type { FailureClass } from './model/providerError';
 
@@ -48,7 +48,7 @@ export type TurnEvent =
     }
   /** Checkpoints are off for the session from now on (said once). */
   | { type: 'checkpoints_off'; turnId: string; reason: CheckpointsOffData['reason']; message: string }
-  | { type: 'turn_end'; turnId: string; sessionId: string; outcome: TurnOutcomeKind; rounds: number };
+  | { type: 'turn_end'; turnId: string; sessionId: string; outcome: TurnEndOutcome; rounds: number };
 
 /**
  * What a host hears of a session's turn: the loop's events and, from the session around it, an

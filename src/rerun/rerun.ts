@@ -1,31 +1,20 @@
 import { VIEW_ASSEMBLED, RERUN_REQUEST, SYSTEM_TOOLS, TURN_END } from '../tape/entryNames';
 import { DEFAULT_MAX_ROUNDS } from '../agent/agentSession';
-import { UNNAMED_TOOL } from '../agent/loop';
-import type { ModelPort } from '../agent/model/modelPort';
+import { TurnDriver, type WaitingCalls } from '../agent/loop';
+import type { ModelPort, ToolCall } from '../agent/model/modelPort';
 import type { RetryPolicy } from '../agent/model/retry';
-import { sendRequest, type ModelResponse } from '../agent/model/sendRequest';
+import type { ModelResponse } from '../agent/model/sendRequest';
 import type { OpenTape } from '../agent/session/openTape';
-import type { ToolContext, Toolbox, ToolResult } from '../agent/tools/tool';
-import type { Entry, NewEntry } from '../tape/entry';
+import { toolboxExecutor, UNNAMED_TOOL } from '../agent/toolExecutor';
+import type { ToolContext, Toolbox } from '../agent/tools/tool';
+import { rerunMessageId, rerunOfSession, rerunRequestEntry, type RerunRequestData } from '../tape/evaluation/rerunEntries';
 import { ForkRefusedError, forkStartOf, FORK_START_ENTRY_ID } from '../tape/fork';
 import { isInterruptedResultKey } from '../tape/interruptedKey';
-import { manifestOfEntry, sealManifest, viewAssembledEntry, type ViewManifest } from '../tape/manifest';
-import type { ModelRequest } from '../tape/modelRequest';
-import { replayedResultEntry, rerunMessageId, rerunRequestEntry, rerunOfSession, sameToolCall, type RerunRequestData } from '../tape/evaluation/rerunEntries';
-import { toolsEntry } from '../tape/toolsEntry';
+import { manifestOfEntry, sealManifest, type ViewManifest } from '../tape/manifest';
 import { pairKey } from '../tape/toolPairs';
-import {
-  attemptEntry,
-  messageEntry,
-  providerErrorEntry,
-  toolCallEntry,
-  toolErrorEntry,
-  toolResultEntry,
-  turnEndEntry,
-  type TurnEndOutcome,
-  type TurnRef,
-} from '../tape/turnEntries';
+import { type TurnEndOutcome } from '../tape/turnEntries';
 import { rebuildRequest, type RebuildOptions, type RebuiltRequest } from './rebuildRequest';
+import { recordedCallsOf, RecordedToolExecutor, type Divergence } from './recordedToolExecutor';
 import { assembleVaried } from './variedRequest';
 import type { Variation } from './variation';
 
@@ -88,16 +77,6 @@ export interface RerunStep {
   calls: RerunCall[];
 }
 
-export interface Divergence {
-  requestSeq: number;
-  /** Among the step's calls, from 0. */
-  index: number;
-  /** The fork's call; null when the fork's step left out a call the recording made. */
-  call: { name: string; input: unknown } | null;
-  /** The source's call at that step; null when it made none there. */
-  recorded: { name: string; input: unknown; entryId: number } | null;
-}
-
 export interface RerunResult {
   forkSessionId: string;
   forkId: string;
@@ -109,18 +88,6 @@ export interface RerunResult {
   steps: RerunStep[];
   outcome: RerunOutcome;
   divergence: Divergence | null;
-}
-
-/** A tool call as the fork stores it: the input an object, or the raw text of arguments that were not one. */
-interface StoredCall {
-  toolCallId: string;
-  name: string;
-  input: unknown;
-}
-
-interface RecordedCall extends StoredCall {
-  entryId: number;
-  result: { entryId: number; status: 'ok' | 'error'; output: string; truncated: boolean } | null;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -166,10 +133,10 @@ export async function rerunRequest(
     toolsHashMatches: rebuilt.toolsHashMatches,
     notes: rebuilt.notes,
   };
-  const run = new ForkRun(tape, model, fork.forkSessionId, fork.forkId, data, rebuilt, 0, options);
-  const first = await run.request(data.requestSeq, rebuilt.request, manifest, [rerunRequestEntry(fork.forkSessionId, data)]);
-  if (first !== null) return run.result(first);
-  return options.continue === undefined ? run.result('recorded') : run.continue(options.continue);
+  const run = new ForkRun(tape, model, fork.forkSessionId, fork.forkId, data, rebuilt, options);
+  const first = await run.driver.send(data.requestSeq, [rerunRequestEntry(fork.forkSessionId, data)], { request: rebuilt.request, manifest });
+  if (!('calls' in first)) return run.result(first.outcome);
+  return options.continue === undefined ? run.result('recorded') : run.continue(first, 1, options.continue);
 }
 
 /**
@@ -205,247 +172,111 @@ export async function continueRerun(
   );
   const waiting = own
     .filter((e) => e.kind === 'tool_call' && e.payload.messageId === messageId && !answered.has(pairKey(messageId, String(e.payload.toolCallId))))
-    .map((e): StoredCall => ({ toolCallId: String(e.payload.toolCallId), name: e.name, input: e.payload.input }));
+    .map((e) => storedCall(String(e.payload.toolCallId), e.name, e.payload.input));
   const rebuilt = rebuildRequest(tape, data.sourceSessionId, data.sourceEntryId, data.variation as Variation, options.rebuild);
-  const run = new ForkRun(tape, model, forkSessionId, fork.forkId, data, rebuilt, requests.length, options);
-  run.resumeAt(seq, messageId, waiting);
-  return run.continue(options.continue);
+  const run = new ForkRun(tape, model, forkSessionId, fork.forkId, data, rebuilt, options);
+  return run.continue({ requestSeq: seq, messageId, calls: waiting }, requests.length, options.continue);
 }
 
-/** One re-run fork being written: its turn, the requests sent and the calls of the last one. */
+/** A call as the fork stored it, as the model sent it: arguments that were not a JSON object are stored as their raw text. */
+function storedCall(id: string, name: string, input: unknown): ToolCall {
+  return isObject(input)
+    ? { id, name, valid: true, arguments: input, rawArguments: JSON.stringify(input) }
+    : { id, name, valid: false, rawArguments: typeof input === 'string' ? input : JSON.stringify(input), problem: 'its arguments are not a JSON object' };
+}
+
+/**
+ * One re-run fork being written through the agent's turn loop: the re-run request first (sent as
+ * rebuilt), later ones assembled from the fork's view under the same variation, the
+ * messages named as a re-run's, the calls answered from the recording.
+ */
 class ForkRun {
-  private readonly turn: TurnRef;
-  private readonly now: () => number;
+  readonly driver: TurnDriver;
   private readonly steps: RerunStep[] = [];
-  private divergence: Divergence | null = null;
-  private recorded: Map<number, RecordedCall[]> | undefined;
-  /** The last request's number, its answer's message and its calls not yet answered. */
-  private seq = 0;
-  private messageId = '';
-  private waiting: StoredCall[] = [];
-  private step: RerunStep | undefined;
+  private executor: RecordedToolExecutor | undefined;
 
   constructor(
     private readonly tape: OpenTape,
-    private readonly model: ModelPort,
+    model: ModelPort,
     private readonly forkSessionId: string,
     private readonly forkId: string,
     private readonly data: RerunRequestData,
     private readonly rebuilt: RebuiltRequest,
-    private requestsSent: number,
-    private readonly options: Omit<RerunOptions, 'continue'>,
+    options: Omit<RerunOptions, 'continue'>,
   ) {
-    this.turn = { sessionId: forkSessionId, turnId: data.turnId };
-    this.now = options.now ?? Date.now;
-  }
-
-  resumeAt(seq: number, messageId: string, waiting: StoredCall[]): void {
-    this.seq = seq;
-    this.messageId = messageId;
-    this.waiting = waiting;
+    const now = options.now ?? Date.now;
+    const { turnId } = data;
+    let sent: { viewEntryId: number; manifest: ViewManifest } | undefined;
+    this.driver = new TurnDriver(
+      {
+        tape: tape.store,
+        sessionId: forkSessionId,
+        model,
+        signal: options.signal,
+        retry: options.retry,
+        now,
+        assemble: ({ requestSeq }) =>
+          assembleVaried(
+            tape,
+            forkSessionId,
+            rebuilt,
+            { turnId, requestSeq, viewId: `${turnId}/${requestSeq}`, assembledAt: now() },
+            (input) => model.countTokens(input),
+            options.rebuild?.rebuilders,
+          ),
+        // The orderSeq after the fork view's last message: the source's request had the same.
+        messageOf: ({ requestSeq }) => ({
+          messageId: rerunMessageId(turnId, forkId, requestSeq),
+          orderSeq: (tape.folds.view(forkSessionId, { includePending: true }).messages.at(-1)?.orderSeq ?? 0) + 1,
+        }),
+        toolSetRecorded: (tools, hash) =>
+          tools.length === 0 || tape.reader.entries(forkSessionId, { kind: 'system', name: SYSTEM_TOOLS }).some((e) => e.payload.hash === hash),
+        onRequest: (_slot, manifest) => (sent = { viewEntryId: tape.reader.headEntryId(forkSessionId), manifest }),
+        onResponse: ({ requestSeq }, response) => {
+          if (sent !== undefined) this.steps.push({ requestSeq, ...sent, response, calls: callsOf(response) });
+        },
+      },
+      { sessionId: forkSessionId, turnId },
+    );
   }
 
   result(outcome: RerunOutcome): RerunResult {
+    const fate = (requestSeq: number, index: number): RerunCall['result'] =>
+      this.executor?.fateOf(requestSeq, index) ?? (outcome === 'recorded' ? 'waiting' : 'not_run');
     return {
       forkSessionId: this.forkSessionId,
       forkId: this.forkId,
       sourceSessionId: this.data.sourceSessionId,
       sourceEntryId: this.data.sourceEntryId,
       rebuilt: this.rebuilt,
-      steps: this.steps,
+      steps: this.steps.map((s) => ({ ...s, calls: s.calls.map((c, i) => ({ ...c, result: fate(s.requestSeq, i) })) })),
       outcome,
-      divergence: this.divergence,
-    };
-  }
-
-  private append(entries: readonly NewEntry[]): Promise<unknown> {
-    return entries.length === 0 ? Promise.resolve() : this.tape.store.appendMany(this.forkSessionId, entries);
-  }
-
-  private hasToolSet(hash: string): boolean {
-    return this.tape.reader.entries(this.forkSessionId, { kind: 'system', name: SYSTEM_TOOLS }).some((e) => e.payload.hash === hash);
-  }
-
-  /** The orderSeq after the fork view's last message: the source's request k had the same. */
-  private nextOrderSeq(): number {
-    return (this.tape.folds.view(this.forkSessionId, { includePending: true }).messages.at(-1)?.orderSeq ?? 0) + 1;
-  }
-
-  /**
-   * Writes the request (after `leading`), sends it and records the answer. Returns how the turn
-   * ended when this request ended it (an answer without calls, a failure, a cancel), else null.
-   */
-  async request(seq: number, request: ModelRequest, manifest: ViewManifest, leading: NewEntry[]): Promise<TurnEndOutcome | null> {
-    const { turn } = this;
-    const before: NewEntry[] = [...leading];
-    // What is recorded is what is sent: the request's own tool set, when the fork's view lacks it.
-    if (request.tools.length > 0 && !this.hasToolSet(manifest.hashes.toolsHash)) before.push({ ...toolsEntry(request.tools), meta: { turnId: turn.turnId } });
-    before.push({ ...viewAssembledEntry(manifest), meta: { turnId: turn.turnId } });
-    await this.append(before);
-    const viewEntryId = this.tape.reader.headEntryId(this.forkSessionId);
-    this.requestsSent++;
-
-    const response = await sendRequest(this.model, request, { signal: this.options.signal, retry: this.options.retry, now: this.now });
-    const messageId = rerunMessageId(turn.turnId, this.forkId, seq);
-    const message = { messageId, role: 'assistant' as const, orderSeq: this.nextOrderSeq() };
-    const after: NewEntry[] = response.attempts.map((a) => attemptEntry(turn, seq, a));
-    let ended: TurnEndOutcome | null = null;
-    const calls: StoredCall[] = response.toolCalls.map((c) => ({
-      toolCallId: c.id,
-      name: c.name || UNNAMED_TOOL,
-      input: c.valid ? c.arguments : c.rawArguments,
-    }));
-    if (response.status === 'ok') {
-      after.push(
-        messageEntry(turn, { ...message, content: response.text, status: 'sent' }),
-        ...calls.map((c) => toolCallEntry(turn, messageId, c.toolCallId, c.name, c.input)),
-      );
-      if (calls.length === 0) ended = 'answer';
-    } else {
-      if (response.text !== '') after.push(messageEntry(turn, { ...message, content: response.text, status: 'error' }));
-      if (response.status === 'failed' && response.error !== null) {
-        after.push(providerErrorEntry(turn, seq, response.error));
-        ended = 'provider_error';
-      } else ended = 'cancelled';
-    }
-    if (ended !== null) after.push(turnEndEntry(turn, ended, seq));
-    await this.append(after);
-    this.step = { requestSeq: seq, viewEntryId, manifest, response, calls: calls.map((c) => ({ ...c, result: 'waiting' })) };
-    this.steps.push(this.step);
-    this.resumeAt(seq, messageId, calls);
-    return ended;
-  }
-
-  /** Answers the waiting calls (from the recording, or live) and sends the next request, until the turn ends. */
-  async continue(opts: ContinueOptions): Promise<RerunResult> {
-    const { signal } = this.options;
-    const maxRounds = opts.maxRounds ?? DEFAULT_MAX_ROUNDS;
-    // Once the fork has done what the recording did not, the recording's results say nothing of it.
-    let live = false;
-    for (;;) {
-      const recorded = this.recordedCalls().get(this.seq) ?? [];
-      const results: NewEntry[] = [];
-      let stopped = false;
-      const settle = (i: number, result: RerunCall['result']) => {
-        const shown = this.step?.calls.find((c) => c.toolCallId === this.waiting[i].toolCallId);
-        if (shown !== undefined) shown.result = result;
-      };
-      const notRun = (i: number, output: string) => {
-        const c = this.waiting[i];
-        results.push(toolResultEntry(this.turn, this.messageId, c.toolCallId, c.name, { status: 'error', output }));
-        settle(i, 'not_run');
-      };
-      for (let i = 0; i < this.waiting.length; i++) {
-        const call = this.waiting[i];
-        const rec = recorded[i];
-        if (signal.aborted) notRun(i, 'not run: the re-run was cancelled');
-        else if (stopped) notRun(i, 'not run: the re-run stopped at an earlier call of this request');
-        else if (!live && rec !== undefined && rec.result !== null && sameToolCall(call, rec)) {
-          const from = { sessionId: this.data.sourceSessionId, entryId: rec.result.entryId };
-          results.push(replayedResultEntry(this.turn, this.messageId, call.toolCallId, call.name, rec.result, from));
-          settle(i, 'replayed');
-        } else {
-          this.divergence ??= this.divergenceAt(i, call, rec);
-          if (opts.live === undefined) {
-            stopped = true;
-            notRun(i, `not run: this call differs from the one recorded at this step (${describeRecorded(call, rec)}); the re-run stopped here`);
-          } else {
-            live = true;
-            // Earlier results of this request first: a tool may read the tape.
-            await this.append(results.splice(0));
-            results.push(...(await this.runLive(opts.live, call)));
-            settle(i, 'run');
-          }
-        }
-      }
-      if (!stopped && !live && this.waiting.length > 0 && recorded.length > this.waiting.length) {
-        // The recording's later results may depend on what the left-out call did.
-        this.divergence ??= this.divergenceAt(this.waiting.length, null, recorded[this.waiting.length]);
-        if (opts.live === undefined) stopped = true;
-        else live = true;
-      }
-      const end: TurnEndOutcome | null = stopped ? 'diverged' : signal.aborted ? 'cancelled' : this.requestsSent >= maxRounds ? 'round_limit' : null;
-      await this.append(end === null ? results : [...results, turnEndEntry(this.turn, end, this.seq)]);
-      if (end !== null) return this.result(end);
-
-      const seq = this.seq + 1;
-      const { request, manifest } = assembleVaried(
-        this.tape,
-        this.forkSessionId,
-        this.rebuilt,
-        { turnId: this.turn.turnId, requestSeq: seq, viewId: `${this.turn.turnId}/${seq}`, assembledAt: this.now() },
-        (input) => this.model.countTokens(input),
-        this.options.rebuild?.rebuilders,
-      );
-      const ended = await this.request(seq, request, manifest, []);
-      if (ended !== null) return this.result(ended);
-    }
-  }
-
-  private async runLive(live: LiveTools, call: StoredCall): Promise<NewEntry[]> {
-    const { turn, messageId } = this;
-    const result: ToolResult = isObject(call.input)
-      ? await live.tools.invoke(call.name, call.input, {
-          ...live.context,
-          tape: this.tape.session(this.forkSessionId).tapePort(),
-          signal: this.options.signal,
-          call: { turnId: turn.turnId, requestSeq: this.seq, toolCallId: call.toolCallId },
-        })
-      : { status: 'error', output: `invalid call of ${call.name}: its arguments are not a JSON object; nothing was run` };
-    const entries = [toolResultEntry(turn, messageId, call.toolCallId, call.name, result)];
-    if (result.status === 'error')
-      entries.push(toolErrorEntry(turn, messageId, call.toolCallId, call.name, isObject(call.input) ? 'tool' : 'invalid_input', result.output));
-    return entries;
-  }
-
-  private divergenceAt(index: number, call: StoredCall | null, rec: RecordedCall | undefined): Divergence {
-    return {
-      requestSeq: this.seq,
-      index,
-      call: call === null ? null : { name: call.name, input: call.input },
-      recorded: rec === undefined ? null : { name: rec.name, input: rec.input, entryId: rec.entryId },
+      divergence: this.executor?.divergence ?? null,
     };
   }
 
   /**
-   * The source's tool calls of the re-run request's turn, by request number, from the re-run
-   * request to the turn's end, each with its result (a crash repair's stand-in is none: the call
-   * never finished).
+   * Answers the waiting calls of request `waiting.requestSeq` (the fork's `sent`-th request) from
+   * the recording, or live, and goes on until the turn ends: at most `maxRounds` requests in the fork.
    */
-  private recordedCalls(): Map<number, RecordedCall[]> {
-    if (this.recorded !== undefined) return this.recorded;
+  async continue(waiting: WaitingCalls, sent: number, opts: ContinueOptions): Promise<RerunResult> {
+    const { live } = opts;
     const { sourceSessionId, sourceEntryId, turnId } = this.data;
-    const byRequest = new Map<number, RecordedCall[]>();
-    const byPair = new Map<string, RecordedCall>();
-    let seq: number | null = null;
-    const turnOf = (e: Entry): unknown => (e.kind === 'event' ? (e.payload.data as { turnId?: unknown } | undefined)?.turnId : e.meta.turnId);
-    for (const e of this.tape.reader.entries(sourceSessionId, { fromEntryId: sourceEntryId })) {
-      if (turnOf(e) !== turnId) continue;
-      if (e.kind === 'event' && e.name === TURN_END) break;
-      if (e.kind === 'event' && e.name === VIEW_ASSEMBLED) seq = manifestOfEntry(e).requestSeq;
-      else if (e.kind === 'tool_call' && seq !== null) {
-        const call: RecordedCall = { entryId: e.entryId, toolCallId: String(e.payload.toolCallId), name: e.name, input: e.payload.input, result: null };
-        byRequest.set(seq, [...(byRequest.get(seq) ?? []), call]);
-        byPair.set(pairKey(String(e.payload.messageId), call.toolCallId), call);
-      } else if (e.kind === 'tool_result' && !isInterruptedResultKey(e.provenanceKey)) {
-        const call = byPair.get(pairKey(String(e.payload.messageId), String(e.payload.toolCallId)));
-        if (call !== undefined)
-          call.result = {
-            entryId: e.entryId,
-            status: e.payload.status === 'ok' ? 'ok' : 'error',
-            output: String(e.payload.output),
-            truncated: e.payload.truncated === true,
-          };
-      }
-    }
-    this.recorded = byRequest;
-    return byRequest;
+    this.executor = new RecordedToolExecutor(
+      recordedCallsOf(this.tape.reader, sourceSessionId, sourceEntryId, turnId),
+      sourceSessionId,
+      live && toolboxExecutor(live.tools, { ...live.context, tape: this.tape.session(this.forkSessionId).tapePort() }),
+    );
+    const ended = await this.driver.goOn(waiting, waiting.requestSeq + (opts.maxRounds ?? DEFAULT_MAX_ROUNDS) - sent, this.executor);
+    return this.result(ended.outcome);
   }
 }
 
-function describeRecorded(call: StoredCall, rec: RecordedCall | undefined): string {
-  if (rec === undefined) return 'the recording made no call here';
-  if (rec.name !== call.name) return `the recording called ${rec.name}`;
-  if (rec.result === null) return `the recording's ${rec.name} call here has no result`;
-  return `the recording called ${rec.name} with other arguments`;
-}
+/** A step's calls as the fork records them, not yet answered. */
+const callsOf = (response: ModelResponse): RerunCall[] =>
+  response.toolCalls.map((c) => ({
+    toolCallId: c.id,
+    name: c.name || UNNAMED_TOOL,
+    input: c.valid ? c.arguments : c.rawArguments,
+    result: 'waiting',
+  }));

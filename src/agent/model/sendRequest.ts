@@ -4,9 +4,9 @@ import { ProviderError } from './providerError';
 import { streamWithRetry, type AttemptRecord, type RetryPolicy } from './retry';
 
 /**
- * One request sent outside a turn (a re-run, an evaluation step): streamed through a model port
- * with the turn's retries, its answer collected whole. Nothing is written and no tool is run; the
- * caller records what it wants (the attempts are the `provider/attempt` records a turn would write).
+ * One request: streamed through a model port with retries, its answer collected whole. Nothing is
+ * written and no tool is run; the caller records what it wants, as it comes (the turn loop: each
+ * attempt as a `provider/attempt`, the text as pending revisions) or at the end (an evaluation step).
  */
 
 export interface ModelResponse {
@@ -30,10 +30,18 @@ export interface SendOptions {
   signal: AbortSignal;
   retry?: RetryPolicy;
   now?: () => number;
+  /** Each physical attempt as it ends (a turn records it at once). */
+  onAttempt?: (attempt: AttemptRecord) => void;
+  /** Each text delta as it arrives (a turn streams it to the host). */
+  onText?: (delta: string, text: string) => void;
 }
 
 /** Sends `request` through `port` and collects the response; a provider failure is the result `failed`, never thrown. */
-export async function sendRequest(port: ModelPort, request: ModelRequest, { signal, retry, now = Date.now }: SendOptions): Promise<ModelResponse> {
+export async function sendRequest(
+  port: ModelPort,
+  request: ModelRequest,
+  { signal, retry, now = Date.now, onAttempt, onText }: SendOptions,
+): Promise<ModelResponse> {
   const started = now();
   const attempts: AttemptRecord[] = [];
   let text = '';
@@ -59,9 +67,15 @@ export async function sendRequest(port: ModelPort, request: ModelRequest, { sign
           },
   });
   try {
-    for await (const event of streamWithRetry(port, request, signal, { policy: retry, onAttempt: (a) => attempts.push(a), now })) {
-      if (event.type === 'text') text += event.delta;
-      else if (event.type === 'tool_call') toolCalls.push(event.call);
+    const attempted = (a: AttemptRecord) => {
+      attempts.push(a);
+      onAttempt?.(a);
+    };
+    for await (const event of streamWithRetry(port, request, signal, { policy: retry, onAttempt: attempted, now })) {
+      if (event.type === 'text') {
+        text += event.delta;
+        onText?.(event.delta, text);
+      } else if (event.type === 'tool_call') toolCalls.push(event.call);
       else if (event.type === 'usage') usage = event.usage;
       else stopReason = event.reason;
     }

@@ -4,7 +4,6 @@ import { canonicalJson } from '../canonicalJson';
 import type { Entry, NewEntry } from '../entry';
 import { FORK_START_ENTRY_ID } from '../fork';
 import { namedProvenanceKey } from '../provenanceKey';
-import { toolResultEntry, type ToolResultFacts, type TurnRef } from '../turnEntries';
 
 /**
  * A re-run of one recorded request, on the tape: a fork of the source session at the point just
@@ -73,11 +72,8 @@ export const rerunMessageId = (turnId: string, forkId: string, requestSeq: numbe
 export const sameToolCall = (a: { name: string; input: unknown }, b: { name: string; input: unknown }): boolean =>
   a.name === b.name && canonicalJson(a.input) === canonicalJson(b.input);
 
-/** The result a continued re-run takes from the source instead of running the call: the recorded one, marked where it came from. */
-export function replayedResultEntry(turn: TurnRef, messageId: string, toolCallId: string, name: string, result: ToolResultFacts, from: EntryRef): NewEntry {
-  const entry = toolResultEntry(turn, messageId, toolCallId, name, result);
-  return { ...entry, meta: { ...entry.meta, replayedFrom: { sessionId: from.sessionId, entryId: from.entryId } } };
-}
+/** The meta of a result a continued re-run takes from the source instead of running the call: where it came from. */
+export const replayedFromMeta = (from: EntryRef): { replayedFrom: EntryRef } => ({ replayedFrom: { sessionId: from.sessionId, entryId: from.entryId } });
 
 /** Where a replayed tool result came from (`meta.replayedFrom`); null for a result that was run. */
 export function replayedFromOf(entry: Entry): EntryRef | null {
