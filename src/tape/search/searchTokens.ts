@@ -30,8 +30,8 @@ const NON_ASCII = /[^\x00-\x7f]/;
 /** What FTS4's simple tokenizer cuts at. */
 export const SEPARATORS = /[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/;
 const ASCII_WORD = /[A-Za-z0-9]+/g;
-/** A character with the marks that follow it: what NFKC composes together. */
-const CLUSTER = /\P{M}\p{M}*|\p{M}+/gu;
+/** A character with the marks that follow it (half-width voicing marks among them): what NFKC composes together. */
+const CLUSTER = /\P{M}[\p{M}\uff9e\uff9f]*|[\p{M}\uff9e\uff9f]+/gu;
 
 /** The text as the index holds it: FTS4's simple tokenizer then finds exactly the tokens above. */
 export function normalForm(text: string): string {
@@ -77,17 +77,16 @@ function mapped(text: string): { form: string; from: number[]; to: number[] } {
     }
   }
   const lower = form.toLowerCase();
-  // Lower case keeps the length but for a few letters (`İ`); then it is taken a character at a time.
+  // Lower case keeps the length but for a few letters (`İ`): then each character's span is found
+  // by its own lower case's length (the text's lower case, a final sigma's context included).
   if (lower.length === form.length) return { form: lower, from, to };
-  const out = { form: '', from: [] as number[], to: [] as number[] };
+  const out = { form: lower, from: [] as number[], to: [] as number[] };
   let i = 0;
   for (const c of form) {
-    const l = c.toLowerCase();
-    for (let k = 0; k < l.length; k++) {
+    for (let k = c.toLowerCase().length; k > 0; k--) {
       out.from.push(from[i]);
       out.to.push(to[i + c.length - 1]);
     }
-    out.form += l;
     i += c.length;
   }
   return out;
