@@ -32,7 +32,7 @@ export interface SearchHit {
   /** The one snippet rule's, hits marked «like this». */
   snippet: string;
   /** Orders equal scores (`byRank`) when hits of several searches merge. */
-  createdAt: number;
+  rowId: number;
 }
 
 const K1 = 1.2;
@@ -172,7 +172,7 @@ export class SearchIndex {
         const row = s.get([id]);
         if (row.length === 0) return [];
         const [sessionId, entryId, kind, name, messageId, createdAt] = row;
-        return [{ sessionId, entryId, kind, name, messageId, createdAt, score } as SearchMatch];
+        return [{ rowId: id, sessionId, entryId, kind, name, messageId, createdAt, score } as SearchMatch];
       });
     } finally {
       s.free();
@@ -203,6 +203,6 @@ export function searchHits(source: SearchSource, query: string, opts: SearchOpti
     name: h.name,
     score: h.score,
     snippet: markedText(h.snippet),
-    createdAt: h.createdAt,
+    rowId: h.rowId,
   }));
 }

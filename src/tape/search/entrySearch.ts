@@ -27,7 +27,7 @@ import { searchTokens } from './searchTokens';
  *
  * **Ranking.** BM25, times 1.5 when the query's words occur in the entry's shown text
  * consecutively and in order (the phrase bonus, judged on the 64 best, or 4 × the limit when
- * more). Equal scores: the newer entry first, then by session id and entry id, so the order is a
+ * more). Equal scores: the later row first (rows are appended in time order), so the order is a
  * function of the tape alone.
  */
 
@@ -39,6 +39,8 @@ export interface RankedMatch {
 
 /** An entry the index matched, with its BM25 score: what judging and ranking it needs, no more (a common word matches most rows). */
 export interface SearchMatch {
+  /** The row's id in the tape: later rows were appended later. */
+  rowId: number;
   sessionId: string;
   entryId: number;
   kind: Kind;
@@ -81,6 +83,8 @@ export interface EntrySearchOptions extends MatchFilter {
 }
 
 export interface EntryHit {
+  /** Orders equal scores (`byRank`), also when hits of several searches merge. */
+  rowId: number;
   sessionId: string;
   /** As the session stores it (a fork's own entries are numbered from its `session/start`). */
   entryId: number;
@@ -108,10 +112,8 @@ const RERANKED = 64;
 /** Matches judged at once at first: a query matching fewer is counted exactly (reading that many rows costs tens of ms). */
 const FIRST_BATCH = 2000;
 
-/** Equal scores: newer first, then session id and entry id, so ties are ordered by the tape. */
-export function byRank(a: Pick<EntryHit, 'score' | 'createdAt' | 'sessionId' | 'entryId'>, b: typeof a): number {
-  return b.score - a.score || b.createdAt - a.createdAt || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : a.entryId - b.entryId);
-}
+/** Best first; equal scores the later row first, so ties are ordered by the tape alone. */
+export const byRank = (a: { score: number; rowId: number }, b: { score: number; rowId: number }): number => b.score - a.score || b.rowId - a.rowId;
 
 /** Best BM25 first; equal scores the later row first (rows are appended in time order). */
 const byScore = (a: RankedMatch, b: RankedMatch): number => b.score - a.score || b.id - a.id;
@@ -226,7 +228,8 @@ export function searchEntries(source: SearchSource, query: SearchQuery, options:
   return {
     total,
     exact,
-    hits: read.slice(0, limit).map(({ sessionId, entryId, kind, name, score, createdAt, text, tokens }) => ({
+    hits: read.slice(0, limit).map(({ rowId, sessionId, entryId, kind, name, score, createdAt, text, tokens }) => ({
+      rowId,
       sessionId,
       entryId,
       kind,

@@ -32,7 +32,7 @@ export interface SessionSearchOptions {
   prefix?: boolean;
 }
 
-export interface SessionSearchHit extends EntryHit {
+export interface SessionSearchHit extends Omit<EntryHit, 'rowId'> {
   agent: string;
   title: string | null;
   /** The session's first entry's time. */
@@ -93,7 +93,11 @@ export class SessionSearch {
       }
       return s;
     };
-    return { total, exact, hits: hits.map((h) => ({ ...h, ...sessionOf(h.sessionId) })) };
+    return {
+      total,
+      exact,
+      hits: hits.map(({ sessionId, entryId, kind, name, score, snippet, createdAt }) => ({ sessionId, entryId, kind, name, score, snippet, createdAt, ...sessionOf(sessionId) })),
+    };
   }
 }
 

@@ -15,15 +15,15 @@ function phraseIn(query: string, text: readonly string[]): boolean {
 /**
  * BM25 computed the plain way, row by row from matchinfo('pcnalx'): what the search's figures
  * (matchinfo 'pcx', corpus figures from the stat table, lengths from the docsize table) must equal;
- * times 1.5 with the phrase bonus; equal scores newer first, then by entry id.
+ * times 1.5 with the phrase bonus; equal scores the later row first.
  */
 function referenceRanking(db: Database, query: string, limit: number, texts: readonly string[][]): string[] {
   const u = (b: Uint8Array, i: number): number => new DataView(b.buffer, b.byteOffset).getUint32(i * 4, true);
   const r = db.exec(
-    "SELECT docid, matchinfo(entries_fts, 'pcnalx'), e.created_at, e.entry_id FROM entries_fts JOIN entries e ON e.id = docid WHERE entries_fts MATCH ?",
+    "SELECT docid, matchinfo(entries_fts, 'pcnalx'), e.entry_id FROM entries_fts JOIN entries e ON e.id = docid WHERE entries_fts MATCH ?",
     [parseQuery(query, 'operators')?.match ?? ''],
   );
-  const scored = (r[0]?.values ?? []).map(([id, info, createdAt, entryId]) => {
+  const scored = (r[0]?.values ?? []).map(([id, info, entryId]) => {
     const b = info as Uint8Array;
     const [phrases, rows, avgLen, len] = [u(b, 0), u(b, 2), u(b, 3) || 1, u(b, 4)];
     let score = 0;
@@ -34,9 +34,9 @@ function referenceRanking(db: Database, query: string, limit: number, texts: rea
     }
     // Entry 1 is the session's start.
     const bonus = phraseIn(query, texts[(entryId as number) - 2]) ? 1.5 : 1;
-    return [id as number, Math.round(score * bonus * 1e4) / 1e4, createdAt as number, entryId as number] as const;
+    return [id as number, Math.round(score * bonus * 1e4) / 1e4] as const;
   });
-  scored.sort((a, b) => b[1] - a[1] || b[2] - a[2] || a[3] - b[3]);
+  scored.sort((a, b) => b[1] - a[1] || b[0] - a[0]);
   return scored.slice(0, limit).map(([id, s]) => `${id}:${s}`);
 }
 
