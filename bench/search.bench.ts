@@ -56,7 +56,15 @@ async function searchChild(file: string, query: string, cli: boolean): Promise<v
   const t4 = performance.now();
   const { rss, heapUsed } = process.memoryUsage();
   await store.close();
-  const run: SearchRun = { openMs: t1 - t0, firstSearchMs: t2 - t1, hits, warmSearchMs: t3 - t2, sessionScopedMs: t4 - t3, rssMiB: rss / MiB, heapMiB: heapUsed / MiB };
+  const run: SearchRun = {
+    openMs: t1 - t0,
+    firstSearchMs: t2 - t1,
+    hits,
+    warmSearchMs: t3 - t2,
+    sessionScopedMs: t4 - t3,
+    rssMiB: rss / MiB,
+    heapMiB: heapUsed / MiB,
+  };
   process.stdout.write(JSON.stringify(run));
 }
 
@@ -135,7 +143,10 @@ async function main(): Promise<void> {
           heapMiB: round(median(rs.map((x) => x.heapMiB)), 0),
         },
       ]),
-    ) as Record<QueryName, { query: string; hits: number; firstSearchMs: number; warmSearchMs: number; sessionScopedMs: number; rssMiB: number; heapMiB: number }>;
+    ) as Record<
+      QueryName,
+      { query: string; hits: number; firstSearchMs: number; warmSearchMs: number; sessionScopedMs: number; rssMiB: number; heapMiB: number }
+    >;
     const all = Object.values(runs).flat();
     const slowestFirst = Math.max(...Object.values(perQuery).map((q) => q.firstSearchMs));
     const baselineFirst = median(baseline.map((x) => x.firstSearchMs));

@@ -23,7 +23,13 @@ const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
  * (agent, title, date). Days are UTC, both included.
  */
 export function searchAllCommand(args: string[], io: Io): Promise<number> {
-  const p = parseArgs(args, { valued: ['session', 'since', 'until', 'limit'], repeated: ['agent'], switches: ['json'], positional: ['tape', 'query'], rest: true });
+  const p = parseArgs(args, {
+    valued: ['session', 'since', 'until', 'limit'],
+    repeated: ['agent'],
+    switches: ['json'],
+    positional: ['tape', 'query'],
+    rest: true,
+  });
   const [file, ...words] = p.positional;
   const query = words.join(' ');
   if (query.trim() === '') throw new UsageError('the query has no words to search for');

@@ -97,7 +97,8 @@ export function searchTokens(text: string): SearchToken[] {
   const tokens: SearchToken[] = [];
   if (!NON_ASCII.test(text)) {
     ASCII_WORD.lastIndex = 0;
-    for (let m = ASCII_WORD.exec(text); m !== null; m = ASCII_WORD.exec(text)) tokens.push({ term: m[0].toLowerCase(), start: m.index, end: m.index + m[0].length });
+    for (let m = ASCII_WORD.exec(text); m !== null; m = ASCII_WORD.exec(text))
+      tokens.push({ term: m[0].toLowerCase(), start: m.index, end: m.index + m[0].length });
     return tokens;
   }
   const { form, from, to } = mapped(text);

@@ -96,7 +96,16 @@ export class SessionSearch {
     return {
       total,
       exact,
-      hits: hits.map(({ sessionId, entryId, kind, name, score, snippet, createdAt }) => ({ sessionId, entryId, kind, name, score, snippet, createdAt, ...sessionOf(sessionId) })),
+      hits: hits.map(({ sessionId, entryId, kind, name, score, snippet, createdAt }) => ({
+        sessionId,
+        entryId,
+        kind,
+        name,
+        score,
+        snippet,
+        createdAt,
+        ...sessionOf(sessionId),
+      })),
     };
   }
 }

@@ -19,10 +19,9 @@ function phraseIn(query: string, text: readonly string[]): boolean {
  */
 function referenceRanking(db: Database, query: string, limit: number, texts: readonly string[][]): string[] {
   const u = (b: Uint8Array, i: number): number => new DataView(b.buffer, b.byteOffset).getUint32(i * 4, true);
-  const r = db.exec(
-    "SELECT docid, matchinfo(entries_fts, 'pcnalx'), e.entry_id FROM entries_fts JOIN entries e ON e.id = docid WHERE entries_fts MATCH ?",
-    [parseQuery(query, 'operators')?.match ?? ''],
-  );
+  const r = db.exec("SELECT docid, matchinfo(entries_fts, 'pcnalx'), e.entry_id FROM entries_fts JOIN entries e ON e.id = docid WHERE entries_fts MATCH ?", [
+    parseQuery(query, 'operators')?.match ?? '',
+  ]);
   const scored = (r[0]?.values ?? []).map(([id, info, entryId]) => {
     const b = info as Uint8Array;
     const [phrases, rows, avgLen, len] = [u(b, 0), u(b, 2), u(b, 3) || 1, u(b, 4)];

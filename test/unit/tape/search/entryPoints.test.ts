@@ -22,9 +22,30 @@ import { cli } from '../../cli/build';
  * call and result.
  */
 
-const WORDS = ['Compaction', 'compact', 'COMPACTED', 'ratio', 'Ratio', 'über', 'Über', 'straße', '上下文压缩', '压缩', '数据库', 'ガイド', 'ｶﾞｲﾄﾞ', 'x9', 'context'];
+const WORDS = [
+  'Compaction',
+  'compact',
+  'COMPACTED',
+  'ratio',
+  'Ratio',
+  'über',
+  'Über',
+  'straße',
+  '上下文压缩',
+  '压缩',
+  '数据库',
+  'ガイド',
+  'ｶﾞｲﾄﾞ',
+  'x9',
+  'context',
+];
 const words = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 8 }).map((w) => w.join(' '));
-const entry = fc.record({ session: fc.constantFrom('s1', 's2'), kind: fc.constantFrom('user', 'assistant', 'call', 'result'), text: words, at: fc.integer({ min: 0, max: 3 }) });
+const entry = fc.record({
+  session: fc.constantFrom('s1', 's2'),
+  kind: fc.constantFrom('user', 'assistant', 'call', 'result'),
+  text: words,
+  at: fc.integer({ min: 0, max: 3 }),
+});
 
 /** A query word: a word of the vocabulary in any case, a CJK character or run inside one, or a prefix. */
 const queryWord = fc.oneof(
@@ -40,7 +61,8 @@ function entriesOf(specs: readonly { kind: string; text: string; at: number }[])
   return specs.map((s, i) => {
     const createdAt = T0 + s.at * 60_000;
     const messageId = `m${i}`;
-    if (s.kind === 'call') return { kind: 'tool_call', name: 'tool', payload: { messageId, toolCallId: `c${i}`, name: 'tool', input: { q: s.text } }, createdAt };
+    if (s.kind === 'call')
+      return { kind: 'tool_call', name: 'tool', payload: { messageId, toolCallId: `c${i}`, name: 'tool', input: { q: s.text } }, createdAt };
     if (s.kind === 'result') return { kind: 'tool_result', name: 'tool', payload: { messageId, toolCallId: `c${i}`, status: 'ok', output: s.text }, createdAt };
     const role = s.kind as 'user' | 'assistant';
     return { kind: 'message', name: `message/${role}`, payload: { messageId, role, status: 'sent', orderSeq: i + 1, content: s.text }, createdAt };
@@ -93,7 +115,9 @@ describe('one search engine: every entry point', function () {
           for (const s of ['s1', 's2']) {
             if (!specs.some((e) => e.session === s)) continue;
             const one = (await json<SearchHit[]>('search', file, q, '--session', s, '--limit', '50')).map((h) => said(h, h.snippet));
-            const oneAll = (await json<SessionSearchResult>('search-all', file, q, '--session', s, '--limit', '50')).hits.map((h) => said(h, markedText(h.snippet)));
+            const oneAll = (await json<SessionSearchResult>('search-all', file, q, '--session', s, '--limit', '50')).hits.map((h) =>
+              said(h, markedText(h.snippet)),
+            );
             const port = open
               .session(s)
               .tapePort()
