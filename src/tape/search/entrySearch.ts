@@ -27,7 +27,7 @@ import { searchTokens } from './searchTokens';
  *
  * **Ranking.** BM25, times 1.5 when the query's words occur in the entry's shown text
  * consecutively and in order (the phrase bonus, judged on the 64 best, or 4 × the limit when
- * more). Equal scores: the later row first (rows are appended in time order), so the order is a
+ * more; a query of one word is ranked by BM25 alone, so only the hits shown are read). Equal scores: the later row first (rows are appended in time order), so the order is a
  * function of the tape alone.
  */
 
@@ -198,6 +198,8 @@ export function searchEntries(source: SearchSource, query: SearchQuery, options:
   const ranked = source.rankedMatches(query, filter);
   const queue = new BestFirst(ranked);
   const wanted = Math.max(RERANKED, 4 * limit);
+  // Only a phrase bonus can reorder the best BM25 matches; a query of one word has none.
+  const reranked = query.words.length > 1 ? wanted : limit;
   const judge = (rows: SearchMatch[]): SearchMatch[] => {
     const kept = transcript ? rows.filter(isSearchable) : rows;
     const own = keep === undefined ? kept : kept.filter(keep);
@@ -207,7 +209,7 @@ export function searchEntries(source: SearchSource, query: SearchQuery, options:
   // common word matches most of a tape, and judging reads each match's row.
   const counted: SearchMatch[] = [];
   const judging = transcript || keep !== undefined;
-  for (let batch = judging ? Math.max(2 * wanted, FIRST_BATCH) : wanted; !queue.done && counted.length < wanted; batch *= 4) {
+  for (let batch = judging ? Math.max(2 * wanted, FIRST_BATCH) : reranked; !queue.done && counted.length < (judging ? wanted : reranked); batch *= 4) {
     counted.push(...judge(source.matchRows(queue.next(batch))));
   }
   counted.sort(byRank);
@@ -215,7 +217,7 @@ export function searchEntries(source: SearchSource, query: SearchQuery, options:
   const exact = queue.done || !judging;
   const total = !judging ? ranked.length : exact ? counted.length : Math.round((counted.length / queue.judged) * ranked.length);
 
-  const read = counted.slice(0, wanted).flatMap((m) => {
+  const read = counted.slice(0, reranked).flatMap((m) => {
     const entry = source.getEntry(m.sessionId, m.entryId);
     if (entry === undefined) return [];
     const text = searchableText(entry);

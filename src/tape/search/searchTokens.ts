@@ -20,12 +20,10 @@ export interface SearchToken {
 
 const CJK_CHAR = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u3005\\u30fc]';
 const CJK = new RegExp(CJK_CHAR, 'gu');
-const IS_CJK = new RegExp(`^${CJK_CHAR}$`, 'u');
 // Non-ASCII punctuation, symbols and spaces would otherwise glue onto neighbouring tokens. ASCII
 // is left out by the pattern, not by a replacer function: most text is ASCII, and a callback for
 // every space made this the costliest step of indexing an append.
 const NON_ASCII_SEPARATOR = /(?![\x00-\x7f])[\p{P}\p{S}\p{Z}]/gu;
-const IS_NON_ASCII_SEPARATOR = /^(?![\x00-\x7f])[\p{P}\p{S}\p{Z}]$/u;
 const NON_ASCII = /[^\x00-\x7f]/;
 /** What FTS4's simple tokenizer cuts at. */
 export const SEPARATORS = /[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/;
@@ -44,37 +42,35 @@ export function normalForm(text: string): string {
 /** The terms of `text`, in text order: the index's tokens. */
 export const searchTerms = (text: string): string[] => normalForm(text).split(SEPARATORS).filter(Boolean);
 
-const isSeparator = (c: string): boolean => (c.length === 1 && c.charCodeAt(0) < 0x80 ? !/[A-Za-z0-9]/.test(c) : IS_NON_ASCII_SEPARATOR.test(c));
+/**
+ * A token of the normal form's text: a CJK character, or a run of what is neither one nor a
+ * separator (ASCII but letters and digits; non-ASCII punctuation, symbols, spaces).
+ */
+const TOKEN = new RegExp(`(${CJK_CHAR})|[[^\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f\\p{P}\\p{S}\\p{Z}]--${CJK_CHAR}]+`, 'gv');
 
 /**
- * The NFKC, lower-case form of `text`, each code unit with the span of `text` it came from. Text
- * already in NFKC (nearly all) maps one to one; otherwise each character with its marks is
- * normalised on its own (memoised: a CJK text repeats its characters).
+ * The NFKC, lower-case form of `text`, and for each of its code units the span of `text` it came
+ * from; no spans when that is the code unit's own (text already in NFKC, nearly all). Otherwise
+ * each character with its marks is normalised on its own (memoised: a CJK text repeats its
+ * characters).
  */
-function mapped(text: string): { form: string; from: number[]; to: number[] } {
+function mapped(text: string): { form: string; from: number[] | null; to: number[] | null } {
+  if (text.normalize('NFKC') === text) {
+    const lower = text.toLowerCase();
+    if (lower.length === text.length) return { form: lower, from: null, to: null };
+  }
   const from: number[] = [];
   const to: number[] = [];
   let form = '';
-  const push = (s: string, start: number, end: number): void => {
-    for (let i = 0; i < s.length; i++) {
-      from.push(start);
-      to.push(end);
+  const memo = new Map<string, string>();
+  for (const m of text.matchAll(CLUSTER)) {
+    let n = memo.get(m[0]);
+    if (n === undefined) memo.set(m[0], (n = m[0].normalize('NFKC')));
+    for (let i = 0; i < n.length; i++) {
+      from.push(m.index);
+      to.push(m.index + m[0].length);
     }
-    form += s;
-  };
-  if (text.normalize('NFKC') === text) {
-    for (let i = 0; i < text.length; i++) {
-      from.push(i);
-      to.push(i + 1);
-    }
-    form = text;
-  } else {
-    const memo = new Map<string, string>();
-    for (const m of text.matchAll(CLUSTER)) {
-      let n = memo.get(m[0]);
-      if (n === undefined) memo.set(m[0], (n = m[0].normalize('NFKC')));
-      push(n, m.index, m.index + m[0].length);
-    }
+    form += n;
   }
   const lower = form.toLowerCase();
   // Lower case keeps the length but for a few letters (`İ`): then each character's span is found
@@ -102,27 +98,9 @@ export function searchTokens(text: string): SearchToken[] {
     return tokens;
   }
   const { form, from, to } = mapped(text);
-  let term = '';
-  let start = 0;
-  let end = 0;
-  const flush = (): void => {
-    if (term !== '') tokens.push({ term, start, end });
-    term = '';
-  };
-  let i = 0;
-  for (const c of form) {
-    const last = i + c.length - 1;
-    if (isSeparator(c)) flush();
-    else if (IS_CJK.test(c)) {
-      flush();
-      tokens.push({ term: c, start: from[i], end: to[last] });
-    } else {
-      if (term === '') start = from[i];
-      term += c;
-      end = to[last];
-    }
-    i += c.length;
+  for (const m of form.matchAll(TOKEN)) {
+    const end = m.index + m[0].length;
+    tokens.push({ term: m[0], start: from === null ? m.index : from[m.index], end: to === null ? end : to[end - 1] });
   }
-  flush();
   return tokens;
 }
