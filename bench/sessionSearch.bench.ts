@@ -11,7 +11,9 @@ import { writeFileDurably } from '../src/store/fsutil';
 import { sessionAgentOf } from '../src/store/sessionAgent';
 import { TapeStore } from '../src/store/tapeStore';
 import { isSearchable, searchableText } from '../src/tape/search/searchableText';
-import { queryTerms, searchTokens } from '../src/tape/search/searchTokens';
+import { parseQuery } from '../src/tape/search/searchQuery';
+import { hitRanges } from '../src/tape/search/searchSnippet';
+import { searchTokens } from '../src/tape/search/searchTokens';
 import { SessionSearch } from '../src/tape/search/sessionSearch';
 import { sessionTitleOf } from '../src/tape/sessionTitle';
 import { median, proseOf, round, sessionRows, targets, tempDir, time } from './common';
@@ -68,15 +70,15 @@ async function queryChild(file: string, name: QueryName): Promise<void> {
 /** Child, the baseline: no index, every searchable entry of every session read and tokenised for the query. */
 async function scanChild(file: string, name: QueryName): Promise<void> {
   const store = await TapeStore.open(file, { readOnly: true });
-  const { terms } = queryTerms(QUERIES[name]);
+  const words = parseQuery(QUERIES[name], 'plain')?.words ?? [];
   let total = 0;
   const ms = time(() => {
     for (const { sessionId } of store.sessions())
       for (const r of store.foldRows(sessionId, 0)) {
         if (!isSearchable(r)) continue;
         const e = store.getEntry(sessionId, r.entryId);
-        const got = new Set(searchTokens(e === undefined ? '' : searchableText(e)).map((t) => t.term));
-        if (terms.every((t) => got.has(t))) total++;
+        const tokens = searchTokens(e === undefined ? '' : searchableText(e));
+        if (words.every((w) => hitRanges(tokens, [w]).length > 0)) total++;
       }
   });
   const { rss } = process.memoryUsage();

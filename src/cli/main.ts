@@ -64,12 +64,14 @@ usage: agent-tape <command> [options]
                                                the context a model request would get
   search <tape> <query> [--session S] [--kind K] [--limit N] [--json]
                                                ranked full-text search (FTS4 syntax)
-  search-all <tape> <query...> [--agent A]... [--since YYYY-MM-DD] [--until YYYY-MM-DD]
-      [--limit N] [--json]                     what every session's conversation says, ranked
-                                               (Tape: Search All Sessions): messages as in
-                                               force, tool calls and results, compaction
-                                               summaries, handoff notes; every word must occur
-                                               (plain text, CJK found inside longer runs); each
+  search-all <tape> <query...> [--agent A]... [--session S]
+      [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--limit N] [--json]
+                                               what every session's conversation says, ranked
+                                               as search ranks (Tape: Search All Sessions):
+                                               messages as in force, tool calls and results,
+                                               compaction summaries, handoff notes; every word
+                                               must occur (plain text, word* a prefix, CJK
+                                               found inside longer runs); each
                                                hit with its session's agent, title and date;
                                                --agent (again for more) by the format a session
                                                was ingested from, or agent-tape; days are UTC

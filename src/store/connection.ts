@@ -29,7 +29,7 @@ export class Connection {
     this.transaction = new AppendTransaction(db, onCommitFailure);
     this.rowWriter = new RowWriter(db, this.indexer);
     this.appender = new Appender(this.queries, this.rowWriter, this.transaction, checkRoom);
-    this.search = new SearchIndex(db, file);
+    this.search = new SearchIndex(db);
     this.pageSize = db.exec('PRAGMA page_size')[0].values[0][0] as number;
     this.pageCount = db.prepare('PRAGMA page_count');
   }

@@ -1,3 +1,4 @@
+import { byRank } from '../tape/search/entrySearch';
 import type { Entry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
@@ -164,7 +165,7 @@ class LineageReader implements TapeReader {
         toEntryId: options.toEntryId === undefined ? undefined : options.toEntryId - p + 1,
       })
       .map((h) => ({ ...h, entryId: h.entryId + p - 1 }));
-    return [...own, ...inherited.map((h) => ({ ...h, sessionId }))].sort((a, b) => b.score - a.score || a.entryId - b.entryId).slice(0, limit);
+    return [...own, ...inherited.map((h) => ({ ...h, sessionId }))].sort(byRank).slice(0, limit);
   }
 }
 

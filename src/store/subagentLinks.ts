@@ -1,4 +1,5 @@
 import { SUBAGENT_LINKED } from '../tape/entryNames';
+import { byRank } from '../tape/search/entrySearch';
 import { randomUUID } from 'node:crypto';
 import type { Kind } from '../tape/entry';
 import {
@@ -148,5 +149,5 @@ export function searchScoped(
       hits.push(...store.search(query, { sessionId: link.childSessionId, toEntryId: link.frozenHead, kinds, limit }));
     }
   }
-  return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+  return hits.sort(byRank).slice(0, limit);
 }

@@ -5,7 +5,8 @@ import { validateNewEntry, type Entry, type NewEntry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
 import type { EntrySource } from '../tape/projections/projection';
-import type { RankedMatch, SearchMatch } from '../tape/search/sessionSearch';
+import type { MatchFilter, RankedMatch, SearchMatch } from '../tape/search/entrySearch';
+import type { SearchQuery } from '../tape/search/searchQuery';
 import type { AppendResult } from './appender';
 import { Connection } from './connection';
 import { AppendEvents, growthEvents, type AppendListener, type Disposable } from './appendEvents';
@@ -26,7 +27,7 @@ import { deleteSessionRows } from './sessionDelete';
 import { decodeRows, foldRowOfRow, paramsOf, type RowTuple } from './rowTuple';
 import { insertRows } from './rowWriter';
 import { createTapeDb, readMeta, writeMeta } from './schema';
-import type { SearchHit, SearchOptions } from './search';
+import { searchHits, type SearchHit, type SearchOptions } from './search';
 import { loadSqlJs } from './sqljs';
 import { checkRoomFor, nearlyFullWarning, TAPE_MAX_BYTES } from './tapeSize';
 
@@ -325,15 +326,15 @@ export class TapeStore implements FoldSource, EntrySource {
     return this.foldRowCache.rows(sessionId, afterEntryId);
   }
 
+  /** `search`'s, `tape_search`'s and the inspector's search (src/store/search.ts). */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
-    this.c.settle();
-    return this.c.search.search(query, options);
+    return searchHits(this, query, options);
   }
 
-  /** The index's matches of plain `text`, with their BM25 scores (SearchSource): nothing read from entries. */
-  rankedMatches(text: string, prefix: boolean): RankedMatch[] {
+  /** The index's matches of a query in the filter, with their BM25 scores (SearchSource): no payload read. */
+  rankedMatches(query: SearchQuery, filter: MatchFilter): RankedMatch[] {
     this.c.settle();
-    return this.c.search.rankedMatches(text, prefix);
+    return this.c.search.rankedMatches(query, filter);
   }
 
   /** What judging needs of these matches' rows (SearchSource). */

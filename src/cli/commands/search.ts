@@ -12,7 +12,14 @@ export function searchCommand(args: string[], io: Io): Promise<number> {
   return withTape(file, (tape) => {
     // Within a session, a fork's search reads its parent through up to the fork point.
     const hits = sessionId === undefined ? tape.store.search(query, options) : tape.session(sessionId).reader.search(query, { ...options, sessionId });
-    if (p.flags.has('json')) return (json(io, hits), 0);
+    if (p.flags.has('json'))
+      return (
+        json(
+          io,
+          hits.map(({ sessionId, entryId, kind, name, score, snippet }) => ({ sessionId, entryId, kind, name, score, snippet })),
+        ),
+        0
+      );
     for (const h of hits) io.out(`${h.sessionId} #${h.entryId} ${h.kind} ${h.name} (${h.score}): ${h.snippet}\n`);
     if (!hits.length) io.out('no matches\n');
     return 0;

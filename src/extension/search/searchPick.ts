@@ -1,11 +1,10 @@
 import * as vscode from 'vscode';
-import { queryFilters, type Day } from '../../tape/search/searchFilters';
-import type { SessionSearch, SessionSearchHit, SessionSearchOptions } from '../../tape/search/sessionSearch';
+import type { SessionSearch, SessionSearchHit } from '../../tape/search/sessionSearch';
 import { agentLabel } from '../agentLabel';
+import { pickQuery } from './pickQuery';
 
 /** How long typing must pause before the query runs. */
 const DEBOUNCE_MS = 150;
-const LIMIT = 100;
 const DAY_MS = 86_400_000;
 
 interface HitItem extends vscode.QuickPickItem {
@@ -13,7 +12,7 @@ interface HitItem extends vscode.QuickPickItem {
 }
 
 /** What the buttons chose; the query's own `agent:`/`since:`/`until:` words add to it. */
-interface ButtonFilters {
+interface Buttons {
   agents: string[];
   range: DateRange;
 }
@@ -33,8 +32,6 @@ const RANGES: readonly DateRange[] = [
   ANY_TIME,
 ];
 
-/** In the extension a day is the user's own (local) day, as the dates shown are. */
-const localDay = (d: Day, end: boolean): number => new Date(d.year, d.month - 1, d.day + (end ? 1 : 0)).getTime() - (end ? 1 : 0);
 const shownDate = (ms: number): string => {
   const d = new Date(ms);
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
@@ -73,7 +70,7 @@ export function pickSearchHit(
   Object.assign(pick, { sortByLabel: false });
   pick.buttons = [AGENTS_BUTTON, DATES_BUTTON];
   pick.value = initial;
-  const filters: ButtonFilters = { agents: [], range: ANY_TIME };
+  const filters: Buttons = { agents: [], range: ANY_TIME };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let choosingFilter = false;
   /** The query the items are of: VS Code echoes the value set at the start as a change. */
@@ -83,31 +80,7 @@ export function pickSearchHit(
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     ran = pick.value;
-    const f = queryFilters(pick.value);
-    // Every session's agent is asked only when the query names agents.
-    const known = f.agents.length > 0 ? index.agents().map((a) => a.agent) : [];
-    const problems = [...f.problems];
-    const named = f.agents.flatMap((name) => {
-      const n = name.toLowerCase();
-      const found = known.filter((a) => a === n || a.startsWith(n) || agentLabel(a).toLowerCase().startsWith(n));
-      if (found.length === 0) problems.push(`no agent "${name}" on this tape`);
-      return found;
-    });
-    const agents = [...new Set([...filters.agents, ...named])];
-    const rangeFrom = filters.range.from(new Date());
-    const since = f.since === null ? null : localDay(f.since, false);
-    const from = Math.max(rangeFrom ?? -Infinity, since ?? -Infinity);
-    const options: SessionSearchOptions = {
-      limit: LIMIT,
-      // The last word is still being typed until a space follows it.
-      prefix: !/\s$/.test(pick.value),
-      ...(agents.length > 0 ? { agents } : {}),
-      ...(Number.isFinite(from) ? { from } : {}),
-      ...(f.until === null ? {} : { to: localDay(f.until, true) }),
-    };
-    // A filter word naming no agent on the tape finds nothing, rather than everything.
-    const { hits, total, exact } =
-      f.text === '' || (f.agents.length > 0 && named.length === 0) ? { hits: [], total: 0, exact: true } : index.search(f.text, options);
+    const { hits, total, exact, text, problems } = pickQuery(index, pick.value, { agents: filters.agents, from: filters.range.from(new Date()) });
     pick.items = hits.map((hit) => ({
       label: plain(hit.snippet.text),
       description: `${agentLabel(hit.agent)} · ${hit.title ?? hit.sessionId} · ${shownDate(hit.sessionStartedAt)}`,
@@ -121,7 +94,7 @@ export function pickSearchHit(
       ...(filters.range === ANY_TIME ? [] : [filters.range.label]),
     ];
     const counted =
-      f.text === ''
+      text === ''
         ? ''
         : total === 0
           ? 'no matches'
@@ -130,7 +103,7 @@ export function pickSearchHit(
             : `${total} match${total === 1 ? '' : 'es'}`;
     pick.title = ['Search All Sessions', counted, ...filtering, ...problems].filter(Boolean).join(' · ');
     pick.busy = false;
-    if (f.text !== '') log.info(`Search All Sessions: ${hits.length} shown of ${total} for ${JSON.stringify(pick.value)}`);
+    if (text !== '') log.info(`Search All Sessions: ${hits.length} shown of ${total} for ${JSON.stringify(pick.value)}`);
   };
   const schedule = (delay: number): void => {
     if (timer !== undefined) clearTimeout(timer);

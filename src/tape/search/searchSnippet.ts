@@ -1,3 +1,4 @@
+import type { QueryWord } from './searchQuery';
 import type { SearchToken } from './searchTokens';
 
 /** A search hit's text as shown: one line, with the offsets of the query's words in it. */
@@ -26,13 +27,52 @@ function merged(ranges: [number, number][]): [number, number][] {
   return out;
 }
 
+/** Whether `term` is what a query word's `i`th term asks for. */
+const fits = (w: QueryWord, i: number, term: string): boolean => (w.prefix && i === w.terms.length - 1 ? term.startsWith(w.terms[i]) : term === w.terms[i]);
+
+/**
+ * Where the text says each query word: every run of its tokens (searchTokens) that is a word's
+ * terms in order, as the index matched it (a CJK run is the phrase of its characters).
+ */
+export function hitRanges(tokens: readonly SearchToken[], words: readonly QueryWord[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const w of words) {
+    for (let i = 0; i + w.terms.length <= tokens.length; i++) {
+      let j = 0;
+      while (j < w.terms.length && fits(w, j, tokens[i + j].term)) j++;
+      if (j === w.terms.length) ranges.push([tokens[i].start, tokens[i + j - 1].end]);
+    }
+  }
+  return ranges;
+}
+
+/**
+ * Whether the query's words, all their terms in query order, occur consecutively in the tokens
+ * (the phrase bonus of the ranking); a query of one word has none (every match is that word).
+ */
+export function hasPhrase(tokens: readonly SearchToken[], words: readonly QueryWord[]): boolean {
+  if (words.length < 2) return false;
+  return hitRanges(tokens, [{ terms: words.flatMap((w) => w.terms), prefix: words[words.length - 1].prefix }]).length > 0;
+}
+
+/** The snippet with its hits in «», as the CLI and the tools print it. */
+export function markedText({ text, hits }: Snippet): string {
+  let out = '';
+  let at = 0;
+  for (const [start, end] of hits) {
+    out += `${text.slice(at, start)}«${text.slice(start, end)}»`;
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
 /**
  * A window of about 120 characters of `text` around its first hit (from a little before it),
  * whitespace and control characters as single spaces, an ellipsis where it was cut, and every hit
- * inside the window marked. `tokens` are the text's own (searchTokens), `hit` says which are hits.
+ * inside the window marked. `found` are `hitRanges` of the text.
  */
-export function snippetOf(text: string, tokens: readonly SearchToken[], hit: (term: string) => boolean): Snippet {
-  const ranges = merged(tokens.filter((t) => hit(t.term)).map((t): [number, number] => [t.start, t.end]));
+export function snippetOf(text: string, found: [number, number][]): Snippet {
+  const ranges = merged(found);
   let start = ranges.length === 0 ? 0 : Math.max(0, ranges[0][0] - LEAD);
   // Start after a blank when there is one close before the lead's start: whole words read better.
   const blank = text.slice(start, ranges[0]?.[0] ?? start).search(BLANK);

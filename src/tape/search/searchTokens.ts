@@ -1,17 +1,14 @@
 /**
- * The words of Search All Sessions' snippets and phrase bonus (src/tape/search/sessionSearch.ts): which
- * words of a hit's text are marked, and whether the query's words occur in it in order. (Which
- * entries match is the tape's full-text index's: src/store/search.ts.) Text is cut into runs, each
- * normalised on its own so that every token keeps the offsets of the text a person sees:
- * - a run of letters, marks and digits outside the CJK scripts is one word, NFKC-normalised and
- *   case-folded (lower case of the upper case, so `ß` meets `SS` and `ﬁ` meets `fi`; a final
- *   sigma as any sigma). Everything else (spaces, punctuation, symbols, `_`) separates words;
- * - a run of Han, Hiragana, Katakana and Hangul characters (with `々`, `ー`, voicing and combining marks)
- *   has no spaces to cut at, so it gives its overlapping character pairs (bigrams) and each of its
- *   characters: `上下文压缩` gives 上下, 下文, 文压, 压缩 and the five characters, so a two-character
- *   query such as `压缩` is one term, a longer one all of its bigrams, a single character itself.
- * A token is in the run's `sequence` (what a phrase is matched against) when it is a word, a bigram,
- * or the character of a one-character run.
+ * The one tokenizer of every search (src/tape/search/entrySearch.ts): what the tape's full-text
+ * index holds, what a query is cut into, and which words a snippet marks. FTS4's "simple"
+ * tokenizer cuts at ASCII characters other than letters and digits and lower-cases ASCII only, so
+ * the text goes through `normalForm` first, both when an entry is indexed and when a query is read:
+ * - NFKC and lower case (`Ｈｅｌｌｏ` is `hello`, `ﬁ` is `fi`; `ß` stays `ß`, not `ss`);
+ * - non-ASCII punctuation, symbols and spaces separate words as ASCII ones do;
+ * - every Han, Hiragana, Katakana and Hangul character is a token of its own: CJK text has no
+ *   spaces to cut at, and a query's CJK run is searched as the phrase of its characters, which is
+ *   a substring match.
+ * `searchTokens` gives the same terms with the offsets of the text as written, for snippets.
  */
 
 export interface SearchToken {
@@ -19,100 +16,91 @@ export interface SearchToken {
   /** UTF-16 offsets into the text tokenised: the word as written, before normalisation. */
   start: number;
   end: number;
-  /** Whether the token takes part in phrase matching (words and bigrams; see above). */
-  inSequence: boolean;
 }
 
-// With the marks the scripts share with others: iteration and prolonged sound marks, spacing and
-// half-width voicing marks (combining ones are marks, which a run takes after its first character).
-const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u3005\\u30fc\\u309b\\u309c\\uff70\\uff9e\\uff9f';
-// One scan finds both kinds of run; the word class is letters, marks and digits minus the CJK
-// scripts (set subtraction needs the `v` flag, Node 20), so a word stops where CJK text starts.
-const RUN = new RegExp(`([${CJK_CLASS}][${CJK_CLASS}\\p{M}]*)|([[\\p{L}\\p{M}\\p{N}]--[${CJK_CLASS}]]+)`, 'gv');
-const ASCII = /^[\x00-\x7f]*$/;
-/** In ASCII text the words are exactly these: nothing to normalise, no CJK (most text, twice as fast). */
+const CJK_CHAR = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u3005\\u30fc]';
+const CJK = new RegExp(CJK_CHAR, 'gu');
+// Non-ASCII punctuation, symbols and spaces would otherwise glue onto neighbouring tokens. ASCII
+// is left out by the pattern, not by a replacer function: most text is ASCII, and a callback for
+// every space made this the costliest step of indexing an append.
+const NON_ASCII_SEPARATOR = /(?![\x00-\x7f])[\p{P}\p{S}\p{Z}]/gu;
+const NON_ASCII = /[^\x00-\x7f]/;
+/** What FTS4's simple tokenizer cuts at. */
+export const SEPARATORS = /[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/;
 const ASCII_WORD = /[A-Za-z0-9]+/g;
-/** A folded word that normalisation split or turned into CJK (U+FDFA's spaces, `㊀`): tokenised again. */
-const PLAIN_WORD = new RegExp(`^[[\\p{L}\\p{M}\\p{N}]--[${CJK_CLASS}]]+$`, 'v');
+/** A character with the marks that follow it (half-width voicing marks among them): what NFKC composes together. */
+const CLUSTER = /\P{M}[\p{M}\uff9e\uff9f]*|[\p{M}\uff9e\uff9f]+/gu;
 
-/** The normal form a word is indexed and looked up under. */
-function foldWord(word: string): string {
-  if (ASCII.test(word)) return word.toLowerCase();
-  return word.normalize('NFKC').toUpperCase().toLowerCase().replace(/ς/g, 'σ');
+/** The text as the index holds it: FTS4's simple tokenizer then finds exactly the tokens above. */
+export function normalForm(text: string): string {
+  // NFKC and both patterns change nothing in ASCII text, most of what is indexed; skipping them
+  // took a fifth off the JS side of indexing an append.
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
+  return text.normalize('NFKC').toLowerCase().replace(NON_ASCII_SEPARATOR, ' ').replace(CJK, ' $& ');
 }
 
-/** Called per token in text order: the term, its offsets in the text as written, whether it is in the phrase sequence. */
-type TokenSink = (term: string, start: number, end: number, inSequence: boolean) => void;
-
-function cjkTokens(run: string, at: number, emit: TokenSink): void {
-  const raw = Array.from(run);
-  // A lone voicing mark normalises to a space and the combining mark: the space is no character of the run.
-  const chars = Array.from(run.normalize('NFKC')).filter((c) => c !== ' ');
-  // Offsets per character when normalising kept the count (nearly always); else each token spans the run.
-  const starts: number[] = [];
-  let offset = at;
-  for (const c of raw) {
-    starts.push(offset);
-    offset += c.length;
-  }
-  const exact = chars.length === raw.length;
-  const startOf = (i: number): number => (exact ? starts[i] : at);
-  const endOf = (i: number): number => (exact ? starts[i] + raw[i].length : at + run.length);
-  if (chars.length === 1) return emit(chars[0], startOf(0), endOf(0), true);
-  for (let i = 0; i < chars.length; i++) {
-    emit(chars[i], startOf(i), endOf(i), false);
-    if (i + 1 < chars.length) emit(chars[i] + chars[i + 1], startOf(i), endOf(i + 1), true);
-  }
-}
-
-/** Each token of `text`, in text order. */
-function forEachToken(text: string, emit: TokenSink): void {
-  if (ASCII.test(text)) {
-    ASCII_WORD.lastIndex = 0;
-    for (let m = ASCII_WORD.exec(text); m !== null; m = ASCII_WORD.exec(text)) emit(m[0].toLowerCase(), m.index, m.index + m[0].length, true);
-    return;
-  }
-  for (const m of text.matchAll(RUN)) {
-    const at = m.index;
-    if (m[1] !== undefined) {
-      cjkTokens(m[1], at, emit);
-      continue;
-    }
-    const word = m[2];
-    const term = foldWord(word);
-    if (term === word.toLowerCase() || PLAIN_WORD.test(term)) {
-      emit(term, at, at + word.length, true);
-      continue;
-    }
-    // Normalisation changed what the word is made of: its pieces all point at the word as written.
-    forEachToken(term, (t, _s, _e, inSequence) => emit(t, at, at + word.length, inSequence));
-  }
-}
-
-/** The tokens of `text`, in text order. */
-export function searchTokens(text: string): SearchToken[] {
-  const tokens: SearchToken[] = [];
-  forEachToken(text, (term, start, end, inSequence) => tokens.push({ term, start, end, inSequence }));
-  return tokens;
-}
-
-/** What a query asks for: every term must occur; `sequence` is the phrase its words make. */
-export interface QueryTerms {
-  /** Distinct, in query order. */
-  terms: string[];
-  sequence: string[];
-  /** The query's last word when it is not CJK (the one still being typed), for prefix matching. */
-  lastWord: string | null;
-}
+/** The terms of `text`, in text order: the index's tokens. */
+export const searchTerms = (text: string): string[] => normalForm(text).split(SEPARATORS).filter(Boolean);
 
 /**
- * A query's terms: its words, and for a CJK run its bigrams, or the character itself when the run
- * is one character long. Plain text only: nothing in a query is an operator.
+ * A token of the normal form's text: a CJK character, or a run of what is neither one nor a
+ * separator (ASCII but letters and digits; non-ASCII punctuation, symbols, spaces).
  */
-export function queryTerms(query: string): QueryTerms {
-  const sequence = searchTokens(query)
-    .filter((t) => t.inSequence)
-    .map((t) => t.term);
-  const last = [...query.matchAll(RUN)].at(-1);
-  return { terms: [...new Set(sequence)], sequence, lastWord: last?.[2] === undefined ? null : (searchTokens(last[2]).at(-1)?.term ?? null) };
+const TOKEN = new RegExp(`(${CJK_CHAR})|[[^\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f\\p{P}\\p{S}\\p{Z}]--${CJK_CHAR}]+`, 'gv');
+
+/**
+ * The NFKC, lower-case form of `text`, and for each of its code units the span of `text` it came
+ * from; no spans when that is the code unit's own (text already in NFKC, nearly all). Otherwise
+ * each character with its marks is normalised on its own (memoised: a CJK text repeats its
+ * characters).
+ */
+function mapped(text: string): { form: string; from: number[] | null; to: number[] | null } {
+  if (text.normalize('NFKC') === text) {
+    const lower = text.toLowerCase();
+    if (lower.length === text.length) return { form: lower, from: null, to: null };
+  }
+  const from: number[] = [];
+  const to: number[] = [];
+  let form = '';
+  const memo = new Map<string, string>();
+  for (const m of text.matchAll(CLUSTER)) {
+    let n = memo.get(m[0]);
+    if (n === undefined) memo.set(m[0], (n = m[0].normalize('NFKC')));
+    for (let i = 0; i < n.length; i++) {
+      from.push(m.index);
+      to.push(m.index + m[0].length);
+    }
+    form += n;
+  }
+  const lower = form.toLowerCase();
+  // Lower case keeps the length but for a few letters (`İ`): then each character's span is found
+  // by its own lower case's length (the text's lower case, a final sigma's context included).
+  if (lower.length === form.length) return { form: lower, from, to };
+  const out = { form: lower, from: [] as number[], to: [] as number[] };
+  let i = 0;
+  for (const c of form) {
+    for (let k = c.toLowerCase().length; k > 0; k--) {
+      out.from.push(from[i]);
+      out.to.push(to[i + c.length - 1]);
+    }
+    i += c.length;
+  }
+  return out;
+}
+
+/** The tokens of `text`, in text order: `searchTerms(text)` with where each is written. */
+export function searchTokens(text: string): SearchToken[] {
+  const tokens: SearchToken[] = [];
+  if (!NON_ASCII.test(text)) {
+    ASCII_WORD.lastIndex = 0;
+    for (let m = ASCII_WORD.exec(text); m !== null; m = ASCII_WORD.exec(text))
+      tokens.push({ term: m[0].toLowerCase(), start: m.index, end: m.index + m[0].length });
+    return tokens;
+  }
+  const { form, from, to } = mapped(text);
+  for (const m of form.matchAll(TOKEN)) {
+    const end = m.index + m[0].length;
+    tokens.push({ term: m[0], start: from === null ? m.index : from[m.index], end: to === null ? end : to[end - 1] });
+  }
+  return tokens;
 }

@@ -1,10 +1,10 @@
 import { SUMMARY_EDIT_EVENT } from '../entryNames';
 import { isReconstructionAnchor, textOf, type Entry } from '../entry';
-import { readable } from '../entryText';
+import { entryText, readable } from '../entryText';
 import type { FoldRow } from '../fold';
 
 /**
- * What Search All Sessions shows of an entry. Only the first `SEARCH_TEXT_MAX` UTF-16 code units
+ * What a search hit shows of an entry. Only the first `SEARCH_TEXT_MAX` UTF-16 code units
  * of a hit's text are read for its snippet and phrase bonus, which bounds the work per hit: a tool
  * result of megabytes is found by all it says (the tape's index holds it whole) and shown by its
  * beginning.
@@ -43,9 +43,13 @@ function cap(text: string): string {
   return text.slice(0, end);
 }
 
-/** The searched text of a searchable entry (a tool call: its name and input; a handoff: its summary and state), capped. */
+/**
+ * The shown text of an entry, capped: of a searchable one what its transcript says (a tool call:
+ * its name and input; a handoff: its summary and state), of any other what the index holds.
+ */
 export function searchableText(e: Entry): string {
   const p = e.payload;
+  if (!isSearchable(e)) return cap(entryText(e.kind, e.name, p));
   switch (e.kind) {
     case 'message':
       return cap(textOf(p.content));
@@ -53,12 +57,10 @@ export function searchableText(e: Entry): string {
       return cap(`${e.name}\n${readable(p.input)}`);
     case 'tool_result':
       return cap(readable(p.output));
-    case 'anchor':
-    case 'event': {
+    default: {
+      // A reconstruction anchor or a summary edit.
       const s = state(e);
       return cap([readable(s.summary), readable(s.state)].filter(Boolean).join('\n'));
     }
-    default:
-      return '';
   }
 }

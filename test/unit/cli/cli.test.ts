@@ -240,7 +240,7 @@ describe('agent-tape CLI', function () {
         [['log', evil], /evil\]0;owned-session #2 message message\/user .*clear\\u001b\[2J\\u001b\[Hscreen[^]*#4 anchor handoff\/2J /],
         [['view', evil, '--session', session], /#2 user: clear\[2J\[Hscreen 31mred\[0mover\ttab\nnext line/],
         [['context', evil, '--session', session, '--anchor', 'none'], /clear\[2J\[Hscreen 31mred\[0mover\ttab\nnext line/],
-        [['search', evil, 'over'], /evil\]0;owned-session #2 message message\/user .*31mred\[0m.*over/],
+        [['search', evil, 'over'], /evil\]0;owned-session #2 message message\/user .*31mred \[0m «over» tab next line/],
         [['info', evil], /evil\]0;owned-session: head 4[^]*#4 handoff\/2J/],
       ];
       for (const [argv, expected] of human) {

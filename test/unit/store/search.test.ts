@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import { TapeQueryError } from '../../../src/store/errors';
-import { parseQuery } from '../../../src/store/search';
 import { TapeStore } from '../../../src/store/tapeStore';
+import { parseQuery } from '../../../src/tape/search/searchQuery';
 import { message } from './helpers';
 
 describe('full-text search (FTS4, BM25, CJK)', () => {
@@ -137,6 +137,6 @@ describe('full-text search (FTS4, BM25, CJK)', () => {
   });
 
   it('turns CJK runs into phrases and keeps ASCII words as terms', () => {
-    assert.strictEqual(parseQuery('SQLite 数据库 OR "配置 文件"').match, 'sqlite "数 据 库" OR "配 置 文 件"');
+    assert.strictEqual(parseQuery('SQLite 数据库 OR "配置 文件"', 'operators')?.match, '"sqlite" "数 据 库" OR "配 置 文 件"');
   });
 });

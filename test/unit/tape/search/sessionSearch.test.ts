@@ -6,7 +6,9 @@ import type { NewEntry } from '../../../../src/tape/entry';
 import { isIngestedSession } from '../../../../src/tape/ingestedSession';
 import { parseDay, queryFilters } from '../../../../src/tape/search/searchFilters';
 import { SEARCH_TEXT_MAX, searchableText } from '../../../../src/tape/search/searchableText';
-import { queryTerms, searchTokens } from '../../../../src/tape/search/searchTokens';
+import { parseQuery } from '../../../../src/tape/search/searchQuery';
+import { hitRanges } from '../../../../src/tape/search/searchSnippet';
+import { searchTerms, searchTokens } from '../../../../src/tape/search/searchTokens';
 import { SessionSearch, sessionSearchOf, type SessionSearchHit } from '../../../../src/tape/search/sessionSearch';
 import { sessionTitleOf } from '../../../../src/tape/sessionTitle';
 import { agentOf } from '../../../../src/tape/usage/usageStats';
@@ -64,12 +66,12 @@ const where = (hits: readonly { sessionId: string; entryId: number }[]) => hits.
 const marked = (h: SessionSearchHit) => h.snippet.hits.map(([a, b]) => h.snippet.text.slice(a, b));
 
 describe('search tokens', () => {
-  it('words are NFKC-normalised and case-folded; punctuation, symbols and _ separate them; offsets are the text as written', () => {
+  it('words are NFKC-normalised and lower-cased, as the index holds them; punctuation, symbols and _ separate them; offsets are the text as written', () => {
     const text = 'Ｈｅｌｌｏ, WORLD! foo_bar STRASSE straße ﬁle Ω';
     const tokens = searchTokens(text);
     assert.deepStrictEqual(
       tokens.map((t) => t.term),
-      ['hello', 'world', 'foo', 'bar', 'strasse', 'strasse', 'file', 'ω'],
+      ['hello', 'world', 'foo', 'bar', 'strasse', 'straße', 'file', 'ω'],
     );
     assert.deepStrictEqual(
       tokens.map((t) => text.slice(t.start, t.end)),
@@ -77,22 +79,78 @@ describe('search tokens', () => {
     );
   });
 
-  it('a CJK run gives its bigrams (the phrase) and its characters; a one-character run is that character; other scripts stop at it', () => {
-    const tokens = searchTokens('上下文压缩ok 第3章');
+  it('a CJK character is a token of its own; a CJK word of a query is the phrase of its characters; other scripts stop at it', () => {
+    const text = '上下文压缩ok 第3章';
+    const tokens = searchTokens(text);
     assert.deepStrictEqual(
-      tokens.filter((t) => t.inSequence).map((t) => t.term),
-      ['上下', '下文', '文压', '压缩', 'ok', '第', '3', '章'],
+      tokens.map((t) => t.term),
+      ['上', '下', '文', '压', '缩', 'ok', '第', '3', '章'],
     );
     assert.deepStrictEqual(
-      tokens.filter((t) => !t.inSequence).map((t) => t.term),
-      ['上', '下', '文', '压', '缩'],
+      tokens.map((t) => text.slice(t.start, t.end)),
+      ['上', '下', '文', '压', '缩', 'ok', '第', '3', '章'],
     );
-    assert.deepStrictEqual(queryTerms('压缩').terms, ['压缩']);
-    assert.deepStrictEqual(queryTerms('压').terms, ['压']);
-    assert.deepStrictEqual(queryTerms('上下文').terms, ['上下', '下文']);
+    assert.deepStrictEqual(parseQuery('压缩', 'plain')?.words, [{ terms: ['压', '缩'], prefix: false }]);
+    assert.strictEqual(parseQuery('压缩', 'plain')?.match, '"压 缩"');
+    assert.deepStrictEqual(hitRanges(tokens, parseQuery('压缩', 'plain')?.words ?? []), [[3, 5]], 'the run marked, not its characters apart');
     // Half-width katakana with its voicing mark is the full-width syllable.
-    assert.deepStrictEqual(queryTerms('ｶﾞｲﾄﾞ').terms, queryTerms('ガイド').terms);
-    assert.strictEqual(queryTerms('a.*b (').lastWord, 'b', 'a query is words, never a pattern');
+    assert.deepStrictEqual(parseQuery('ｶﾞｲﾄﾞ', 'plain')?.words, parseQuery('ガイド', 'plain')?.words);
+    assert.deepStrictEqual(parseQuery('a.*b (', 'plain', true)?.words, [{ terms: ['a', 'b'], prefix: false }], 'a query is words, never a pattern');
+  });
+
+  it("property: the tokens are the index's (searchTerms, what FTS4 cuts the indexed text into), in order, each where the text says it", () => {
+    const piece = fc.constantFrom(
+      ...[
+        'word',
+        'Ünïcödé',
+        'e\u0301',
+        'ß',
+        'ΣΟΦΟΣ',
+        'ﬁ',
+        'Ｈｉ',
+        '①',
+        '½',
+        '压缩',
+        'ｶﾞｲﾄﾞ',
+        'ガイド',
+        '한국어',
+        '々',
+        'ー',
+        '。',
+        '，',
+        '…',
+        '—',
+        '\u00a0',
+        '\u3000',
+        '🙂',
+        'İ',
+        ' ',
+        '\n',
+        '_',
+        '-',
+        '.',
+        '42',
+        'x',
+      ],
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }), (pieces) => {
+        const text = pieces.join('');
+        const tokens = searchTokens(text);
+        assert.deepStrictEqual(
+          tokens.map((t) => t.term),
+          searchTerms(text),
+        );
+        for (let i = 0; i < tokens.length; i++) {
+          const t = tokens[i];
+          assert.ok(t.start < t.end && t.end <= text.length && (i === 0 || tokens[i - 1].start <= t.start), JSON.stringify(tokens));
+          // Alone, a sigma may be final where the text's was not.
+          const sigma = (x: string) => x.replace(/ς/g, 'σ');
+          assert.ok(sigma(searchTerms(text.slice(t.start, t.end)).join('')).includes(sigma(t.term)), JSON.stringify(t));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -414,10 +472,11 @@ describe('Search All Sessions index', () => {
         store = await TapeStore.inMemory();
         const index = fresh(store);
         const inForce = await play(ops as Op[], index);
-        const { terms, lastWord } = queryTerms(query);
+        const words = parseQuery(query, 'plain', prefix)?.words ?? [];
+        // Every word, as the index matches it: the run of its terms, the last one begun when a prefix.
         const holds = (t: string) => {
-          const got = new Set(searchTokens(t).map((x) => x.term));
-          return terms.every((term) => (prefix && term === lastWord ? [...got].some((g) => g.startsWith(term)) : got.has(term)));
+          const tokens = searchTokens(t);
+          return words.every((w) => hitRanges(tokens, [w]).length > 0);
         };
         const expected = [...inForce.values()].filter((d) => holds(d.text));
         const a = index.search(query, { prefix, limit: 1000 });
