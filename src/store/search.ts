@@ -1,7 +1,8 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { JsonObject, Kind } from '../tape/entry';
 import { errorMessage } from '../tape/errorMessage';
-import { searchEntries, type MatchFilter, type RankedMatch, type SearchMatch, type SearchSource } from '../tape/search/entrySearch';
+import { searchEntries, type MatchFilter, type SearchMatch, type SearchSource } from '../tape/search/entrySearch';
+import { RankedMatches, type RankedMatch } from '../tape/search/rankedMatches';
 import { parseQuery, SearchQueryError, type SearchQuery } from '../tape/search/searchQuery';
 import { markedText } from '../tape/search/searchSnippet';
 import { normalForm } from '../tape/search/searchTokens';
@@ -119,7 +120,7 @@ export class SearchIndex {
    * no order. Reads the index only (its doclists and row sizes), and `entries`' leading columns
    * when filtered, never a payload: a common word matches most of a tape, whose rows may be gigabytes.
    */
-  rankedMatches(query: SearchQuery, filter: MatchFilter): RankedMatch[] {
+  rankedMatches(query: SearchQuery, filter: MatchFilter): RankedMatches {
     const where = ['entries_fts MATCH ?'];
     const params: SqlValue[] = [query.match];
     const add = (cond: string, ...values: SqlValue[]): void => {
@@ -143,7 +144,7 @@ export class SearchIndex {
     // rows that was 40% of the search (pcnalx 230 ms cold, 114 warm; pcx and the join 137, 51).
     // Both blobs come as one, so each row is one blob read by sql.js.
     const join = `${where.length > 1 ? 'CROSS JOIN entries e ON e.id = entries_fts.docid ' : ''}LEFT JOIN entries_fts_docsize d ON d.docid = entries_fts.docid`;
-    const out: RankedMatch[] = [];
+    const out = new RankedMatches();
     try {
       const stats = this.stats();
       const s = this.db.prepare(
@@ -153,7 +154,7 @@ export class SearchIndex {
       try {
         while (s.step()) {
           const [id, info] = s.get() as [number, Uint8Array];
-          out.push({ id, score: bm25(info, stats) });
+          out.push(id, bm25(info, stats));
         }
       } finally {
         s.free();

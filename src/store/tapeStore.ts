@@ -5,7 +5,8 @@ import { validateNewEntry, type Entry, type NewEntry } from '../tape/entry';
 import type { FoldRow } from '../tape/fold';
 import type { FoldSource } from '../tape/foldCache';
 import type { EntrySource } from '../tape/projections/projection';
-import type { MatchFilter, RankedMatch, SearchMatch } from '../tape/search/entrySearch';
+import type { MatchFilter, SearchMatch } from '../tape/search/entrySearch';
+import type { RankedMatch, RankedMatches } from '../tape/search/rankedMatches';
 import type { SearchQuery } from '../tape/search/searchQuery';
 import type { AppendResult } from './appender';
 import { Connection } from './connection';
@@ -332,7 +333,7 @@ export class TapeStore implements FoldSource, EntrySource {
   }
 
   /** The index's matches of a query in the filter, with their BM25 scores (SearchSource): no payload read. */
-  rankedMatches(query: SearchQuery, filter: MatchFilter): RankedMatch[] {
+  rankedMatches(query: SearchQuery, filter: MatchFilter): RankedMatches {
     this.c.settle();
     return this.c.search.rankedMatches(query, filter);
   }

@@ -2,6 +2,7 @@ import type { Entry, Kind } from '../entry';
 import { foldAll, type FoldRow } from '../fold';
 import { isSearchable, searchableText } from './searchableText';
 import type { SearchQuery } from './searchQuery';
+import type { RankedMatch, RankedMatches } from './rankedMatches';
 import { hasPhrase, hitRanges, snippetOf, type Snippet } from './searchSnippet';
 import { searchTokens } from './searchTokens';
 
@@ -27,15 +28,10 @@ import { searchTokens } from './searchTokens';
  *
  * **Ranking.** BM25, times 1.5 when the query's words occur in the entry's shown text
  * consecutively and in order (the phrase bonus, judged on the 64 best, or 4 × the limit when
- * more; a query of one word is ranked by BM25 alone, so only the hits shown are read). Equal scores: the later row first (rows are appended in time order), so the order is a
+ * more, of which only those the bonus could lift among the shown are read; a query of one word is
+ * ranked by BM25 alone, so only the hits shown are read). Equal scores: the later row first (rows are appended in time order), so the order is a
  * function of the tape alone.
  */
-
-/** An entry the index matched: its row id and BM25 score. */
-export interface RankedMatch {
-  id: number;
-  score: number;
-}
 
 /** An entry the index matched, with its BM25 score: what judging and ranking it needs, no more (a common word matches most rows). */
 export interface SearchMatch {
@@ -66,7 +62,7 @@ export interface MatchFilter {
 /** What the engine reads: a TapeStore is one. */
 export interface SearchSource {
   /** Every entry in the filter whose indexed text matches the query, in no order. */
-  rankedMatches(query: SearchQuery, filter: MatchFilter): readonly RankedMatch[];
+  rankedMatches(query: SearchQuery, filter: MatchFilter): RankedMatches;
   /** The rows of these matches, in the order given (a row deleted since is left out). */
   matchRows(matches: readonly RankedMatch[]): SearchMatch[];
   /** The fold rows of these messages of a session (their versions, calls and results), in entry order. */
@@ -115,45 +111,6 @@ const FIRST_BATCH = 2000;
 /** Best first; equal scores the later row first, so ties are ordered by the tape alone. */
 export const byRank = (a: { score: number; rowId: number }, b: { score: number; rowId: number }): number => b.score - a.score || b.rowId - a.rowId;
 
-/** Best BM25 first; equal scores the later row first (rows are appended in time order). */
-const byScore = (a: RankedMatch, b: RankedMatch): number => b.score - a.score || b.id - a.id;
-
-/**
- * The index's matches handed out best first, a batch at a time. The first batch is picked without
- * sorting them all (a common word matches hundreds of thousands): matches collect until there are
- * twice the batch, then the worse half goes. Only a search that judges past it sorts everything.
- */
-class BestFirst {
-  private sorted: RankedMatch[] | undefined;
-  private given = 0;
-
-  constructor(private readonly ranked: readonly RankedMatch[]) {}
-
-  get done(): boolean {
-    return this.given >= this.ranked.length;
-  }
-
-  get judged(): number {
-    return this.given;
-  }
-
-  next(n: number): RankedMatch[] {
-    if (this.given === 0 && n < this.ranked.length) {
-      let kept: RankedMatch[] = [];
-      for (const m of this.ranked) {
-        kept.push(m);
-        if (kept.length >= 2 * n) kept = kept.sort(byScore).slice(0, n);
-      }
-      this.given = n;
-      return kept.sort(byScore).slice(0, n);
-    }
-    this.sorted ??= [...this.ranked].sort(byScore);
-    const batch = this.sorted.slice(this.given, this.given + n);
-    this.given += batch.length;
-    return batch;
-  }
-}
-
 /**
  * The entry ids of a session's rows that are in force: each message's version the fold shows
  * (pending included, retractions ignored), each call's latest row, each result's latest recorded
@@ -195,8 +152,7 @@ function inForceOf(source: SearchSource, matches: SearchMatch[]): SearchMatch[] 
 /** The best `limit` entries matching `query` in the scope, ranked, with their snippets; see above. */
 export function searchEntries(source: SearchSource, query: SearchQuery, options: EntrySearchOptions): EntrySearchResult {
   const { transcript = false, keep, limit, ...filter } = options;
-  const ranked = source.rankedMatches(query, filter);
-  const queue = new BestFirst(ranked);
+  const queue = source.rankedMatches(query, filter);
   const wanted = Math.max(RERANKED, 4 * limit);
   // Only a phrase bonus can reorder the best BM25 matches; a query of one word has none.
   const reranked = query.words.length > 1 ? wanted : limit;
@@ -215,29 +171,32 @@ export function searchEntries(source: SearchSource, query: SearchQuery, options:
   counted.sort(byRank);
   // Without judging every match counts, so the index's count is the total.
   const exact = queue.done || !judging;
-  const total = !judging ? ranked.length : exact ? counted.length : Math.round((counted.length / queue.judged) * ranked.length);
+  const total = !judging ? queue.length : exact ? counted.length : Math.round((counted.length / queue.judged) * queue.length);
 
-  const read = counted.slice(0, reranked).flatMap((m) => {
+  // A match whose score times the bonus stays below the limit-th best score cannot be shown: only
+  // the others are read (a margin for the rounding below).
+  const floor = reranked > limit && counted.length > limit ? counted[limit - 1].score / PHRASE_BONUS - 1e-4 : -Infinity;
+  const read = counted.slice(0, reranked).flatMap((m, i) => {
+    if (i >= limit && m.score < floor) return [];
     const entry = source.getEntry(m.sessionId, m.entryId);
     if (entry === undefined) return [];
     const text = searchableText(entry);
-    const tokens = searchTokens(text);
     // Rounded before ranking, so hits merged from several searches (a fork's lineage) rank the same.
-    const score = Math.round((hasPhrase(tokens, query.words) ? m.score * PHRASE_BONUS : m.score) * 1e4) / 1e4;
-    return [{ ...m, score, text, tokens }];
+    const score = Math.round((hasPhrase(text, query.words) ? m.score * PHRASE_BONUS : m.score) * 1e4) / 1e4;
+    return [{ ...m, score, text }];
   });
   read.sort(byRank);
   return {
     total,
     exact,
-    hits: read.slice(0, limit).map(({ rowId, sessionId, entryId, kind, name, score, createdAt, text, tokens }) => ({
+    hits: read.slice(0, limit).map(({ rowId, sessionId, entryId, kind, name, score, createdAt, text }) => ({
       rowId,
       sessionId,
       entryId,
       kind,
       name,
       score,
-      snippet: snippetOf(text, hitRanges(tokens, query.words)),
+      snippet: snippetOf(text, hitRanges(searchTokens(text), query.words)),
       createdAt,
     })),
   };

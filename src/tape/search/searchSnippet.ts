@@ -1,5 +1,5 @@
 import type { QueryWord } from './searchQuery';
-import type { SearchToken } from './searchTokens';
+import { isAscii, searchTokens, type SearchToken } from './searchTokens';
 
 /** A search hit's text as shown: one line, with the offsets of the query's words in it. */
 export interface Snippet {
@@ -46,13 +46,20 @@ export function hitRanges(tokens: readonly SearchToken[], words: readonly QueryW
   return ranges;
 }
 
+const ASCII_TERM = /^[a-z0-9]+$/;
+
 /**
- * Whether the query's words, all their terms in query order, occur consecutively in the tokens
- * (the phrase bonus of the ranking); a query of one word has none (every match is that word).
+ * Whether the query's words, all their terms in query order, occur consecutively in `text`'s
+ * tokens (the phrase bonus of the ranking); a query of one word has none (every match is that
+ * word). ASCII text is matched by one expression over its lower case, the tokens being its runs of
+ * letters and digits: tokenising every match the bonus is judged on was most of a two-word search.
  */
-export function hasPhrase(tokens: readonly SearchToken[], words: readonly QueryWord[]): boolean {
+export function hasPhrase(text: string, words: readonly QueryWord[]): boolean {
   if (words.length < 2) return false;
-  return hitRanges(tokens, [{ terms: words.flatMap((w) => w.terms), prefix: words[words.length - 1].prefix }]).length > 0;
+  const phrase: QueryWord = { terms: words.flatMap((w) => w.terms), prefix: words[words.length - 1].prefix };
+  if (!isAscii(text)) return hitRanges(searchTokens(text), [phrase]).length > 0;
+  if (!phrase.terms.every((t) => ASCII_TERM.test(t))) return false;
+  return new RegExp(`(?<![a-z0-9])${phrase.terms.join('[^a-z0-9]+')}${phrase.prefix ? '' : '(?![a-z0-9])'}`).test(text.toLowerCase());
 }
 
 /** The snippet with its hits in «», as the CLI and the tools print it. */

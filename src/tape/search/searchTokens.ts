@@ -25,17 +25,22 @@ const CJK = new RegExp(CJK_CHAR, 'gu');
 // every space made this the costliest step of indexing an append.
 const NON_ASCII_SEPARATOR = /(?![\x00-\x7f])[\p{P}\p{S}\p{Z}]/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
+/** ASCII text is its own normal form but for case, and its tokens are its runs of letters and digits. */
+export const isAscii = (text: string): boolean => !NON_ASCII.test(text);
 /** What FTS4's simple tokenizer cuts at. */
 export const SEPARATORS = /[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/;
 const ASCII_WORD = /[A-Za-z0-9]+/g;
-/** A character with the marks that follow it (half-width voicing marks among them): what NFKC composes together. */
-const CLUSTER = /\P{M}[\p{M}\uff9e\uff9f]*|[\p{M}\uff9e\uff9f]+/gu;
+/**
+ * A run of ASCII that no mark follows (NFKC leaves it as it is), or a character with the marks
+ * that follow it (half-width voicing marks among them): what NFKC composes together.
+ */
+const CLUSTER = /([\x00-\x7f]+)(?![\p{M}\uff9e\uff9f])|\P{M}[\p{M}\uff9e\uff9f]*|[\p{M}\uff9e\uff9f]+/gu;
 
 /** The text as the index holds it: FTS4's simple tokenizer then finds exactly the tokens above. */
 export function normalForm(text: string): string {
   // NFKC and both patterns change nothing in ASCII text, most of what is indexed; skipping them
   // took a fifth off the JS side of indexing an append.
-  if (!NON_ASCII.test(text)) return text.toLowerCase();
+  if (isAscii(text)) return text.toLowerCase();
   return text.normalize('NFKC').toLowerCase().replace(NON_ASCII_SEPARATOR, ' ').replace(CJK, ' $& ');
 }
 
@@ -64,6 +69,15 @@ function mapped(text: string): { form: string; from: number[] | null; to: number
   let form = '';
   const memo = new Map<string, string>();
   for (const m of text.matchAll(CLUSTER)) {
+    if (m[1] !== undefined) {
+      // Mostly ASCII around a few other characters: taken whole, each unit its own span.
+      for (let i = 0; i < m[0].length; i++) {
+        from.push(m.index + i);
+        to.push(m.index + i + 1);
+      }
+      form += m[0];
+      continue;
+    }
     let n = memo.get(m[0]);
     if (n === undefined) memo.set(m[0], (n = m[0].normalize('NFKC')));
     for (let i = 0; i < n.length; i++) {
@@ -91,10 +105,11 @@ function mapped(text: string): { form: string; from: number[] | null; to: number
 /** The tokens of `text`, in text order: `searchTerms(text)` with where each is written. */
 export function searchTokens(text: string): SearchToken[] {
   const tokens: SearchToken[] = [];
-  if (!NON_ASCII.test(text)) {
+  if (isAscii(text)) {
+    // Lower-cased once, not token by token: ASCII keeps every offset, and a hit's text is read whole.
+    const lower = text.toLowerCase();
     ASCII_WORD.lastIndex = 0;
-    for (let m = ASCII_WORD.exec(text); m !== null; m = ASCII_WORD.exec(text))
-      tokens.push({ term: m[0].toLowerCase(), start: m.index, end: m.index + m[0].length });
+    for (let m = ASCII_WORD.exec(lower); m !== null; m = ASCII_WORD.exec(lower)) tokens.push({ term: m[0], start: m.index, end: m.index + m[0].length });
     return tokens;
   }
   const { form, from, to } = mapped(text);
