@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { FrameLocator, Page, Request } from 'playwright-core';
 import { CC_SESSION, claudeCodeRecords, claudeCodeSubagent, jsonl, writeClaudeCode } from '../unit/ingest/fixtures';
-import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, shots, visibleWebview, type Workbench } from './workbenchDriver';
+import { closeWorkbench, openTapeFromExplorer, openWorkbench, root, shots, useTheme, visibleWebview, type Workbench } from './workbenchDriver';
 
 const CLI = path.join(root, 'dist/cli.js');
 const TAPE = 'claude-session.tape.sqlite';
@@ -117,18 +117,6 @@ describe('the Tape Inspector in the VS Code web workbench: an ingested Claude Co
     await panel(view).waitFor();
   }
 
-  /** "Preferences: Color Theme" (Ctrl+K Ctrl+T); done once the workbench wears the theme's kind (`vs`, `vs-dark`). */
-  async function useTheme(theme: string, kind: 'vs' | 'vs-dark'): Promise<void> {
-    await page.locator('.explorer-folders-view').click();
-    await page.keyboard.press('Control+K');
-    await page.keyboard.press('Control+T');
-    await page.locator('.quick-input-widget input[placeholder*="Select Color Theme"]').waitFor();
-    await page.keyboard.type(theme);
-    await page.locator('.quick-input-list .monaco-list-row:visible', { hasText: theme }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator(`.monaco-workbench.${kind}`).waitFor({ timeout: 30_000 });
-  }
-
   it('opened from the Explorer: Markdown as elements, no image fetched; a request row per model call with its tokens; the summary as text; previews; the subagent by its task', async () => {
     await openTapeFromExplorer(page, TAPE);
     const item = inspector().locator('.transcript-item', { hasText: "I'll look at" });
@@ -202,7 +190,7 @@ describe('the Tape Inspector in the VS Code web workbench: an ingested Claude Co
       ['Dark Modern', 'vs-dark'],
       ['Light Modern', 'vs'],
     ] as const) {
-      await useTheme(theme, kind);
+      await useTheme(page, theme, kind);
       for (const view of ['transcript', 'requests', 'anchors', 'entries', 'lineage']) {
         await show(view);
         await page.waitForTimeout(300);
