@@ -1,9 +1,10 @@
 /**
- * The tape's vocabulary: every entry name the code writes or looks for, in one place, so a reader
- * of the tape (the fold, a projection, an analysis, the store, an ingest, the inspector) and its
- * writer agree by construction. The files named beside each group say what the entries mean and
- * hold their builders and schemas. Names are `area/what`; `message/*` and `error/*` are checked by
- * the entry schema (./entry.ts).
+ * The tape's vocabulary: every entry name that more than one place writes or looks for, in one
+ * place, so a reader of the tape (the fold, a projection, an analysis, the store, an ingest, the
+ * inspector) and its writer agree by construction. The files named beside each group say what the
+ * entries mean and hold their builders and schemas. Names are `area/what`; `message/*` and
+ * `error/*` are checked by the entry schema (./entry.ts). An agent's own events that only its
+ * reader writes and nothing reads (`vscode-chat/references`) are named in its folder of src/ingest.
  */
 
 /** Sessions (./entry.ts, ./append.ts): the anchor every session starts with (SPEC 2.2). */
