@@ -6,6 +6,7 @@ import { anchorItems, anchorsOf } from '../../../src/inspector/anchorsTimeline';
 import { InspectorController, type InspectorHost } from '../../../src/inspector/inspectorController';
 import { anchorItem, hostToInspector, inspectorRequests, type CompactionAmendment, type HostToInspector } from '../../../src/protocol/inspector';
 import { TapeStore } from '../../../src/store/tapeStore';
+import { until } from '../store/helpers';
 import { anchor, message, toolCall, toolResult } from './helpers';
 import { inspectorSource } from './inspectorSource';
 
@@ -122,8 +123,9 @@ describe('inspector: amending a compaction from the Anchors view', () => {
       entryId: before + 1,
       message: `Pinned command "npm test" to the compaction #8 (entry #${before + 1}): later requests include it after the summary.`,
     });
-    // The page refreshes its Anchors view on the append the host then reports, as on any other.
-    await new Promise((r) => setTimeout(r, 20));
+    // The page refreshes its Anchors view on the append the host then reports, as on any other
+    // (waited for, not slept on: a loaded machine reports it later than any fixed delay).
+    await until(() => host.posted.some((m) => m.type === 'appended'), 'the appended message');
     const appendedMessage = host.posted.find((m) => m.type === 'appended');
     assert.deepStrictEqual(appendedMessage?.type === 'appended' && appendedMessage.rows.map((r) => [r.entryId, r.name]), [[before + 1, 'compaction/pin']]);
     c.dispose();
