@@ -45,8 +45,11 @@ module.exports = {
     // Rebuild, verify, re-run and evaluate send rebuilt requests through the agent's turn loop and
     // model port; the agent never imports them, so no cycle.
     ...layer('src/rerun', folders('src/tape', 'src/store', 'src/agent', 'src/rerun'), npm('zod'), core(...NODE)),
+    // Agent blame reads the tape, its checkpoint store (the agent's git snapshots) and the workspace
+    // file; the attribution itself is an analysis of src/tape (blame/).
+    ...layer('src/blame', folders('src/tape', 'src/store', 'src/agent', 'src/blame'), npm('zod'), core(...NODE)),
     ...layer('src/inspector', folders('src/tape', 'src/store', 'src/protocol', 'src/inspector'), npm('zod'), core(...NODE)),
-    ...layer('src/cli', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/cli'), npm('zod'), core(...NODE)),
+    ...layer('src/cli', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/blame', 'src/cli'), npm('zod'), core(...NODE)),
     // The host <-> webview messages: shared by both sides, so neither Node's modules nor the DOM's.
     // One file of the domain both sides may share: errorMessage.ts imports nothing, so it brings
     // neither Node nor the DOM along, and there is then one errorMessage for the whole tree.
@@ -54,7 +57,7 @@ module.exports = {
     // The glue may use every host layer and the editor's API, never the browser bundles.
     ...layer(
       'src/extension',
-      folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/inspector', 'src/protocol', 'src/extension'),
+      folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/blame', 'src/inspector', 'src/protocol', 'src/extension'),
       npm('zod', '@vscode/debugadapter', '@vscode/debugprotocol', '@types/vscode'),
       core(...NODE),
     ),
@@ -82,16 +85,16 @@ module.exports = {
       name: 'tape-kernel-below-analyses',
       severity: 'error',
       comment:
-        'The kernel at the top of src/tape (entries, fold, anchors, context, manifests, projections) is what every analysis reads; an analysis in a sub-folder (search, audit, evaluation, comparison, usage) may use the kernel and the figures of usage/, never the other way round, so a change to an analysis cannot move the fold. Type-only imports are allowed: a kernel entry may carry an analysis result.',
-      from: { path: '^src/tape/(?!(search|audit|evaluation|comparison|usage)/)' },
-      to: { path: '^src/tape/(search|audit|evaluation|comparison|usage)/', pathNot: '^src/tape/usage/usageFigures\\.ts$', dependencyTypesNot: ['type-only'] },
+        'The kernel at the top of src/tape (entries, fold, anchors, context, manifests, projections) is what every analysis reads; an analysis in a sub-folder (search, audit, evaluation, comparison, usage, blame) may use the kernel and the figures of usage/, never the other way round, so a change to an analysis cannot move the fold. Type-only imports are allowed: a kernel entry may carry an analysis result.',
+      from: { path: '^src/tape/(?!(search|audit|evaluation|comparison|usage|blame)/)' },
+      to: { path: '^src/tape/(search|audit|evaluation|comparison|usage|blame)/', pathNot: '^src/tape/usage/usageFigures\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'tape-analyses-apart',
       severity: 'error',
       comment: 'Each analysis of src/tape stands on the kernel alone (usage figures aside): one analysis cannot change what another reports.',
-      from: { path: '^src/tape/(search|audit|evaluation|comparison|usage)/' },
-      to: { path: '^src/tape/(search|audit|evaluation|comparison|usage)/', pathNot: ['^src/tape/$1/', '^src/tape/usage/'] },
+      from: { path: '^src/tape/(search|audit|evaluation|comparison|usage|blame)/' },
+      to: { path: '^src/tape/(search|audit|evaluation|comparison|usage|blame)/', pathNot: ['^src/tape/$1/', '^src/tape/usage/'] },
     },
     {
       name: 'resolvable',
