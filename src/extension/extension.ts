@@ -3,6 +3,7 @@ import type { TapeStore } from '../store/tapeStore';
 import { ActiveSession } from './activeSession';
 import { registerFollowAgentSessions } from './agentSessions/followAgentSessions';
 import { registerImportAgentSessions } from './agentSessions/importAgentSessions';
+import { registerBlame } from './blame/registerBlame';
 import { registerParticipant } from './chat/participant';
 import { registerCheckpoints } from './checkpoints/registerCheckpoints';
 import { registerCommands } from './commands';
@@ -70,6 +71,7 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     registerForkCommands(deps),
     registerCheckpoints(deps),
     registerLmTools(deps),
+    registerBlame(deps),
   );
   return {
     workspaceTapeFile: async () => (await tape.open()).file,

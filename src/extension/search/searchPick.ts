@@ -37,7 +37,7 @@ const shownDate = (ms: number): string => {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 };
 /** A label is text: `$(name)` in tape text must not turn into an icon. */
-const plain = (text: string): string => text.replace(/\$\(/g, '\\$(');
+export const plain = (text: string): string => text.replace(/\$\(/g, '\\$(');
 
 const AGENTS_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('filter'), tooltip: 'Filter by Agent…' };
 const DATES_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('calendar'), tooltip: 'Filter by Date…' };
