@@ -26,6 +26,8 @@ import { viewCommand } from './commands/view';
 import { verifyCommand } from './commands/verify';
 import { diffCommand } from './commands/diff';
 import { statsCommand } from './commands/stats';
+import { blameCommand } from './commands/blame';
+import { traceCommand } from './commands/trace';
 import { discardCommand, forkCommand, mergeCommand } from './commands/fork';
 import { repairCommand } from './commands/repair';
 import { rerunCommand } from './commands/rerun';
@@ -155,6 +157,24 @@ ${column(FORMAT_NAMES.join(', '))}
                                                output) per agent and per UTC day over every
                                                session, then per agent in all (--json:
                                                {rows, totals})
+  blame <tape> <file> [--workspace DIR] [--lines A-B] [--json]
+                                               which session, turn and prompt of the tape last
+                                               wrote each line of the file as it is now (every
+                                               agent's edit calls, our agent's checkpoints; an
+                                               ingested session's paths read from the folder it
+                                               ran in); DIR defaults to the current directory;
+                                               --json: [{startLine, endLine, origin: null |
+                                               {sessionId, entryId, agent, model, turn, prompt,
+                                               at}}] covering every line (of A-B) in order;
+                                               exit 2 for a file outside DIR, missing, not a
+                                               regular file or over 4 MiB, or bad --lines
+  trace <tape> [--session S]... [--workspace DIR] [--out FILE]
+                                               Agent Trace records (RFC 0.1.0), one JSON line
+                                               per session, of the lines its edits wrote in
+                                               DIR's files as they are now: url
+                                               agent-tape:<tape>#<session>/<entry>, the model,
+                                               sha256 content hashes, the git commit of DIR;
+                                               to a new FILE or stdout
   verify <tape> [--session S] [--json]         verification replay: rebuilds every recorded
                                                model request from the tape with the policy and
                                                builder its manifest names and compares it (match,
@@ -249,6 +269,8 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['restore', restoreCommand],
   ['diff', diffCommand],
   ['stats', statsCommand],
+  ['blame', blameCommand],
+  ['trace', traceCommand],
 ]);
 
 const BAD_INPUT = [
