@@ -4,7 +4,7 @@ import { plain } from '../search/searchPick';
 import { blameActions, type BlameAction } from './blameActions';
 import { shortPrompt } from './blameHover';
 import { blameTurns, type BlameTurn } from './blameTurns';
-import type { DocumentBlame } from './documentBlames';
+import { MAX_LINES, type DocumentBlame } from './documentBlames';
 import { timeAgo } from './timeAgo';
 
 /** A turn as Blame File lists it (and returns it, for scripts and tests). */
@@ -63,9 +63,15 @@ export async function blameFile(
   blame: DocumentBlame | undefined,
   log: vscode.LogOutputChannel,
 ): Promise<BlameFileResult> {
-  const turns = blameTurns(blame?.ranges ?? []);
+  if (blame === undefined) {
+    void vscode.window.showWarningMessage(
+      `Agent Tape: ${relPath} was not blamed (a file over ${MAX_LINES.toLocaleString('en-US')} lines is not; any other reason is in the Agent Tape log).`,
+    );
+    return { turns: [] };
+  }
+  const turns = blameTurns(blame.ranges);
   log.info(`Blame File: ${turns.length} turn${turns.length === 1 ? '' : 's'} wrote lines of ${relPath}`);
-  if (blame === undefined || turns.length === 0) {
+  if (turns.length === 0) {
     void vscode.window.showInformationMessage(`Agent Tape: no agent on the workspace tape wrote any line of ${relPath} as it is now.`);
     return { turns: [] };
   }

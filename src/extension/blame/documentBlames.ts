@@ -7,6 +7,9 @@ import type { TapeStore } from '../../store/tapeStore';
 import type { WorkspaceTape } from '../workspaceTape';
 import type { BlameActionContext } from './blameActions';
 
+/** A generated file or a log this long is nobody's prompt's work to look up line by line; blaming it would hold the extension host. */
+export const MAX_LINES = 100_000;
+
 /** A document's blame and what its actions need from the tape it came from. */
 export interface DocumentBlame {
   ranges: BlameRange[];
@@ -37,16 +40,18 @@ export class DocumentBlames {
     return rel.split(path.sep).join('/');
   }
 
-  /** The document's blame; undefined when it is no workspace file or no edit on the tape touches it. */
+  /**
+   * The document's blame; undefined when it is no workspace file (or one too long to blame). A file
+   * no edit on the tape touches has no ranges: nothing to mark, nothing to hover.
+   */
   async blame(document: vscode.TextDocument, signal?: AbortSignal): Promise<DocumentBlame | undefined> {
     const relPath = this.relPathOf(document);
-    if (relPath === undefined) return undefined;
+    if (relPath === undefined || document.lineCount > MAX_LINES) return undefined;
     const version = document.version;
     const text = document.getText();
     const ws = await this.tape.open();
     const blame = await this.blameOf(ws.store, ws.file);
-    if (!blame.touches(relPath)) return undefined;
-    const ranges = await blame.blame(relPath, text, signal);
+    const ranges = blame.touches(relPath) ? await blame.blame(relPath, text, signal) : [];
     const reader = this.tape.tapeOf(ws).reader;
     return {
       ranges,

@@ -42,7 +42,8 @@ export class LiveBlame implements vscode.Disposable {
       vscode.window.onDidChangeVisibleTextEditors(() => this.showAll()),
       vscode.window.onDidChangeActiveTextEditor(() => void this.showCount()),
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.contentChanges.length > 0) this.later(e.document.uri.toString(), () => this.showDocument(e.document));
+        // Output channels and other editors' documents change all the time: only files are blamed.
+        if (e.contentChanges.length > 0 && e.document.uri.scheme === 'file') this.later(e.document.uri.toString(), () => this.showDocument(e.document));
       }),
       vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri.toString())),
       vscode.workspace.onDidChangeConfiguration((e) => {
