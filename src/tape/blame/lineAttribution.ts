@@ -1,12 +1,222 @@
-import type { FileEvent } from './fileChange';
+import type { FileChange, FileEvent } from './fileChange';
+import { fileLines, lfText } from './fileLines';
+import { alignLines } from './lineAlignment';
 
 /**
- * Each line of `current` (the file as it is now; a final line break ends the last line rather than
- * starting another) with the origin of the event that last wrote it, or null: a person's line, or
- * one from before the tape. `events` are the file's history, oldest first.
+ * Each line of `current` (the file as it is now) with the origin of the event that last wrote it,
+ * or null: a person's line, or one from before the tape. `events` are the file's history, oldest
+ * first.
+ *
+ * The history is read backwards from the file as it is, because that is the one version we hold
+ * whole: an agent's replace names only the text around it, so going forwards we would not know
+ * where in an older file it stood. Each event is found in the file as the later events left it
+ * (their changes undone one by one), the lines it wrote that are still in today's file are its
+ * own, and its change is undone in turn. A line is settled by the latest event that explains it;
+ * an event that cannot be placed without doubt claims only what it names uniquely and undoes
+ * nothing.
  */
 export function attributeLines<O>(current: string, events: readonly FileEvent<O>[]): (O | null)[] {
-  void current;
-  void events;
-  throw new Error('attributeLines: not built yet');
+  const now = fileLines(current);
+  const walk = new BackwardWalk<O>(now);
+  for (let k = events.length - 1; k >= 0 && !walk.done; k--) walk.undo(events[k].change, events[k].origin);
+  return walk.origins;
+}
+
+/** A line of the file as some event left it, and which line of today's file it still is (or -1). */
+interface Slot {
+  text: string;
+  now: number;
+}
+
+class BackwardWalk<O> {
+  readonly origins: (O | null)[];
+  /** Lines of today's file whose origin is decided (an event's, or null for good). */
+  private readonly settled: Uint8Array;
+  /** The file just after the event being undone, so far as the later events could be undone. */
+  private slots: Slot[];
+  /** Nothing earlier can reach today's file: the file was written whole or deleted here. */
+  done = false;
+  /**
+   * The slots are exactly the file after the event being undone: every later change was undone.
+   * Once one could not be, text an edit wrote inside a line (not whole lines) proves nothing: the
+   * change we could not place may have rewritten the rest of that line.
+   */
+  private exact = true;
+
+  constructor(now: readonly string[]) {
+    this.origins = new Array<O | null>(now.length).fill(null);
+    this.settled = new Uint8Array(now.length);
+    this.slots = now.map((text, i) => ({ text, now: i }));
+  }
+
+  undo(change: FileChange, origin: O | null): void {
+    switch (change.kind) {
+      case 'replace':
+        return this.undoReplace(lfText(change.oldText), lfText(change.newText), change.all, origin);
+      case 'written':
+        return this.claimWritten(lfText(change.newText), origin);
+      case 'write':
+        this.reconcile(fileLines(change.content), origin, null);
+        this.done = true;
+        return;
+      case 'known':
+        this.slots = this.reconcile(fileLines(change.content), null, change.claimUnmatched ? origin : null);
+        this.exact = true;
+        return;
+      case 'delete':
+        this.done = true;
+        return;
+    }
+  }
+
+  private claim(slot: Slot, origin: O | null): void {
+    if (slot.now < 0 || this.settled[slot.now]) return;
+    this.settled[slot.now] = 1;
+    this.origins[slot.now] = origin;
+  }
+
+  /**
+   * The file at this event held `lines`: lines we have that it lacks were written after it, by
+   * `after` (null: by nobody on the tape); lines matched to it are claimed by `matched` when given
+   * (a write wrote them), else they stay open for earlier events. Returns that file's slots.
+   */
+  private reconcile(lines: readonly string[], matched: O | null, after: O | null): Slot[] {
+    const toThen = alignLines(
+      this.slots.map((s) => s.text),
+      lines,
+    );
+    const then: Slot[] = lines.map((text) => ({ text, now: -1 }));
+    this.slots.forEach((slot, i) => {
+      const j = toThen[i];
+      if (j === -1) this.claim(slot, after);
+      else {
+        if (matched !== null) this.claim(slot, matched);
+        then[j].now = slot.now;
+      }
+    });
+    return then;
+  }
+
+  private undoReplace(oldText: string, newText: string, all: boolean, origin: O | null): void {
+    if (oldText === newText) return;
+    // A pure deletion wrote no line, and where it was is not recorded. Taking whole lines out (its
+    // text starts or ends at a line break) leaves the others as they were; taking out part of a
+    // line changed that line in a way we cannot follow.
+    if (newText === '') {
+      if (!oldText.startsWith('\n') && !oldText.endsWith('\n')) this.exact = false;
+      return;
+    }
+    const text = this.slots.map((s) => s.text).join('\n') + '\n';
+    const starts = lineStarts(this.slots);
+    const found: number[] = [];
+    for (let at = text.indexOf(newText); at !== -1 && (all || found.length < 2); at = text.indexOf(newText, at + newText.length)) found.push(at);
+    if (found.length === 0 || (!all && found.length > 1) || found.some((at) => !this.placeable(text, starts, at, newText.length))) {
+      this.exact = false;
+      return this.claimUnique(newTextLinesWritten(oldText, newText), origin);
+    }
+    // From the last occurrence back, so the earlier ones keep their offsets.
+    for (let k = found.length - 1; k >= 0; k--) this.undoAt(found[k], starts, oldText, newText, origin);
+  }
+
+  /** Undoes one occurrence of `newText` at `at` in the file's text: `oldText` goes back in its place. */
+  private undoAt(at: number, starts: readonly number[], oldText: string, newText: string, origin: O | null): void {
+    const first = lineAt(starts, at);
+    const last = lineAt(starts, at + newText.length - 1);
+    const region = this.slots.slice(first, last + 1);
+    const regionText = region.map((s) => s.text).join('\n') + '\n';
+    const offset = at - starts[first];
+    const before = fileLines(regionText.slice(0, offset) + oldText + regionText.slice(offset + newText.length));
+    const toBefore = alignLines(
+      region.map((s) => s.text),
+      before,
+    );
+    const restored: Slot[] = before.map((line) => ({ text: line, now: -1 }));
+    region.forEach((slot, i) => {
+      if (toBefore[i] === -1) this.claim(slot, origin);
+      else restored[toBefore[i]].now = slot.now;
+    });
+    this.slots.splice(first, region.length, ...restored);
+  }
+
+  /**
+   * Text found at `at` stands for the edit when nothing since was left undone, or when it is its
+   * lines whole (indentation aside): then the lines read as the edit left them.
+   */
+  private placeable(text: string, starts: readonly number[], at: number, length: number): boolean {
+    if (this.exact) return true;
+    const first = lineAt(starts, at);
+    const last = lineAt(starts, at + length - 1);
+    const lineEnd = starts[last] + this.slots[last].text.length;
+    return /^\s*$/.test(text.slice(starts[first], at)) && /^\s*$/.test(text.slice(Math.min(at + length, lineEnd), lineEnd));
+  }
+
+  /** Text written whose old text is unknown: claimed where it stands once, and nothing undone. */
+  private claimWritten(newText: string, origin: O | null): void {
+    if (newText === '') return;
+    const text = this.slots.map((s) => s.text).join('\n') + '\n';
+    const at = text.indexOf(newText);
+    const starts = lineStarts(this.slots);
+    this.exact = false;
+    if (at === -1 || text.indexOf(newText, at + 1) !== -1 || !this.placeable(text, starts, at, newText.length))
+      return this.claimUnique(fileLines(newText), origin);
+    for (let i = lineAt(starts, at); i <= lineAt(starts, at + newText.length - 1); i++) this.claim(this.slots[i], origin);
+  }
+
+  /**
+   * An edit no longer found whole (a person or a later edit changed part of it): each line it wrote
+   * that occurs once in the file and once among its lines is still its own, wherever it moved, and
+   * so are its neighbours from the edit (a `}`, a blank line) where they still stand beside it.
+   */
+  private claimUnique(written: readonly (string | null)[], origin: O | null): void {
+    const countIn = (texts: Iterable<string>): Map<string, number> => {
+      const n = new Map<string, number>();
+      for (const t of texts) n.set(t, (n.get(t) ?? 0) + 1);
+      return n;
+    };
+    const inFile = countIn(this.slots.map((s) => s.text));
+    const inEdit = countIn(written.filter((w): w is string => w !== null));
+    const at = new Map<string, number>();
+    this.slots.forEach((s, i) => at.set(s.text, i));
+    for (let k = 0; k < written.length; k++) {
+      const w = written[k];
+      if (w === null || w.trim() === '' || inFile.get(w) !== 1 || inEdit.get(w) !== 1) continue;
+      const i = at.get(w)!;
+      this.claim(this.slots[i], origin);
+      for (let d = 1; k + d < written.length && written[k + d] !== null && this.slots[i + d]?.text === written[k + d]; d++)
+        this.claim(this.slots[i + d], origin);
+      for (let d = 1; k - d >= 0 && written[k - d] !== null && this.slots[i - d]?.text === written[k - d]; d++) this.claim(this.slots[i - d], origin);
+    }
+  }
+}
+
+/**
+ * The lines of `newText` a replace wrote (null where a line was there before, as context): a
+ * line-by-line comparison with `oldText`, so the context an agent repeats is not claimed.
+ */
+function newTextLinesWritten(oldText: string, newText: string): (string | null)[] {
+  const newLines = newText.split('\n');
+  const toOld = alignLines(newLines, oldText.split('\n'));
+  return newLines.map((line, i) => (toOld[i] === -1 ? line : null));
+}
+
+function lineStarts(slots: readonly Slot[]): number[] {
+  const starts = new Array<number>(slots.length);
+  let at = 0;
+  for (let i = 0; i < slots.length; i++) {
+    starts[i] = at;
+    at += slots[i].text.length + 1;
+  }
+  return starts;
+}
+
+/** The line holding character `at` of the text the slots make (each line with its line feed). */
+function lineAt(starts: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
