@@ -55,6 +55,9 @@ export const FORK_DISCARD = 'fork/discard';
 export const SUBAGENT_START = 'subagent/start';
 export const SUBAGENT_LINKED = 'subagent/linked';
 
+/** The text edits VS Code's chat recorded for a response (src/ingest/vscodeChat, read by ./blame/vscodeChatEdits.ts). */
+export const VSCODE_CHAT_EDIT_EVENT = 'vscode-chat/edit';
+
 /** The workspace's checkpoints and restores (./workspaceCheckpoint.ts); the snapshots are never on the tape. */
 export const WORKSPACE_CHECKPOINT = 'workspace/checkpoint';
 export const WORKSPACE_RESTORED = 'workspace/restored';

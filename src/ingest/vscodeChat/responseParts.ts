@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { JsonObject, NewEntry } from '../../tape/entry';
+import { VSCODE_CHAT_EDIT_EVENT } from '../../tape/entryNames';
 import { eventEntry, sourceKey } from '../format';
 import { markdownString, textOfMessage, uriText } from './chatData';
 import { toolInvocation, type ToolInvocation } from './toolCalls';
@@ -14,7 +15,6 @@ import { toolInvocation, type ToolInvocation } from './toolCalls';
  */
 
 export const THINKING_EVENT = 'vscode-chat/thinking';
-export const EDIT_EVENT = 'vscode-chat/edit';
 const PART_EVENT = 'vscode-chat/part';
 
 /** Parts a person sees beside the answer, kept whole as `vscode-chat/part/<kind>` events. */
@@ -141,7 +141,7 @@ export function readResponse(ctx: PartsContext, parts: readonly { index: number;
       const edit = editGroup.safeParse(part);
       if (!edit.success) skipped(`response/${kind}`);
       else
-        event(EDIT_EVENT, index, {
+        event(VSCODE_CHAT_EDIT_EVENT, index, {
           kind,
           uri: uriText(edit.data.uri) ?? null,
           edits: edit.data.edits as JsonObject[string],
