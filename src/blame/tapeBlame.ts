@@ -3,26 +3,9 @@ import { attributeLines } from '../tape/blame/lineAttribution';
 import type { TapeStore } from '../store/tapeStore';
 import { EditIndex, type EntryRef } from './editIndex';
 import { fileHistory } from './fileHistory';
-import { LineOrigins } from './lineOrigins';
+import { LineOrigins, type LineOrigin } from './lineOrigins';
 
-/** Who wrote a line: the entry that last wrote it and what the tape says around it. */
-export interface LineOrigin {
-  sessionId: string;
-  /** The edit's tool call (or agent edit event), or our agent's checkpoint for a turn's other changes. */
-  entryId: number;
-  /** The session's agent: an ingest format name (`claude-code`, `codex`, …) or `agent-tape`. */
-  agent: string;
-  model: string | null;
-  /** The turn within the session, from 1 (the user prompts before the edit); null if none. */
-  turn: number | null;
-  /** That turn's user prompt, as written (the caller shortens it for display). */
-  prompt: string | null;
-  /** When the edit was recorded, ISO 8601. */
-  at: string;
-  sessionTitle: string | null;
-  /** The model request whose answer made the edit (its `view/assembled` entry), when recorded. */
-  requestEntryId: number | null;
-}
+export type { LineOrigin };
 
 /** Lines `startLine`..`endLine` (from 1, inclusive) of the file as it is now. */
 export interface BlameRange {

@@ -1,3 +1,4 @@
+import { VSCODE_CHAT_EDIT_EVENT } from '../../../src/tape/entryNames';
 import * as assert from 'assert';
 import { EditIndex, type IndexedChange } from '../../../src/blame/editIndex';
 import { fileHistory } from '../../../src/blame/fileHistory';
@@ -40,6 +41,18 @@ describe("EditIndex: the tape's edits by workspace file", () => {
       ...call(claude, 'Write', { file_path: 'rel/x.txt', content: 'x\n' }),
     ]);
     assert.deepStrictEqual(index.paths().sort(), ['docs/notes.md', 'rel/x.txt', 'src/a.ts']);
+  });
+
+  it("takes VS Code chat's edit events as they come: no result to wait for", async () => {
+    const chat = 'vscode-chat:v1';
+    const edit = (uri: string) => ({
+      kind: 'event' as const,
+      name: VSCODE_CHAT_EDIT_EVENT,
+      provenanceKey: `${chat}/edit/${uri}`,
+      payload: { name: VSCODE_CHAT_EDIT_EVENT, data: { kind: 'textEditGroup', uri, edits: [[{ text: 'x\n', range: {} }]], done: true } },
+    });
+    await store.appendMany(chat, [...ingested(chat, 'vscode-chat', WS), edit(`file://${WS}/src/chat.ts`), edit('file:///elsewhere/y.ts')]);
+    assert.deepStrictEqual(index.paths(), ['src/chat.ts']);
   });
 
   it('uses the cwd in force at the edit: a later session/meta moves only the edits after it', async () => {
