@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Entry } from '../entry';
+import { jsonTextTooDeep } from '../jsonDepth';
 import { editsOfPatchCommand } from './applyPatchCommand';
 import type { FileChange, FileEdit } from './fileChange';
 import { editsOfPatch } from './patchText';
@@ -60,6 +61,41 @@ function rooDiffArgs(args: string): FileEdit[] {
   return edits;
 }
 
+/**
+ * Roo Code's search_and_replace: one search (`{ path, search, replace, … }`, older) or a list of
+ * them (`operations`, as an array or, in the XML form, as JSON text). Every match is replaced; a
+ * regex, a case-blind search or a line range matches what only the file knew, so such a call is not read.
+ */
+const searchOperation = z.looseObject({
+  search: z.string().min(1),
+  replace: z.string(),
+  use_regex: z.unknown().optional(),
+  ignore_case: z.unknown().optional(),
+  start_line: z.unknown().optional(),
+  end_line: z.unknown().optional(),
+});
+const isLiteral = (op: z.infer<typeof searchOperation>): boolean =>
+  [op.use_regex, op.ignore_case].every((flag) => flag === undefined || flag === false || flag === 'false') &&
+  op.start_line === undefined &&
+  op.end_line === undefined;
+
+function searchAndReplace(input: unknown): FileEdit[] {
+  const call = z.looseObject({ path, operations: z.unknown().optional() }).safeParse(input);
+  if (!call.success) return [];
+  let operations: unknown = call.data.operations === undefined ? [input] : call.data.operations;
+  if (typeof operations === 'string') {
+    if (jsonTextTooDeep(operations) !== null) return [];
+    try {
+      operations = JSON.parse(operations);
+    } catch {
+      return [];
+    }
+  }
+  const ops = z.array(searchOperation).min(1).safeParse(operations);
+  if (!ops.success || !ops.data.every(isLiteral)) return [];
+  return [{ path: call.data.path, changes: ops.data.map((op) => ({ kind: 'replace', oldText: op.search, newText: op.replace, all: true })) }];
+}
+
 const AGENT_TAPE = new Map<string, EditReader>([
   [
     'apply_edit',
@@ -86,8 +122,8 @@ const CLAUDE_CODE = new Map<string, EditReader>([
 
 const CODEX = new Map<string, EditReader>([
   ['apply_patch', patchReader],
-  ['shell', reader(z.looseObject({ command: z.array(z.string()) }), (e) => editsOfPatchCommand(e.command))],
-  ['exec_command', reader(z.looseObject({ cmd: z.string() }), (e) => editsOfPatchCommand(e.cmd))],
+  ['shell', reader(z.looseObject({ command: z.array(z.string()), workdir: z.string().optional() }), (e) => editsOfPatchCommand(e.command, e.workdir))],
+  ['exec_command', reader(z.looseObject({ cmd: z.string(), workdir: z.string().optional() }), (e) => editsOfPatchCommand(e.cmd, e.workdir))],
 ]);
 
 const GEMINI = new Map<string, EditReader>([
@@ -139,26 +175,17 @@ const CLINE_FAMILY = new Map<string, EditReader>([
       { path: e.path, changes: [{ kind: 'written', newText: e.content.endsWith('\n') ? e.content : `${e.content}\n` }] },
     ]),
   ],
-  // A regex's matches are not known without the file, so only a literal search is read.
-  [
-    'search_and_replace',
-    reader(
-      z.looseObject({ path, search: z.string().min(1), replace: z.string(), use_regex: z.union([z.boolean(), z.enum(['true', 'false'])]).optional() }),
-      (e) =>
-        e.use_regex === true || e.use_regex === 'true'
-          ? []
-          : [{ path: e.path, changes: [{ kind: 'replace', oldText: e.search, newText: e.replace, all: true }] }],
-    ),
-  ],
+  ['search_and_replace', searchAndReplace],
   ['apply_patch', patchInput],
   ['delete_file', reader(z.looseObject({ path }), (e) => [{ path: e.path, changes: [{ kind: 'delete' }] }])],
 ]);
 
 const COPILOT_CLI = new Map<string, EditReader>([
+  // Its schema requires only `path`; without new_str the old text is deleted.
   [
     'edit',
-    reader(z.looseObject({ path, old_str: z.string().min(1), new_str: z.string() }), (e) => [
-      { path: e.path, changes: [replaced(e.old_str, e.new_str, false)] },
+    reader(z.looseObject({ path, old_str: z.string().min(1), new_str: z.string().optional() }), (e) => [
+      { path: e.path, changes: [replaced(e.old_str, e.new_str ?? '', false)] },
     ]),
   ],
   ['create', reader(z.looseObject({ path, file_text: z.string() }), (e) => [{ path: e.path, changes: [written(e.file_text)] }])],

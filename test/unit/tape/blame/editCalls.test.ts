@@ -53,7 +53,8 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
   it('Codex: the apply_patch custom tool (its text), the function form ({input}), and apply_patch run by shell or exec_command', () => {
     assert.deepStrictEqual(edits('codex', 'apply_patch', PATCH), PATCH_EDITS);
     assert.deepStrictEqual(edits('codex', 'apply_patch', { input: PATCH }), PATCH_EDITS);
-    assert.deepStrictEqual(edits('codex', 'shell', { command: ['apply_patch', PATCH], workdir: '/p' }), PATCH_EDITS);
+    assert.deepStrictEqual(edits('codex', 'shell', { command: ['apply_patch', PATCH] }), PATCH_EDITS);
+    assert.deepStrictEqual(edits('codex', 'shell', { command: ['apply_patch', PATCH], workdir: '/p' }), [{ ...PATCH_EDITS[0], path: '/p/a.py' }]);
     assert.deepStrictEqual(edits('codex', 'shell', { command: ['bash', '-lc', `apply_patch <<'EOF'\n${PATCH}EOF\n`] }), PATCH_EDITS);
     assert.deepStrictEqual(edits('codex', 'exec_command', { cmd: `apply_patch <<'EOF'\n${PATCH}EOF` }), PATCH_EDITS);
     assert.deepStrictEqual(edits('codex', 'exec_command', { cmd: 'cat a.txt' }), []);
@@ -115,6 +116,15 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
         { path: 'a.ts', changes: [replace('x', 'y', true)] },
       ]);
       assert.deepStrictEqual(edits(agent, 'search_and_replace', { path: 'a.ts', search: 'x+', replace: 'y', use_regex: 'true' }), []);
+      const operations = [
+        { search: 'a', replace: 'b' },
+        { search: 'c', replace: 'd', use_regex: false },
+      ];
+      const both = [{ path: 'a.ts', changes: [replace('a', 'b', true), replace('c', 'd', true)] }];
+      assert.deepStrictEqual(edits(agent, 'search_and_replace', { path: 'a.ts', operations }), both);
+      assert.deepStrictEqual(edits(agent, 'search_and_replace', { path: 'a.ts', operations: JSON.stringify(operations) }), both);
+      for (const op of [{ ignore_case: true }, { start_line: 3 }, { use_regex: true }])
+        assert.deepStrictEqual(edits(agent, 'search_and_replace', { path: 'a.ts', operations: [operations[0], { ...operations[1], ...op }] }), []);
       assert.deepStrictEqual(edits(agent, 'apply_patch', { input: PATCH }), PATCH_EDITS);
       assert.deepStrictEqual(edits(agent, 'delete_file', { path: 'a.ts' }), [{ path: 'a.ts', changes: [{ kind: 'delete' }] }]);
     });
@@ -124,6 +134,7 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
     assert.deepStrictEqual(edits('copilot-cli', 'edit', { path: '/p/a', old_str: 'helo', new_str: 'hello' }), [
       { path: '/p/a', changes: [replace('helo', 'hello')] },
     ]);
+    assert.deepStrictEqual(edits('copilot-cli', 'edit', { path: '/p/a', old_str: 'gone\n' }), [{ path: '/p/a', changes: [replace('gone\n', '')] }]);
     assert.deepStrictEqual(edits('copilot-cli', 'create', { path: '/p/n', file_text: 'n\n' }), [{ path: '/p/n', changes: [write('n\n')] }]);
   });
 
@@ -234,6 +245,10 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
       ['roo', 'apply_diff', { args: '<file><path>a</path><diff><content>------- SEARCH\na\n=======\n</content></diff></file>' }],
       ['roo', 'apply_diff', { args: '<file><path></path><diff><content>------- SEARCH\na\n=======\nb\n+++++++ REPLACE</content></diff></file>' }],
       ['kilo', 'insert_content', { path: 'a', content: '' }],
+      ['roo', 'search_and_replace', { path: 'a', operations: '[{"search": "a", "replace": ' }],
+      ['roo', 'search_and_replace', { path: 'a', operations: '['.repeat(100_000) + ']'.repeat(100_000) }],
+      ['roo', 'search_and_replace', { path: 'a', operations: [] }],
+      ['roo', 'search_and_replace', { path: 'a', operations: [{ search: '', replace: 'x' }] }],
       ['copilot-cli', 'edit', { path: '/p/a', old_str: '', new_str: 'x' }],
       ['copilot-cli', 'create', { path: '/p/a' }],
       ['vscode-chat', 'replace_string_in_file', { filePath: '/p/a', oldString: '', newString: 'x' }],
