@@ -4,6 +4,7 @@ import { jsonTextTooDeep } from '../jsonDepth';
 import { editsOfPatchCommand } from './applyPatchCommand';
 import type { FileChange, FileEdit } from './fileChange';
 import { editsOfPatch } from './patchText';
+import { editsOfRooDiffArgs } from './rooDiffArgs';
 import { changesOfSearchReplace } from './searchReplaceBlocks';
 import { editsOfVscodeChatEvent } from './vscodeChatEdits';
 
@@ -41,25 +42,6 @@ const searchReplaceReader = reader(z.looseObject({ path, diff: z.string() }), ({
   const changes = changesOfSearchReplace(diff);
   return changes === null ? [] : [{ path, changes }];
 });
-
-// Roo Code's multi-file apply_diff (its XML `args`): `<file><path>…</path><diff><content>…</content>…</diff>…</file>…`.
-const ROO_FILE = /<file>\s*<path>([^<]*)<\/path>([\s\S]*?)<\/file>/g;
-const ROO_DIFF_CONTENT = /<content>(?:<!\[CDATA\[)?([\s\S]*?)(?:\]\]>)?<\/content>/g;
-
-function rooDiffArgs(args: string): FileEdit[] {
-  const edits: FileEdit[] = [];
-  for (const file of args.matchAll(ROO_FILE)) {
-    const changes: FileChange[] = [];
-    for (const diff of file[2].matchAll(ROO_DIFF_CONTENT)) {
-      const blocks = changesOfSearchReplace(diff[1]);
-      if (blocks === null) return [];
-      changes.push(...blocks);
-    }
-    if (file[1].trim() === '' || changes.length === 0) return [];
-    edits.push({ path: file[1].trim(), changes });
-  }
-  return edits;
-}
 
 /**
  * Roo Code's search_and_replace: one search (`{ path, search, replace, … }`, older) or a list of
@@ -165,7 +147,7 @@ const CLINE_FAMILY = new Map<string, EditReader>([
     'apply_diff',
     (input) => {
       const multi = z.looseObject({ args: z.string() }).safeParse(input);
-      return multi.success && !Object.hasOwn(multi.data, 'diff') ? rooDiffArgs(multi.data.args) : searchReplaceReader(input);
+      return multi.success && !Object.hasOwn(multi.data, 'diff') ? editsOfRooDiffArgs(multi.data.args) : searchReplaceReader(input);
     },
   ],
   // Roo's insert_content puts lines at a line number of a version of the file we do not have.
