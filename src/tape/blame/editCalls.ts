@@ -130,10 +130,11 @@ const opencodePatch = reader(z.looseObject({ patchText: z.string() }), (e) => ed
 const OPENCODE = new Map<string, EditReader>([
   ['edit', reader(opencodeEdit, (e) => [{ path: e.filePath, changes: [replaced(e.oldString, e.newString, e.replaceAll === true)] }])],
   [
+    // Every edit applies to the call's filePath, whatever its own says (opencode's multiedit.ts).
     'multiedit',
-    reader(z.looseObject({ filePath: path, edits: z.array(opencodeEdit).min(1) }), (e) =>
-      e.edits.map((x) => ({ path: x.filePath, changes: [replaced(x.oldString, x.newString, x.replaceAll === true)] })),
-    ),
+    reader(z.looseObject({ filePath: path, edits: z.array(opencodeEdit.partial({ filePath: true })).min(1) }), (e) => [
+      { path: e.filePath, changes: e.edits.map((x) => replaced(x.oldString, x.newString, x.replaceAll === true)) },
+    ]),
   ],
   ['write', reader(z.looseObject({ filePath: path, content: z.string() }), (e) => [{ path: e.filePath, changes: [written(e.content)] }])],
   ['patch', opencodePatch],

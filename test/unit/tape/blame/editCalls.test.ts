@@ -82,14 +82,11 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
       edits('opencode', 'multiedit', {
         filePath: '/p/a',
         edits: [
-          { filePath: '/p/a', oldString: 'a', newString: 'b' },
-          { filePath: '/p/a', oldString: 'c', newString: 'd' },
+          { filePath: '/p/other', oldString: 'a', newString: 'b' },
+          { oldString: 'c', newString: 'd', replaceAll: true },
         ],
       }),
-      [
-        { path: '/p/a', changes: [replace('a', 'b')] },
-        { path: '/p/a', changes: [replace('c', 'd')] },
-      ],
+      [{ path: '/p/a', changes: [replace('a', 'b'), replace('c', 'd', true)] }],
     );
     assert.deepStrictEqual(edits('opencode', 'write', { filePath: '/p/w', content: 'w' }), [{ path: '/p/w', changes: [write('w')] }]);
     assert.deepStrictEqual(edits('opencode', 'apply_patch', { patchText: PATCH }), PATCH_EDITS);
@@ -238,7 +235,7 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
       ['codex', 'shell', { command: ['apply_patch', 7] }],
       ['gemini', 'replace', { file_path: '/p/a', old_string: 'a', new_string: 'b', expected_replacements: 0 }],
       ['gemini', 'write_file', { file_path: '/p/a' }],
-      ['opencode', 'multiedit', { filePath: '/p/a', edits: [{ oldString: 'a', newString: 'b' }] }],
+      ['opencode', 'multiedit', { edits: [{ filePath: '/p/a', oldString: 'a', newString: 'b' }] }],
       ['opencode', 'apply_patch', { patchText: 'nope' }],
       ['cline', 'replace_in_file', { path: 'a', diff: '------- SEARCH\na\n=======\nb\n' }],
       ['cline', 'replace_in_file', { path: 'a', diff: { toString: 'x' } }],
