@@ -7,8 +7,12 @@ import { blameHoverMarkdown } from './blameHover';
 import { agentLineCount, rangeAtLine } from './blameMarks';
 import type { DocumentBlame, DocumentBlames } from './documentBlames';
 
-/** Typing and a tape being written both come in bursts: blame again once they pause. */
-const DEBOUNCE_MS = 300;
+/** Typing comes in bursts: blame again once it pauses. */
+const TYPING_MS = 300;
+/** A chat turn appends to the tape many times a second, mostly text that changes no file: blame again at most once a second. */
+const TAPE_MS = 1000;
+/** The tape's timer among the documents' (keyed by URI). */
+const TAPE = '';
 
 interface Cached {
   version: number;
@@ -43,7 +47,8 @@ export class LiveBlame implements vscode.Disposable {
       vscode.window.onDidChangeActiveTextEditor(() => void this.showCount()),
       vscode.workspace.onDidChangeTextDocument((e) => {
         // Output channels and other editors' documents change all the time: only files are blamed.
-        if (e.contentChanges.length > 0 && e.document.uri.scheme === 'file') this.later(e.document.uri.toString(), () => this.showDocument(e.document));
+        if (e.contentChanges.length > 0 && e.document.uri.scheme === 'file')
+          this.later(e.document.uri.toString(), TYPING_MS, () => this.showDocument(e.document));
       }),
       vscode.workspace.onDidCloseTextDocument((d) => this.forget(d.uri.toString())),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -56,7 +61,8 @@ export class LiveBlame implements vscode.Disposable {
     );
     tape.open().then(
       (ws) => {
-        if (!this.disposed) this.listeners.push(ws.onDidAppend(() => this.later('', () => this.tapeGrew())));
+        // Not postponed by the next append, as typing is: a turn streaming for a minute would otherwise show its edits only at its end.
+        if (!this.disposed) this.listeners.push(ws.onDidAppend(() => this.timers.has(TAPE) || this.later(TAPE, TAPE_MS, () => this.tapeGrew())));
       },
       // The blame of each document says why the tape did not open.
       () => undefined,
@@ -127,14 +133,14 @@ export class LiveBlame implements vscode.Disposable {
     this.showAll();
   }
 
-  private later(key: string, run: () => void): void {
+  private later(key: string, ms: number, run: () => void): void {
     clearTimeout(this.timers.get(key));
     this.timers.set(
       key,
       setTimeout(() => {
         this.timers.delete(key);
         if (!this.disposed) run();
-      }, DEBOUNCE_MS),
+      }, ms),
     );
   }
 
