@@ -7,6 +7,7 @@ import type { AgentTapeApi } from '../../src/extension/extension';
 import { TapeStore } from '../../src/store/tapeStore';
 import { event, message, toolCall, toolResult } from '../unit/inspector/helpers';
 import { agentTapeLog } from './helpers';
+import { until } from './waiting';
 
 const EXTENSION_ID = 'agent-tape.agent-tape';
 const S = 'blame-itest';
@@ -90,8 +91,13 @@ describe('agent blame in a real VS Code', () => {
     await agentTapeLog(`Blame File: 1 turn wrote lines of ${FILE}`);
     await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
     await agentTapeLog(`Blame File: lines 1-3 of ${FILE}, by ${S} entry ${editEntry}`);
-    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-    const result = await blaming;
+    // The actions' pick, dismissed: closed until the command is done, should it show after the first close.
+    let result: BlameFileResult | undefined;
+    void blaming.then((r) => (result = r));
+    await until('Blame File done', async () => {
+      if (result === undefined) await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      return result;
+    });
     const turn = { sessionId: S, entryId: editEntry, agent: 'agent-tape', turn: 1, lines: 3, startLine: 1, endLine: 3 };
     assert.deepStrictEqual(result, { turns: [turn], picked: turn });
     const selection = vscode.window.activeTextEditor?.selection;

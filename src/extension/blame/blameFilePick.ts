@@ -70,13 +70,14 @@ export async function blameFile(
     return { turns: [] };
   }
   const turns = blameTurns(blame.ranges);
-  log.info(`Blame File: ${turns.length} turn${turns.length === 1 ? '' : 's'} wrote lines of ${relPath}`);
+  const shown = `Blame File: ${turns.length} turn${turns.length === 1 ? '' : 's'} wrote lines of ${relPath}`;
   if (turns.length === 0) {
+    log.info(shown);
     void vscode.window.showInformationMessage(`Agent Tape: no agent on the workspace tape wrote any line of ${relPath} as it is now.`);
     return { turns: [] };
   }
   const now = Date.now();
-  const item = await vscode.window.showQuickPick(
+  const picking = vscode.window.showQuickPick(
     turns.map((t) => itemOf(t, now)),
     {
       title: `Blame File: ${relPath}`,
@@ -85,19 +86,23 @@ export async function blameFile(
       matchOnDetail: true,
     },
   );
+  // Logged once the pick is on its way: a script (or a test) reading the log may answer it then.
+  log.info(shown);
+  const item = await picking;
   const result: BlameFileResult = { turns: turns.map(listed) };
   if (item === undefined) return result;
   const picked = listed(item.turn);
   result.picked = picked;
   const range = new vscode.Range(picked.startLine - 1, 0, picked.endLine - 1, editor.document.lineAt(picked.endLine - 1).range.end.character);
   await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, selection: range });
-  log.info(`Blame File: lines ${picked.startLine}-${picked.endLine} of ${relPath}, by ${picked.sessionId} entry ${picked.entryId}`);
 
   const actions = blameActions(item.turn.origin, blame.actions);
-  const action = await vscode.window.showQuickPick(
+  const choosing = vscode.window.showQuickPick(
     actions.map((a) => ({ label: a.title, action: a })),
     { title: `Blame File: lines ${picked.startLine}-${picked.endLine} of ${relPath}`, placeHolder: 'What to do with the turn that wrote them' },
   );
+  log.info(`Blame File: lines ${picked.startLine}-${picked.endLine} of ${relPath}, by ${picked.sessionId} entry ${picked.entryId}`);
+  const action = await choosing;
   if (action === undefined) return result;
   result.action = action.label;
   await run(action.action);
