@@ -173,13 +173,20 @@ describe('markdownCode', () => {
     );
   });
 
-  it('no MarkdownString the extension builds is trusted (command links) or renders HTML', () => {
+  it('no MarkdownString the extension builds is trusted (command links) or renders HTML, but the agent blame hover, which trusts only its own commands', () => {
     const root = path.resolve(__dirname, '../../../../src/extension');
     const files = fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     assert.ok(files.length > 20, `${files.length} files under ${root}`);
+    // Its links are its actions (blameActions.ts's BLAME_COMMANDS), the tape's text in code spans (blameHover.test.ts).
+    const commandsOnly = path.join('blame', 'liveBlame.ts');
     for (const file of files) {
       const text = fs.readFileSync(path.join(root, file), 'utf8');
-      assert.doesNotMatch(text, /isTrusted\s*(=|:)\s*(true|\{)|supportHtml\s*(=|:)\s*true/, file);
+      if (file === commandsOnly) assert.match(text, /isTrusted = \{ enabledCommands: \[\.\.\.new Set\(actions\.map\(\(a\) => a\.command\)\)\] \}/);
+      assert.doesNotMatch(
+        text,
+        file === commandsOnly ? /isTrusted\s*(=|:)\s*true|supportHtml\s*(=|:)\s*true/ : /isTrusted\s*(=|:)\s*(true|\{)|supportHtml\s*(=|:)\s*true/,
+        file,
+      );
     }
   });
 });
