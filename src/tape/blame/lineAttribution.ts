@@ -106,26 +106,20 @@ class BackwardWalk<O> {
       if (!oldText.startsWith('\n') && !oldText.endsWith('\n')) this.exact = false;
       return;
     }
-    const text = this.slots.map((s) => s.text).join('\n') + '\n';
-    const starts = lineStarts(this.slots);
-    const found: number[] = [];
-    for (let at = text.indexOf(newText); at !== -1 && (all || found.length < 2); at = text.indexOf(newText, at + newText.length)) found.push(at);
-    if (found.length === 0 || (!all && found.length > 1) || found.some((at) => !this.placeable(text, starts, at, newText.length))) {
+    const found = occurrencesIn(this.slots, newText, all ? Infinity : 2);
+    if (found.length === 0 || (!all && found.length > 1) || found.some((o) => !this.placeable(o))) {
       this.exact = false;
       return this.claimUnique(newTextLinesWritten(oldText, newText), origin);
     }
-    // From the last occurrence back, so the earlier ones keep their offsets.
-    for (let k = found.length - 1; k >= 0; k--) this.undoAt(found[k], starts, oldText, newText, origin);
+    // From the last occurrence back, so the earlier ones keep their places.
+    for (let k = found.length - 1; k >= 0; k--) this.undoAt(found[k], oldText, newText.length, origin);
   }
 
-  /** Undoes one occurrence of `newText` at `at` in the file's text: `oldText` goes back in its place. */
-  private undoAt(at: number, starts: readonly number[], oldText: string, newText: string, origin: O | null): void {
-    const first = lineAt(starts, at);
-    const last = lineAt(starts, at + newText.length - 1);
-    const region = this.slots.slice(first, last + 1);
+  /** Undoes one occurrence of the new text: the old text goes back in its place. */
+  private undoAt(o: Occurrence, oldText: string, length: number, origin: O | null): void {
+    const region = this.slots.slice(o.first, o.last + 1);
     const regionText = region.map((s) => s.text).join('\n') + '\n';
-    const offset = at - starts[first];
-    const before = fileLines(regionText.slice(0, offset) + oldText + regionText.slice(offset + newText.length));
+    const before = fileLines(regionText.slice(0, o.start) + oldText + regionText.slice(o.start + length));
     const toBefore = alignLines(
       region.map((s) => s.text),
       before,
@@ -135,31 +129,24 @@ class BackwardWalk<O> {
       if (toBefore[i] === -1) this.claim(slot, origin);
       else restored[toBefore[i]].now = slot.now;
     });
-    this.slots.splice(first, region.length, ...restored);
+    this.slots.splice(o.first, region.length, ...restored);
   }
 
   /**
-   * Text found at `at` stands for the edit when nothing since was left undone, or when it is its
-   * lines whole (indentation aside): then the lines read as the edit left them.
+   * Text found stands for the edit when nothing since was left undone, or when it is its lines
+   * whole (indentation aside): then the lines read as the edit left them.
    */
-  private placeable(text: string, starts: readonly number[], at: number, length: number): boolean {
-    if (this.exact) return true;
-    const first = lineAt(starts, at);
-    const last = lineAt(starts, at + length - 1);
-    const lineEnd = starts[last] + this.slots[last].text.length;
-    return /^\s*$/.test(text.slice(starts[first], at)) && /^\s*$/.test(text.slice(Math.min(at + length, lineEnd), lineEnd));
+  private placeable(o: Occurrence): boolean {
+    return this.exact || (/^\s*$/.test(this.slots[o.first].text.slice(0, o.start)) && /^\s*$/.test(this.slots[o.last].text.slice(o.after)));
   }
 
   /** Text written whose old text is unknown: claimed where it stands once, and nothing undone. */
   private claimWritten(newText: string, origin: O | null): void {
     if (newText === '') return;
-    const text = this.slots.map((s) => s.text).join('\n') + '\n';
-    const at = text.indexOf(newText);
-    const starts = lineStarts(this.slots);
+    const found = occurrencesIn(this.slots, newText, 2);
     this.exact = false;
-    if (at === -1 || text.indexOf(newText, at + 1) !== -1 || !this.placeable(text, starts, at, newText.length))
-      return this.claimUnique(fileLines(newText), origin);
-    for (let i = lineAt(starts, at); i <= lineAt(starts, at + newText.length - 1); i++) this.claim(this.slots[i], origin);
+    if (found.length !== 1 || !this.placeable(found[0])) return this.claimUnique(fileLines(newText), origin);
+    for (let i = found[0].first; i <= found[0].last; i++) this.claim(this.slots[i], origin);
   }
 
   /**
@@ -168,19 +155,18 @@ class BackwardWalk<O> {
    * so are its neighbours from the edit (a `}`, a blank line) where they still stand beside it.
    */
   private claimUnique(written: readonly (string | null)[], origin: O | null): void {
-    const countIn = (texts: Iterable<string>): Map<string, number> => {
-      const n = new Map<string, number>();
-      for (const t of texts) n.set(t, (n.get(t) ?? 0) + 1);
-      return n;
-    };
-    const inFile = countIn(this.slots.map((s) => s.text));
-    const inEdit = countIn(written.filter((w): w is string => w !== null));
+    const inEdit = new Map<string, number>();
+    for (const w of written) if (w !== null && w.trim() !== '') inEdit.set(w, (inEdit.get(w) ?? 0) + 1);
+    // One pass over the file for the edit's lines alone: where each stands, and whether once.
     const at = new Map<string, number>();
-    this.slots.forEach((s, i) => at.set(s.text, i));
+    for (let i = 0; i < this.slots.length; i++) {
+      const t = this.slots[i].text;
+      if (inEdit.get(t) === 1) at.set(t, at.has(t) ? -1 : i);
+    }
     for (let k = 0; k < written.length; k++) {
       const w = written[k];
-      if (w === null || w.trim() === '' || inFile.get(w) !== 1 || inEdit.get(w) !== 1) continue;
-      const i = at.get(w)!;
+      const i = w === null ? undefined : at.get(w);
+      if (i === undefined || i === -1) continue;
       this.claim(this.slots[i], origin);
       for (let d = 1; k + d < written.length && written[k + d] !== null && this.slots[i + d]?.text === written[k + d]; d++)
         this.claim(this.slots[i + d], origin);
@@ -199,24 +185,46 @@ function newTextLinesWritten(oldText: string, newText: string): (string | null)[
   return newLines.map((line, i) => (toOld[i] === -1 ? line : null));
 }
 
-function lineStarts(slots: readonly Slot[]): number[] {
-  const starts = new Array<number>(slots.length);
-  let at = 0;
-  for (let i = 0; i < slots.length; i++) {
-    starts[i] = at;
-    at += slots[i].text.length + 1;
-  }
-  return starts;
+/**
+ * Where a text stands in the file the slots make (each line ending in a line feed): lines `first`
+ * to `last`, from offset `start` of the first line (in the text of those lines joined) to offset
+ * `after` of the last. Found line by line, so a file is never joined into one string per edit.
+ */
+interface Occurrence {
+  first: number;
+  last: number;
+  start: number;
+  after: number;
 }
 
-/** The line holding character `at` of the text the slots make (each line with its line feed). */
-function lineAt(starts: readonly number[], at: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= at) lo = mid;
-    else hi = mid - 1;
+function occurrencesIn(slots: readonly Slot[], text: string, max: number): Occurrence[] {
+  const parts = text.split('\n');
+  const k = parts.length - 1;
+  const found: Occurrence[] = [];
+  if (k === 0) {
+    for (let i = 0; i < slots.length && found.length < max; i++)
+      for (let at = slots[i].text.indexOf(text); at !== -1 && found.length < max; at = slots[i].text.indexOf(text, at + text.length))
+        found.push({ first: i, last: i, start: at, after: at + text.length });
+    return found;
   }
-  return lo;
+  // Ending in a line feed, the text ends with its last whole line; else inside line first + k.
+  const endsLine = parts[k] === '';
+  const span = endsLine ? k - 1 : k;
+  const head = parts[0];
+  const mid = head.length >> 1;
+  const headMid = head.charCodeAt(mid);
+  const headStart = head.charCodeAt(0);
+  for (let i = 0; i + span < slots.length && found.length < max; i++) {
+    // A line's own characters where the text's first and middle would stand refuse most lines
+    // before any string comparison (code lines share their ends: `;`, `{`, indentation).
+    const line = slots[i].text;
+    const from = line.length - head.length;
+    if (head !== '' && (from < 0 || line.charCodeAt(from + mid) !== headMid || line.charCodeAt(from) !== headStart)) continue;
+    let j = 1;
+    while (j < k && slots[i + j].text === parts[j]) j++;
+    if (j < k || !line.endsWith(head) || (!endsLine && !slots[i + k].text.startsWith(parts[k]))) continue;
+    found.push({ first: i, last: i + span, start: slots[i].text.length - parts[0].length, after: endsLine ? slots[i + span].text.length : parts[k].length });
+    i += span;
+  }
+  return found;
 }
