@@ -1,8 +1,10 @@
 import * as z from 'zod';
 import type { Entry } from '../entry';
+import { jsonTextTooDeep } from '../jsonDepth';
 import { editsOfPatchCommand } from './applyPatchCommand';
 import type { FileChange, FileEdit } from './fileChange';
 import { editsOfPatch } from './patchText';
+import { editsOfRooDiffArgs } from './rooDiffArgs';
 import { changesOfSearchReplace } from './searchReplaceBlocks';
 import { editsOfVscodeChatEvent } from './vscodeChatEdits';
 
@@ -41,23 +43,39 @@ const searchReplaceReader = reader(z.looseObject({ path, diff: z.string() }), ({
   return changes === null ? [] : [{ path, changes }];
 });
 
-// Roo Code's multi-file apply_diff (its XML `args`): `<file><path>…</path><diff><content>…</content>…</diff>…</file>…`.
-const ROO_FILE = /<file>\s*<path>([^<]*)<\/path>([\s\S]*?)<\/file>/g;
-const ROO_DIFF_CONTENT = /<content>(?:<!\[CDATA\[)?([\s\S]*?)(?:\]\]>)?<\/content>/g;
+/**
+ * Roo Code's search_and_replace: one search (`{ path, search, replace, … }`, older) or a list of
+ * them (`operations`, as an array or, in the XML form, as JSON text). Every match is replaced; a
+ * regex, a case-blind search or a line range matches what only the file knew, so such a call is not read.
+ */
+const searchOperation = z.looseObject({
+  search: z.string().min(1),
+  replace: z.string(),
+  use_regex: z.unknown().optional(),
+  ignore_case: z.unknown().optional(),
+  start_line: z.unknown().optional(),
+  end_line: z.unknown().optional(),
+});
+const isLiteral = (op: z.infer<typeof searchOperation>): boolean =>
+  [op.use_regex, op.ignore_case].every((flag) => flag === undefined || flag === false || flag === 'false') &&
+  op.start_line === undefined &&
+  op.end_line === undefined;
 
-function rooDiffArgs(args: string): FileEdit[] {
-  const edits: FileEdit[] = [];
-  for (const file of args.matchAll(ROO_FILE)) {
-    const changes: FileChange[] = [];
-    for (const diff of file[2].matchAll(ROO_DIFF_CONTENT)) {
-      const blocks = changesOfSearchReplace(diff[1]);
-      if (blocks === null) return [];
-      changes.push(...blocks);
+function searchAndReplace(input: unknown): FileEdit[] {
+  const call = z.looseObject({ path, operations: z.unknown().optional() }).safeParse(input);
+  if (!call.success) return [];
+  let operations: unknown = call.data.operations === undefined ? [input] : call.data.operations;
+  if (typeof operations === 'string') {
+    if (jsonTextTooDeep(operations) !== null) return [];
+    try {
+      operations = JSON.parse(operations);
+    } catch {
+      return [];
     }
-    if (file[1].trim() === '' || changes.length === 0) return [];
-    edits.push({ path: file[1].trim(), changes });
   }
-  return edits;
+  const ops = z.array(searchOperation).min(1).safeParse(operations);
+  if (!ops.success || !ops.data.every(isLiteral)) return [];
+  return [{ path: call.data.path, changes: ops.data.map((op) => ({ kind: 'replace', oldText: op.search, newText: op.replace, all: true })) }];
 }
 
 const AGENT_TAPE = new Map<string, EditReader>([
@@ -86,8 +104,8 @@ const CLAUDE_CODE = new Map<string, EditReader>([
 
 const CODEX = new Map<string, EditReader>([
   ['apply_patch', patchReader],
-  ['shell', reader(z.looseObject({ command: z.array(z.string()) }), (e) => editsOfPatchCommand(e.command))],
-  ['exec_command', reader(z.looseObject({ cmd: z.string() }), (e) => editsOfPatchCommand(e.cmd))],
+  ['shell', reader(z.looseObject({ command: z.array(z.string()), workdir: z.string().optional() }), (e) => editsOfPatchCommand(e.command, e.workdir))],
+  ['exec_command', reader(z.looseObject({ cmd: z.string(), workdir: z.string().optional() }), (e) => editsOfPatchCommand(e.cmd, e.workdir))],
 ]);
 
 const GEMINI = new Map<string, EditReader>([
@@ -112,10 +130,11 @@ const opencodePatch = reader(z.looseObject({ patchText: z.string() }), (e) => ed
 const OPENCODE = new Map<string, EditReader>([
   ['edit', reader(opencodeEdit, (e) => [{ path: e.filePath, changes: [replaced(e.oldString, e.newString, e.replaceAll === true)] }])],
   [
+    // Every edit applies to the call's filePath, whatever its own says (opencode's multiedit.ts).
     'multiedit',
-    reader(z.looseObject({ filePath: path, edits: z.array(opencodeEdit).min(1) }), (e) =>
-      e.edits.map((x) => ({ path: x.filePath, changes: [replaced(x.oldString, x.newString, x.replaceAll === true)] })),
-    ),
+    reader(z.looseObject({ filePath: path, edits: z.array(opencodeEdit.partial({ filePath: true })).min(1) }), (e) => [
+      { path: e.filePath, changes: e.edits.map((x) => replaced(x.oldString, x.newString, x.replaceAll === true)) },
+    ]),
   ],
   ['write', reader(z.looseObject({ filePath: path, content: z.string() }), (e) => [{ path: e.filePath, changes: [written(e.content)] }])],
   ['patch', opencodePatch],
@@ -129,7 +148,7 @@ const CLINE_FAMILY = new Map<string, EditReader>([
     'apply_diff',
     (input) => {
       const multi = z.looseObject({ args: z.string() }).safeParse(input);
-      return multi.success && !Object.hasOwn(multi.data, 'diff') ? rooDiffArgs(multi.data.args) : searchReplaceReader(input);
+      return multi.success && !Object.hasOwn(multi.data, 'diff') ? editsOfRooDiffArgs(multi.data.args) : searchReplaceReader(input);
     },
   ],
   // Roo's insert_content puts lines at a line number of a version of the file we do not have.
@@ -139,26 +158,17 @@ const CLINE_FAMILY = new Map<string, EditReader>([
       { path: e.path, changes: [{ kind: 'written', newText: e.content.endsWith('\n') ? e.content : `${e.content}\n` }] },
     ]),
   ],
-  // A regex's matches are not known without the file, so only a literal search is read.
-  [
-    'search_and_replace',
-    reader(
-      z.looseObject({ path, search: z.string().min(1), replace: z.string(), use_regex: z.union([z.boolean(), z.enum(['true', 'false'])]).optional() }),
-      (e) =>
-        e.use_regex === true || e.use_regex === 'true'
-          ? []
-          : [{ path: e.path, changes: [{ kind: 'replace', oldText: e.search, newText: e.replace, all: true }] }],
-    ),
-  ],
+  ['search_and_replace', searchAndReplace],
   ['apply_patch', patchInput],
   ['delete_file', reader(z.looseObject({ path }), (e) => [{ path: e.path, changes: [{ kind: 'delete' }] }])],
 ]);
 
 const COPILOT_CLI = new Map<string, EditReader>([
+  // Its schema requires only `path`; without new_str the old text is deleted.
   [
     'edit',
-    reader(z.looseObject({ path, old_str: z.string().min(1), new_str: z.string() }), (e) => [
-      { path: e.path, changes: [replaced(e.old_str, e.new_str, false)] },
+    reader(z.looseObject({ path, old_str: z.string().min(1), new_str: z.string().optional() }), (e) => [
+      { path: e.path, changes: [replaced(e.old_str, e.new_str ?? '', false)] },
     ]),
   ],
   ['create', reader(z.looseObject({ path, file_text: z.string() }), (e) => [{ path: e.path, changes: [written(e.file_text)] }])],

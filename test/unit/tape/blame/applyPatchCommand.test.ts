@@ -19,6 +19,12 @@ describe('apply_patch as a command', () => {
     ]);
   });
 
+  it("puts relative paths under the call's workdir, and a `cd` under it", () => {
+    assert.deepStrictEqual(editsOfPatchCommand(['apply_patch', PATCH], '/w'), [{ ...EDIT, path: '/w/a.txt' }]);
+    assert.deepStrictEqual(editsOfPatchCommand(`cd sub && apply_patch <<'EOF'\n${PATCH}\nEOF`, '/w/'), [{ ...EDIT, path: '/w/sub/a.txt' }]);
+    assert.deepStrictEqual(editsOfPatchCommand(`cd /abs && apply_patch <<'EOF'\n${PATCH}\nEOF`, '/w'), [{ ...EDIT, path: '/abs/a.txt' }]);
+  });
+
   it('reads no other command', () => {
     for (const command of [
       ['cat', PATCH],

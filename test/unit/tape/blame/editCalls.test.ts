@@ -53,7 +53,8 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
   it('Codex: the apply_patch custom tool (its text), the function form ({input}), and apply_patch run by shell or exec_command', () => {
     assert.deepStrictEqual(edits('codex', 'apply_patch', PATCH), PATCH_EDITS);
     assert.deepStrictEqual(edits('codex', 'apply_patch', { input: PATCH }), PATCH_EDITS);
-    assert.deepStrictEqual(edits('codex', 'shell', { command: ['apply_patch', PATCH], workdir: '/p' }), PATCH_EDITS);
+    assert.deepStrictEqual(edits('codex', 'shell', { command: ['apply_patch', PATCH] }), PATCH_EDITS);
+    assert.deepStrictEqual(edits('codex', 'shell', { command: ['apply_patch', PATCH], workdir: '/p' }), [{ ...PATCH_EDITS[0], path: '/p/a.py' }]);
     assert.deepStrictEqual(edits('codex', 'shell', { command: ['bash', '-lc', `apply_patch <<'EOF'\n${PATCH}EOF\n`] }), PATCH_EDITS);
     assert.deepStrictEqual(edits('codex', 'exec_command', { cmd: `apply_patch <<'EOF'\n${PATCH}EOF` }), PATCH_EDITS);
     assert.deepStrictEqual(edits('codex', 'exec_command', { cmd: 'cat a.txt' }), []);
@@ -81,14 +82,11 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
       edits('opencode', 'multiedit', {
         filePath: '/p/a',
         edits: [
-          { filePath: '/p/a', oldString: 'a', newString: 'b' },
-          { filePath: '/p/a', oldString: 'c', newString: 'd' },
+          { filePath: '/p/other', oldString: 'a', newString: 'b' },
+          { oldString: 'c', newString: 'd', replaceAll: true },
         ],
       }),
-      [
-        { path: '/p/a', changes: [replace('a', 'b')] },
-        { path: '/p/a', changes: [replace('c', 'd')] },
-      ],
+      [{ path: '/p/a', changes: [replace('a', 'b'), replace('c', 'd', true)] }],
     );
     assert.deepStrictEqual(edits('opencode', 'write', { filePath: '/p/w', content: 'w' }), [{ path: '/p/w', changes: [write('w')] }]);
     assert.deepStrictEqual(edits('opencode', 'apply_patch', { patchText: PATCH }), PATCH_EDITS);
@@ -115,6 +113,15 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
         { path: 'a.ts', changes: [replace('x', 'y', true)] },
       ]);
       assert.deepStrictEqual(edits(agent, 'search_and_replace', { path: 'a.ts', search: 'x+', replace: 'y', use_regex: 'true' }), []);
+      const operations = [
+        { search: 'a', replace: 'b' },
+        { search: 'c', replace: 'd', use_regex: false },
+      ];
+      const both = [{ path: 'a.ts', changes: [replace('a', 'b', true), replace('c', 'd', true)] }];
+      assert.deepStrictEqual(edits(agent, 'search_and_replace', { path: 'a.ts', operations }), both);
+      assert.deepStrictEqual(edits(agent, 'search_and_replace', { path: 'a.ts', operations: JSON.stringify(operations) }), both);
+      for (const op of [{ ignore_case: true }, { start_line: 3 }, { use_regex: true }])
+        assert.deepStrictEqual(edits(agent, 'search_and_replace', { path: 'a.ts', operations: [operations[0], { ...operations[1], ...op }] }), []);
       assert.deepStrictEqual(edits(agent, 'apply_patch', { input: PATCH }), PATCH_EDITS);
       assert.deepStrictEqual(edits(agent, 'delete_file', { path: 'a.ts' }), [{ path: 'a.ts', changes: [{ kind: 'delete' }] }]);
     });
@@ -124,6 +131,7 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
     assert.deepStrictEqual(edits('copilot-cli', 'edit', { path: '/p/a', old_str: 'helo', new_str: 'hello' }), [
       { path: '/p/a', changes: [replace('helo', 'hello')] },
     ]);
+    assert.deepStrictEqual(edits('copilot-cli', 'edit', { path: '/p/a', old_str: 'gone\n' }), [{ path: '/p/a', changes: [replace('gone\n', '')] }]);
     assert.deepStrictEqual(edits('copilot-cli', 'create', { path: '/p/n', file_text: 'n\n' }), [{ path: '/p/n', changes: [write('n\n')] }]);
   });
 
@@ -227,13 +235,17 @@ describe('edit calls: what each agent’s edit tools wrote', () => {
       ['codex', 'shell', { command: ['apply_patch', 7] }],
       ['gemini', 'replace', { file_path: '/p/a', old_string: 'a', new_string: 'b', expected_replacements: 0 }],
       ['gemini', 'write_file', { file_path: '/p/a' }],
-      ['opencode', 'multiedit', { filePath: '/p/a', edits: [{ oldString: 'a', newString: 'b' }] }],
+      ['opencode', 'multiedit', { edits: [{ filePath: '/p/a', oldString: 'a', newString: 'b' }] }],
       ['opencode', 'apply_patch', { patchText: 'nope' }],
       ['cline', 'replace_in_file', { path: 'a', diff: '------- SEARCH\na\n=======\nb\n' }],
       ['cline', 'replace_in_file', { path: 'a', diff: { toString: 'x' } }],
       ['roo', 'apply_diff', { args: '<file><path>a</path><diff><content>------- SEARCH\na\n=======\n</content></diff></file>' }],
       ['roo', 'apply_diff', { args: '<file><path></path><diff><content>------- SEARCH\na\n=======\nb\n+++++++ REPLACE</content></diff></file>' }],
       ['kilo', 'insert_content', { path: 'a', content: '' }],
+      ['roo', 'search_and_replace', { path: 'a', operations: '[{"search": "a", "replace": ' }],
+      ['roo', 'search_and_replace', { path: 'a', operations: '['.repeat(100_000) + ']'.repeat(100_000) }],
+      ['roo', 'search_and_replace', { path: 'a', operations: [] }],
+      ['roo', 'search_and_replace', { path: 'a', operations: [{ search: '', replace: 'x' }] }],
       ['copilot-cli', 'edit', { path: '/p/a', old_str: '', new_str: 'x' }],
       ['copilot-cli', 'create', { path: '/p/a' }],
       ['vscode-chat', 'replace_string_in_file', { filePath: '/p/a', oldString: '', newString: 'x' }],
