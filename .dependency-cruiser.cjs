@@ -49,7 +49,12 @@ module.exports = {
     // file; the attribution itself is an analysis of src/tape (blame/).
     ...layer('src/blame', folders('src/tape', 'src/store', 'src/agent', 'src/blame'), npm('zod'), core(...NODE)),
     ...layer('src/inspector', folders('src/tape', 'src/store', 'src/protocol', 'src/inspector'), npm('zod'), core(...NODE)),
-    ...layer('src/cli', folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/blame', 'src/cli'), npm('zod'), core(...NODE)),
+    ...layer(
+      'src/cli',
+      folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/blame', 'src/cli'),
+      npm('zod'),
+      core(...NODE),
+    ),
     // The host <-> webview messages: shared by both sides, so neither Node's modules nor the DOM's.
     // One file of the domain both sides may share: errorMessage.ts imports nothing, so it brings
     // neither Node nor the DOM along, and there is then one errorMessage for the whole tree.
@@ -87,7 +92,11 @@ module.exports = {
       comment:
         'The kernel at the top of src/tape (entries, fold, anchors, context, manifests, projections) is what every analysis reads; an analysis in a sub-folder (search, audit, evaluation, comparison, usage, blame) may use the kernel and the figures of usage/, never the other way round, so a change to an analysis cannot move the fold. Type-only imports are allowed: a kernel entry may carry an analysis result.',
       from: { path: '^src/tape/(?!(search|audit|evaluation|comparison|usage|blame)/)' },
-      to: { path: '^src/tape/(search|audit|evaluation|comparison|usage|blame)/', pathNot: '^src/tape/usage/usageFigures\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^src/tape/(search|audit|evaluation|comparison|usage|blame)/',
+        pathNot: '^src/tape/usage/usageFigures\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'tape-analyses-apart',
