@@ -52,11 +52,13 @@ interface SessionScan {
 
 const sessionMetaCwd = z.looseObject({ cwd: z.string().min(1).optional() });
 
+/** Entry ids whose tool calls are read at once: a session's call payloads are never all held together. */
+const CALLS_WINDOW = 1000;
+
 /**
- * The tape's edits by workspace file, for one workspace. Built from the fold rows (which say each
- * entry's kind, tool call id and status without reading payloads) and the edit calls' entries,
- * then brought up to date from each session's last read entry; a new store generation (a reload, a
- * deleted session) starts over.
+ * The tape's edits by workspace file, for one workspace. Built from the tool calls, the events
+ * that move or make edits, and the status of the edit calls' results, then brought up to date from
+ * each session's last read entry; a new store generation (a reload, a deleted session) starts over.
  */
 export class EditIndex {
   private generation = -1;
@@ -89,37 +91,55 @@ export class EditIndex {
     for (const summary of this.store.sessions()) {
       let scan = this.sessions.get(summary.sessionId);
       if (scan === undefined) this.sessions.set(summary.sessionId, (scan = { head: 0, cwd: null, pending: new Map(), turnStarts: new Map() }));
-      if (summary.headEntryId > scan.head) this.read(summary.sessionId, scan);
+      if (summary.headEntryId > scan.head) this.read(summary.sessionId, scan, summary.headEntryId);
     }
   }
 
-  private read(sessionId: string, scan: SessionScan): void {
+  /**
+   * Reads a session on from its last read entry up to `head`: its tool calls a window at a time
+   * (every call must be asked for its edits), the few events that matter found by name, and, only
+   * while an edit call waits for its result, the session's fold rows for the results' status.
+   */
+  private read(sessionId: string, scan: SessionScan, head: number): void {
     const agent = sessionAgentOf(this.store, sessionId);
-    const entry = (entryId: number): Entry | undefined => this.store.getEntry(sessionId, entryId);
-    for (const row of this.store.foldRows(sessionId, scan.head)) {
-      scan.head = row.entryId;
-      if (row.kind === 'tool_call' && row.toolCallId !== null) {
-        const call = entry(row.entryId);
-        const pending = call === undefined ? null : this.pendingOf(agent, call, scan.cwd);
-        if (pending !== null) scan.pending.set(row.toolCallId, pending);
-      } else if (row.kind === 'tool_result' && row.toolCallId !== null) {
-        const pending = scan.pending.get(row.toolCallId);
-        // A stand-in crash repair wrote says nothing of what the call did; a recorded result may follow.
-        if (pending === undefined || row.interrupted) continue;
-        scan.pending.delete(row.toolCallId);
-        if (row.status === 'ok') this.addEdits(pending);
-      } else if (row.kind === 'event' && row.name === SESSION_META) {
-        const meta = sessionMetaCwd.safeParse((entry(row.entryId)?.payload as { data?: unknown } | undefined)?.data);
-        if (meta.success && meta.data.cwd !== undefined) scan.cwd = meta.data.cwd;
-      } else if (row.kind === 'event' && row.name === VSCODE_CHAT_EDIT_EVENT) {
-        const event = entry(row.entryId);
-        const edits = event === undefined ? null : this.pendingOf(agent, event, scan.cwd);
-        if (edits !== null) this.addEdits(edits);
-      } else if (row.kind === 'event' && row.name === WORKSPACE_CHECKPOINT) {
-        const event = entry(row.entryId);
-        if (event !== undefined) this.readCheckpoint(event, scan);
+    const from = scan.head + 1;
+    const events = [SESSION_META, VSCODE_CHAT_EDIT_EVENT, WORKSPACE_CHECKPOINT]
+      .flatMap((name) => this.store.entries(sessionId, { kind: 'event', name, fromEntryId: from, toEntryId: head }))
+      .sort((a, b) => a.entryId - b.entryId);
+    let next = 0;
+    // Events in entry order with the calls: a call's path is read with the cwd in force at it.
+    const eventsBefore = (entryId: number): void => {
+      for (; next < events.length && events[next].entryId < entryId; next++) this.readEvent(agent, events[next], scan);
+    };
+    for (let start = from; start <= head; start += CALLS_WINDOW) {
+      for (const call of this.store.entries(sessionId, { kind: 'tool_call', fromEntryId: start, toEntryId: Math.min(head, start + CALLS_WINDOW - 1) })) {
+        eventsBefore(call.entryId);
+        const toolCallId = (call.payload as { toolCallId?: unknown }).toolCallId;
+        const pending = typeof toolCallId === 'string' ? this.pendingOf(agent, call, scan.cwd) : null;
+        if (pending !== null) scan.pending.set(toolCallId as string, pending);
       }
     }
+    eventsBefore(Infinity);
+    if (scan.pending.size > 0)
+      for (const row of this.store.foldRows(sessionId, scan.head)) {
+        if (row.entryId > head) break;
+        const pending = row.kind === 'tool_result' && row.toolCallId !== null ? scan.pending.get(row.toolCallId) : undefined;
+        // A stand-in crash repair wrote says nothing of what the call did; a recorded result may follow.
+        if (pending === undefined || row.interrupted) continue;
+        scan.pending.delete(row.toolCallId as string);
+        if (row.status === 'ok') this.addEdits(pending);
+      }
+    scan.head = head;
+  }
+
+  private readEvent(agent: string, event: Entry, scan: SessionScan): void {
+    if (event.name === SESSION_META) {
+      const meta = sessionMetaCwd.safeParse((event.payload as { data?: unknown }).data);
+      if (meta.success && meta.data.cwd !== undefined) scan.cwd = meta.data.cwd;
+    } else if (event.name === VSCODE_CHAT_EDIT_EVENT) {
+      const edits = this.pendingOf(agent, event, scan.cwd);
+      if (edits !== null) this.addEdits(edits);
+    } else this.readCheckpoint(event, scan);
   }
 
   /** The call's edits of this workspace's files, or null when it made none. */

@@ -4,13 +4,16 @@ import type { FileChange, FileEdit } from './fileChange';
  * The `*** Begin Patch` format of Codex's apply_patch (codex-rs `apply-patch/src/parser.rs`), which
  * opencode and Copilot Chat also take. Read as codex-rs reads it: the envelope lines may carry
  * spaces around them and the patch may sit in a heredoc (`<<'EOF'` … `EOF`); the first hunk of an
- * update may lack its `@@`; blank lines between hunks are passed over; an empty line in a hunk is an empty context line; anything else the
- * parser does not know makes the whole patch invalid, as codex-rs then applies nothing.
+ * update may lack its `@@`; blank lines between hunks are passed over; an empty line in a hunk is
+ * an empty context line; anything else the parser does not know makes the whole patch invalid, as
+ * codex-rs then applies nothing.
  *
  * A hunk replaces whole lines, so its texts are those lines each with its line break: old = the
- * context and removed lines, new = the context and added lines (a hunk that removes the file's last
- * lines then leaves no empty line behind). A hunk of added lines alone is appended at the end of
- * the file by codex-rs whatever its `@@` header says: that text is `written`, its place unknown here.
+ * context and removed lines, new = the context and added lines (a hunk that removes lines leaves no
+ * empty line behind). A hunk marked `*** End of File` that keeps lines leaves the last line break
+ * out of both, so it also matches a file that lacks one. A hunk of added lines alone is appended at
+ * the end of the file by codex-rs whatever its `@@` header says: that text is `written`, its place
+ * unknown here.
  */
 
 const BEGIN = '*** Begin Patch';
@@ -95,10 +98,12 @@ function hunkAt(lines: readonly string[], start: number, first: boolean): { chan
   const oldLines: string[] = [];
   const newLines: string[] = [];
   let count = 0;
+  let endOfFile = false;
   for (; at < lines.length; at++) {
     const line = lines[at];
     if (line.trim() === END_OF_FILE) {
       if (count === 0) return null;
+      endOfFile = true;
       at++;
       break;
     }
@@ -116,9 +121,9 @@ function hunkAt(lines: readonly string[], start: number, first: boolean): { chan
     count++;
   }
   if (count === 0) return null;
-  const change: FileChange =
-    oldLines.length === 0
-      ? { kind: 'written', newText: lineText(newLines) }
-      : { kind: 'replace', oldText: lineText(oldLines), newText: lineText(newLines), all: false };
+  if (oldLines.length === 0) return { change: { kind: 'written', newText: lineText(newLines) }, next: at };
+  // At the end of the file its last line break is left where it is, so the old text is found in a file that lacks one.
+  const trim = endOfFile && newLines.length > 0 ? (text: string) => text.slice(0, -1) : (text: string) => text;
+  const change: FileChange = { kind: 'replace', oldText: trim(lineText(oldLines)), newText: trim(lineText(newLines)), all: false };
   return { change, next: at };
 }

@@ -36,7 +36,7 @@ describe('Codex patch text', () => {
         movedTo: 'src/main.py',
         changes: [
           { kind: 'replace', oldText: '    x = 1\n    return x\n', newText: '    x = 1\n    return x + 1\n', all: false },
-          { kind: 'replace', oldText: '\n    pass\n', newText: '\n    y = 2\n', all: false },
+          { kind: 'replace', oldText: '\n    pass', newText: '\n    y = 2', all: false },
         ],
       },
     ]);
@@ -51,6 +51,13 @@ describe('Codex patch text', () => {
     assert.deepStrictEqual(editsOfPatch('*** Begin Patch\n*** Update File: a\n@@ def f():\n+tail\n*** End Patch'), [
       { path: 'a', changes: [{ kind: 'written', newText: 'tail\n' }] },
     ]);
+  });
+
+  it('leaves the last line break out of an end-of-file hunk that keeps lines, and in one that removes every line', () => {
+    const patch = (lines: string) => `*** Begin Patch\n*** Update File: a\n@@\n${lines}\n*** End of File\n*** End Patch`;
+    assert.deepStrictEqual(editsOfPatch(patch(' x\n-y\n+z')), [{ path: 'a', changes: [{ kind: 'replace', oldText: 'x\ny', newText: 'x\nz', all: false }] }]);
+    assert.deepStrictEqual(editsOfPatch(patch(' x\n-y')), [{ path: 'a', changes: [{ kind: 'replace', oldText: 'x\ny', newText: 'x', all: false }] }]);
+    assert.deepStrictEqual(editsOfPatch(patch('-y')), [{ path: 'a', changes: [{ kind: 'replace', oldText: 'y\n', newText: '', all: false }] }]);
   });
 
   it('an empty added file is written empty', () => {
