@@ -7,7 +7,7 @@ import { answer, closeWorkbench, openChat, openWorkbench, runCommand, send, shot
 /** The text of every end-of-line note in the editors: VS Code draws an `after` decoration's text as CSS content. */
 const notes = (page: Page): Promise<string[]> =>
   page.evaluate(() =>
-    Array.from(document.querySelectorAll('.view-lines span'))
+    Array.from(document.querySelectorAll('.editor-group-container .view-lines span'))
       .map((e) => getComputedStyle(e, '::after').content)
       .filter((c) => c !== 'none' && c !== 'normal' && c !== ''),
   );
@@ -46,7 +46,9 @@ describe('agent blame in the VS Code web workbench', () => {
     await page.locator('.statusbar-item', { hasText: '2 agent lines' }).waitFor({ timeout: 30_000 });
     await page.waitForFunction(
       () =>
-        Array.from(document.querySelectorAll('.view-lines span')).some((e) => /Agent Tape · turn \d+ · just now/.test(getComputedStyle(e, '::after').content)),
+        Array.from(document.querySelectorAll('.editor-group-container .view-lines span')).some((e) =>
+          /Agent Tape · turn \d+ · just now/.test(getComputedStyle(e, '::after').content),
+        ),
       undefined,
       { timeout: 30_000 },
     );

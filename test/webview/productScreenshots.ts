@@ -30,10 +30,10 @@ const THEMES = [
 export async function takeProductScreenshots(outDir: string, log: (line: string) => void = () => undefined): Promise<string[]> {
   fs.mkdirSync(outDir, { recursive: true });
   const written: string[] = [];
-  const shoot = async (page: Page, name: string): Promise<void> => {
+  const shoot = async (page: Page, name: string, { keepHover = false } = {}): Promise<void> => {
     const file = path.join(outDir, `${name}.png`);
-    // Tooltips and hovers that the pointer left open would date the picture.
-    await page.mouse.move(0, VIEWPORT.height - 1);
+    // Tooltips and hovers that the pointer left open would date the picture, unless it shows one.
+    if (!keepHover) await page.mouse.move(0, VIEWPORT.height - 1);
     await page.waitForTimeout(500);
     await page.screenshot({ path: file });
     written.push(file);
@@ -45,6 +45,7 @@ export async function takeProductScreenshots(outDir: string, log: (line: string)
     const { page } = workbench as Workbench;
     // In the workbench's default theme: the theme picker lists no theme until the workbench has settled.
     await chatAndRestore(page, shoot);
+    await blame(page, shoot);
     await page.keyboard.press('Control+Alt+B'); // the Chat view's Secondary Side Bar, out of the inspector's way
     await runCommand(page, 'Tape: Open the Sample Tape');
     for (const [theme, kind, key] of THEMES) {
@@ -65,7 +66,7 @@ export async function takeProductScreenshots(outDir: string, log: (line: string)
   return written;
 }
 
-type Shoot = (page: Page, name: string) => Promise<void>;
+type Shoot = (page: Page, name: string, options?: { keepHover?: boolean }) => Promise<void>;
 
 /** @tape reads a file and edits another (allowed), then the turn's edit is undone: the plan the user confirms. */
 async function chatAndRestore(page: Page, shoot: Shoot): Promise<void> {
@@ -88,6 +89,27 @@ async function chatAndRestore(page: Page, shoot: Shoot): Promise<void> {
   await shoot(page, 'restore');
   await dialog.getByRole('button', { name: 'Restore Files' }).click();
   await dialog.waitFor({ state: 'hidden', timeout: 30_000 });
+}
+
+/** @tape changes a function; with agent blame on, its lines carry a note and the hover leads back to the turn. */
+async function blame(page: Page, shoot: Shoot): Promise<void> {
+  await send(
+    page,
+    'tool:apply_edit {"path":"src/greet.ts","oldText":"  return `Hello, ${name}!`;","newText":"  const who = name.trim() || \'stranger\';\\n  return `Hello, ${who}!`;"}',
+  );
+  // Edits were allowed for the session in chatAndRestore: no confirmation this time.
+  await answer(page, '1 file changed (+2 −1)');
+  await runCommand(page, 'View: Close All Editors');
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().click();
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'greet.ts' }).click();
+  await page.locator('.editor-group-container .view-lines', { hasText: 'stranger' }).waitFor({ timeout: 30_000 });
+  await runCommand(page, 'Tape: Toggle Agent Blame');
+  await page.locator('.statusbar-item', { hasText: '2 agent lines' }).waitFor({ timeout: 30_000 });
+  await page.locator('.editor-group-container .view-line', { hasText: 'stranger' }).hover();
+  await page.locator('.monaco-hover:visible', { hasText: 'Agent Tape blame' }).waitFor({ timeout: 30_000 });
+  await shoot(page, 'blame', { keepHover: true });
+  await runCommand(page, 'Tape: Toggle Agent Blame');
+  await runCommand(page, 'View: Close All Editors');
 }
 
 /** The sample tape's coding session: its transcript, its requests with their diff, and its compaction's audit. */

@@ -62,9 +62,10 @@ export async function blameCommand(args: string[], io: Io): Promise<number> {
     }
     const turn = origin.turn === null ? 'no prompt' : `turn ${origin.turn}`;
     const at = origin.at.slice(0, 16).replace('T', ' ');
-    io.out(
-      `${lines}  ${origin.agent}  ${oneLine(origin.sessionTitle ?? origin.sessionId, PROMPT_CHARS)}  ${turn}  ${at}  ${oneLine(origin.prompt ?? '', PROMPT_CHARS)}\n`,
-    );
+    const title = origin.sessionTitle ?? origin.sessionId;
+    // A session titled by its first prompt would show the same words twice on its first turn.
+    const prompt = origin.prompt === null || origin.prompt === title ? '' : `  ${oneLine(origin.prompt, PROMPT_CHARS)}`;
+    io.out(`${lines}  ${origin.agent}  ${oneLine(title, PROMPT_CHARS)}  ${turn}  ${at}${prompt}\n`);
   }
   return 0;
 }

@@ -80,7 +80,8 @@ describe('agent-tape blame', function () {
       assert.strictEqual(human.code, 0, human.err);
       const lines = human.out.trimEnd().split('\n');
       assert.strictEqual(lines.length, 2);
-      assert.match(lines[1], /^2-3 {2}claude-code {2}write the\[31m agent lines {2}turn 1 {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}write the\[31m agent lines$/);
+      // The session is titled by its first prompt, so the prompt is not printed twice.
+      assert.match(lines[1], /^2-3 {2}claude-code {2}write the\[31m agent lines {2}turn 1 {2}\d{4}-\d\d-\d\d \d\d:\d\d$/);
       assert.ok(!human.out.includes('\u001b'), 'no control character reaches the terminal');
     } finally {
       process.chdir(cwd);
