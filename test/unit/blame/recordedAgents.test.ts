@@ -69,6 +69,9 @@ describe('blame of what real agents wrote, from the sessions they recorded', fun
     const [write] = callsOf(s, 'Write');
     const [division, precision] = callsOf(s, 'Edit');
     assert.ok(write !== undefined && division !== undefined && precision !== undefined);
+    // Claude Code writes absolute paths, those of the folder it ran in, not of this checkout.
+    const written = (store.entries(s, { kind: 'tool_call', name: 'Write' })[0].payload as { input: { file_path: string } }).input.file_path;
+    assert.ok(written.startsWith('/tmp/rec-claude-code-') && !written.startsWith(ws), written);
     const first = 'TAPE-BLAME-1: add src/new.js and make the division error clearer.';
     const second = 'TAPE-BLAME-2: round to 4 digits.';
 
