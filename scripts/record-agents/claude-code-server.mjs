@@ -1,7 +1,7 @@
 // A scripted Anthropic Messages API on 127.0.0.1 for recording Claude Code sessions: it answers
-// from the prompt's marker (TAPE-A, TAPE-B, TAPE-SUB, …) and how many answers the conversation
+// from the prompt's marker (TAPE-A, TAPE-B, TAPE-SUB, TAPE-BLAME-1, …) and how many answers the conversation
 // already holds, streams when asked, and logs every request it gets (one JSON line each). Started by
-// claude-code.mjs.
+// claude-code.mjs and claude-code-blame.mjs.
 import { eventStream, replyJson, startModelServer } from './recording.mjs';
 
 /** Distinct, non-zero figures per answer, so a test can tell input, cache reads, cache writes and output apart. */
@@ -40,6 +40,8 @@ function script(body, project) {
       text('<analysis>Scripted.</analysis>\n<summary>1. The person asked to read a.txt, edit it and list the files.\n2. a.txt now says hello tape.</summary>'),
     ];
   if (!body.tools?.length) return [text('{"title": "Scripted session"}')];
+  // Before TAPE-B, which the marker's text contains.
+  if (said.includes('TAPE-BLAME')) return blameScript(messages, project, tool, text);
   if (said.includes('TAPE-SUB')) {
     if (turn === 0) return [thinking(''), tool('Read', { file_path: `${project}/b.txt` })];
     return [text('The subagent read b.txt: it says bravo.')];
@@ -58,6 +60,50 @@ function script(body, project) {
   }
   return [text(`Answer ${turn + 1}.`)];
 }
+
+/** claude-code-blame.mjs's session: turn 1 writes src/new.js and rewrites lines of src/calc.js, turn 2 (resumed) changes text inside a line. */
+function blameScript(messages, project, tool, text) {
+  // Answers since the turn's prompt: a resumed session holds the earlier turn's answers too.
+  const prompted = messages.findLastIndex((m) => m.role === 'user' && /TAPE-BLAME-\d/.test(textOf(m.content)));
+  const step = messages.slice(prompted).filter((m) => m.role === 'assistant').length;
+  const calc = `${project}/src/calc.js`;
+  const steps = textOf(messages[prompted]?.content).includes('TAPE-BLAME-2')
+    ? [
+        () => tool('Read', { file_path: calc }),
+        () => tool('Edit', { file_path: calc, old_string: 'PRECISION = 2', new_string: 'PRECISION = 4' }),
+        () => text('PRECISION is 4 now.'),
+      ]
+    : [
+        () => tool('Write', { file_path: `${project}/src/new.js`, content: BLAME_NEW_FILE }),
+        () => tool('Read', { file_path: calc }),
+        () => tool('Edit', { file_path: calc, old_string: BLAME_OLD_LINES, new_string: BLAME_NEW_LINES }),
+        () => text('Added src/new.js and a clearer division error.'),
+      ];
+  return [steps[Math.min(step, steps.length - 1)]()];
+}
+const BLAME_NEW_FILE = [
+  '// Helpers built on calc.js.',
+  "const { add, multiply } = require('./calc');",
+  '',
+  'function square(x) {',
+  '  return multiply(x, x);',
+  '}',
+  '',
+  'function sumOfSquares(a, b) {',
+  '  return add(square(a), square(b));',
+  '}',
+  '',
+  'module.exports = { square, sumOfSquares };',
+  '',
+].join('\n');
+const BLAME_OLD_LINES = "  if (b === 0) {\n    throw new Error('division by zero');\n  }";
+const BLAME_NEW_LINES = [
+  '  if (b === 0) {',
+  "    // Dividing by zero is the caller's mistake, not Infinity.",
+  "    const message = 'division by zero: ' + a + ' / 0';",
+  '    throw new RangeError(message);',
+  '  }',
+].join('\n');
 
 function sse(res, message, blocks) {
   const stream = eventStream(res);

@@ -20,14 +20,17 @@ export function outFolder(out, name) {
   return path.resolve(out ?? path.join(import.meta.dirname, '../../test/fixtures/agents', name));
 }
 
-/** A scratch HOME and project (with `files`) in a temp folder, so the agent touches nothing of the person's; kept after for its request log. */
+/** A scratch HOME and project (with `files`, named by their paths in it) in a temp folder, so the agent touches nothing of the person's; kept after for its request log. */
 export function scratchFolders(agent, files = {}) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `rec-${agent}-`));
   const home = path.join(work, 'home');
   const project = path.join(work, 'proj');
   fs.mkdirSync(home);
   fs.mkdirSync(project);
-  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(project, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(project, name)), { recursive: true });
+    fs.writeFileSync(path.join(project, name), text);
+  }
   return { work, home, project, log: path.join(work, 'requests.jsonl') };
 }
 
