@@ -54,13 +54,13 @@ describe('the README and the reference pages in docs/', () => {
     assert.deepStrictEqual(broken, []);
   });
 
-  it("the README's pictures are PNG files of docs/images, the chat, inspector, replay and restore among them, none over 400 KiB", () => {
+  it("the README's pictures are PNG files of docs/images, the chat, inspector, replay, restore and blame among them, none over 400 KiB", () => {
     const images = Array.from(read('README.md').matchAll(/!\[[^\]]*\]\(([^)]+)\)/g), (m) => m[1]);
     assert.ok(
       images.every((i) => /^docs\/images\/[\w-]+\.png$/.test(i)),
       `vsce refuses SVG and http images, and the .vsix leaves docs/ out: ${images.join(', ')}`,
     );
-    for (const name of ['chat', 'inspector-transcript-dark', 'inspector-transcript-light', 'inspector-anchors-dark', 'replay', 'restore'])
+    for (const name of ['chat', 'inspector-transcript-dark', 'inspector-transcript-light', 'inspector-anchors-dark', 'replay', 'restore', 'blame'])
       assert.ok(images.includes(`docs/images/${name}.png`), `${name}.png is shown`);
     for (const image of images) assert.ok(fs.statSync(path.join(root, image)).size <= 400 * 1024, `${image} is small`);
   });
