@@ -48,10 +48,17 @@ module.exports = {
     // Agent blame reads the tape, its checkpoint store (the agent's git snapshots) and the workspace
     // file; the attribution itself is an analysis of src/tape (blame/).
     ...layer('src/blame', folders('src/tape', 'src/store', 'src/agent', 'src/blame'), npm('zod'), core(...NODE)),
+    // OpenTelemetry: sessions projected onto GenAI spans, written as OTLP (files, a live exporter).
+    ...layer(
+      'src/otel',
+      folders('src/tape', 'src/store', 'src/otel'),
+      npm('zod', '@opentelemetry/otlp-transformer', '@opentelemetry/resources'),
+      core(...NODE),
+    ),
     ...layer('src/inspector', folders('src/tape', 'src/store', 'src/protocol', 'src/inspector'), npm('zod'), core(...NODE)),
     ...layer(
       'src/cli',
-      folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/blame', 'src/cli'),
+      folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/blame', 'src/otel', 'src/cli'),
       npm('zod'),
       core(...NODE),
     ),
@@ -62,7 +69,19 @@ module.exports = {
     // The glue may use every host layer and the editor's API, never the browser bundles.
     ...layer(
       'src/extension',
-      folders('src/tape', 'src/store', 'src/agent', 'src/ingest', 'src/replay', 'src/rerun', 'src/blame', 'src/inspector', 'src/protocol', 'src/extension'),
+      folders(
+        'src/tape',
+        'src/store',
+        'src/agent',
+        'src/ingest',
+        'src/replay',
+        'src/rerun',
+        'src/blame',
+        'src/otel',
+        'src/inspector',
+        'src/protocol',
+        'src/extension',
+      ),
       npm('zod', '@vscode/debugadapter', '@vscode/debugprotocol', '@types/vscode'),
       core(...NODE),
     ),
