@@ -19,6 +19,7 @@ import { handoffCommand } from './commands/handoff';
 import { infoCommand } from './commands/info';
 import { ingestCommand } from './commands/ingest';
 import { logCommand } from './commands/log';
+import { otlpCommand } from './commands/otlp';
 import { searchCommand } from './commands/search';
 import { searchAllCommand } from './commands/searchAll';
 import { exportCommand, importCommand } from './commands/transfer';
@@ -175,6 +176,18 @@ ${column(FORMAT_NAMES.join(', '))}
                                                agent-tape:<tape>#<session>/<entry>, the model,
                                                sha256 content hashes, the git commit of DIR;
                                                to a new FILE or stdout
+  otlp <tape> [--session S]... [--since YYYY-MM-DD] [--content] [--out FILE]
+                                               the sessions as OpenTelemetry GenAI spans, one
+                                               OTLP/JSON request ({"resourceSpans":[...]}):
+                                               invoke_agent per turn, chat per model request,
+                                               execute_tool per tool call, subagents under
+                                               their call, forks and merges as links; ids
+                                               derived from the tape, so an export again
+                                               gives the same ids; --since: turns from that
+                                               UTC day on; messages, system prompt and tool
+                                               arguments and results only with --content
+                                               (secret variables' values and key-shaped text
+                                               masked even then); to a new FILE or stdout
   verify <tape> [--session S] [--json]         verification replay: rebuilds every recorded
                                                model request from the tape with the policy and
                                                builder its manifest names and compares it (match,
@@ -271,6 +284,7 @@ const COMMANDS = new Map<string, (args: string[], io: Io) => Promise<number>>([
   ['stats', statsCommand],
   ['blame', blameCommand],
   ['trace', traceCommand],
+  ['otlp', otlpCommand],
 ]);
 
 const BAD_INPUT = [

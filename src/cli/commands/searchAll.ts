@@ -7,7 +7,7 @@ import { int, parseArgs, str, UsageError } from '../args';
 import { json, type Io } from '../output';
 import { withTape } from './withTape';
 
-const dayFlag = (value: string | undefined, flag: string): ReturnType<typeof utcDayBounds> | undefined => {
+export const dayFlag = (value: string | undefined, flag: string): ReturnType<typeof utcDayBounds> | undefined => {
   if (value === undefined) return undefined;
   const day = parseDay(value);
   if (day === null) throw new UsageError(`--${flag} must be a date as YYYY-MM-DD, got ${JSON.stringify(value)}`);
