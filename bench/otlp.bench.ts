@@ -1,0 +1,115 @@
+// `agent-tape otlp` of a tape of 10,000 model requests (OTLP_BENCH_REQUESTS) to a file, against a
+// plain `export` of the same tape to `.tape.jsonl`: both read every entry and write a file, so the
+// ratio is what the projection and the OpenTelemetry serialiser add. Each round runs both, in
+// turn, on the tape opened read-only as the commands open it.
+import * as fs from 'fs';
+import * as path from 'path';
+import { otlpJsonChunks } from '../src/otel/otlpExport';
+import { writeFileDurably } from '../src/store/fsutil';
+import { writeJsonl } from '../src/store/tapeFile';
+import { TapeStore } from '../src/store/tapeStore';
+import { ATTEMPT_EVENT } from '../src/tape/entryNames';
+import type { NewEntry } from '../src/tape/entry';
+import { median, round, tempDir } from './common';
+
+const REQUESTS = Number(process.env.OTLP_BENCH_REQUESTS ?? 10_000);
+const TURNS_PER_SESSION = 100;
+const ROUNDS = Number(process.env.OTLP_BENCH_ROUNDS ?? 3);
+
+/** One turn as our agent writes it: a prompt, a request with its usage, a tool call and result, an answer. */
+function turn(t: number, at: number): NewEntry[] {
+  const turnId = `t${t}`;
+  const meta = { turnId };
+  const text = `turn ${t} ${'lorem ipsum dolor sit amet '.repeat(10)}`;
+  return [
+    {
+      kind: 'message',
+      name: 'message/user',
+      payload: { messageId: `${turnId}u`, role: 'user', status: 'sent', orderSeq: 2 * t, content: text, turnId },
+      meta,
+      createdAt: at,
+    },
+    {
+      kind: 'event',
+      name: ATTEMPT_EVENT,
+      payload: {
+        name: ATTEMPT_EVENT,
+        data: { turnId, requestSeq: 1, attempt: 1, status: 'ok', durationMs: 900, usage: { inputTokens: 1000 + t, outputTokens: 50, cachedTokens: 800 } },
+      },
+      meta,
+      createdAt: at + 1000,
+    },
+    {
+      kind: 'tool_call',
+      name: 'read_file',
+      payload: { messageId: `${turnId}a`, toolCallId: `${turnId}c`, name: 'read_file', input: { path: `f${t}.ts` } },
+      meta,
+      createdAt: at + 1001,
+    },
+    {
+      kind: 'tool_result',
+      name: 'read_file',
+      payload: { messageId: `${turnId}a`, toolCallId: `${turnId}c`, status: 'ok', output: text },
+      meta,
+      createdAt: at + 1100,
+    },
+    {
+      kind: 'message',
+      name: 'message/assistant',
+      payload: { messageId: `${turnId}a`, role: 'assistant', status: 'sent', orderSeq: 2 * t + 1, content: text, turnId },
+      meta,
+      createdAt: at + 1200,
+    },
+  ];
+}
+
+async function main(): Promise<void> {
+  const dir = tempDir();
+  try {
+    const tape = path.join(dir, 'bench.tape.sqlite');
+    const build = await TapeStore.open(tape);
+    for (let s = 0; s * TURNS_PER_SESSION < REQUESTS; s++) {
+      const entries: NewEntry[] = [];
+      for (let t = 0; t < TURNS_PER_SESSION; t++) entries.push(...turn(t, 1_765_000_000_000 + s * 1e7 + t * 10_000));
+      await build.appendMany(`s${s}`, entries);
+    }
+    await build.close();
+    const store = await TapeStore.open(tape, { readOnly: true });
+    const entries = store.sessions().reduce((n, s) => n + s.entryCount, 0);
+    const times = { otlp: [] as number[], export: [] as number[] };
+    let otlpBytes = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const jsonl = path.join(dir, `r${r}.tape.jsonl`);
+      const otlp = path.join(dir, `r${r}.otlp.json`);
+      let t0 = performance.now();
+      await writeJsonl(store, null, jsonl, true);
+      times.export.push(performance.now() - t0);
+      t0 = performance.now();
+      await writeFileDurably(otlp, otlpJsonChunks(store, { tape }), true);
+      times.otlp.push(performance.now() - t0);
+      otlpBytes = fs.statSync(otlp).size;
+    }
+    await store.close();
+    const otlpMs = median(times.otlp);
+    const exportMs = median(times.export);
+    process.stdout.write(
+      JSON.stringify({
+        requests: REQUESTS,
+        entries,
+        otlpMs: round(otlpMs, 1),
+        otlpEntriesPerS: Math.round(entries / (otlpMs / 1000)),
+        otlpMB: round(otlpBytes / (1 << 20), 1),
+        baselineExportMs: round(exportMs, 1),
+        baselineEntriesPerS: Math.round(entries / (exportMs / 1000)),
+        ratioToExport: round(otlpMs / exportMs, 2),
+      }),
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
