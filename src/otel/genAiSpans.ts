@@ -86,9 +86,12 @@ export function turnsOf(entries: readonly Entry[]): Turn[] {
     const id = turnIdOf(e);
     const key = id ?? (e.kind === 'message' && e.name === 'message/user' ? `entry:${e.entryId}` : null);
     if (key !== null) {
-      let turn = byKey.get(key);
-      if (turn === undefined) (turns.push((turn = { key, entries: [] })), byKey.set(key, turn));
-      current = turn;
+      current = byKey.get(key) ?? null;
+      if (current === null) {
+        current = { key, entries: [] };
+        turns.push(current);
+        byKey.set(key, current);
+      }
     }
     current?.entries.push(e);
   }
