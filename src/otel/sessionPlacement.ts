@@ -1,4 +1,4 @@
-import { childrenOf, parentOf } from '../store/forks';
+import { parentOf } from '../store/forks';
 import { linkedChildren } from '../store/subagentLinks';
 import type { TapeStore } from '../store/tapeStore';
 import type { Entry } from '../tape/entry';
@@ -71,10 +71,9 @@ export function sessionPlacement(store: TapeStore, sessionId: string, agent: str
     }
   }
   const linksAt = new Map<number, SpanLink>();
-  const forks = new Set(childrenOf(store, sessionId).map((c) => c.sessionId));
   for (const e of store.entries(sessionId, { kind: 'event', name: FORK_MERGE })) {
     const receipt = mergeReceiptData.safeParse(e.payload.data);
-    if (!receipt.success || !forks.has(receipt.data.forkSessionId)) continue;
+    if (!receipt.success || parentOf(store, receipt.data.forkSessionId)?.sessionId !== sessionId) continue;
     const spanId = turnSpanOf(store, receipt.data.forkSessionId, receipt.data.forkHeadEntryId);
     if (spanId === null) continue;
     linksAt.set(e.entryId, {

@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ingestFile } from '../../../src/ingest/ingest';
 import { forkSession, mergeFork } from '../../../src/store/forks';
+import { linkSubagent, startSubagent } from '../../../src/store/subagentLinks';
 import { loadSqlJs } from '../../../src/store/sqljs';
 import { TapeStore } from '../../../src/store/tapeStore';
 import { ATTEMPT_EVENT, VIEW_ASSEMBLED } from '../../../src/tape/entryNames';
@@ -177,6 +178,39 @@ describe('GenAI spans of a tape (src/otel)', function () {
     const childTurns = ofSession(spans, childId).filter((s) => op(s) === 'invoke_agent');
     assert.ok(childTurns.length > 0 && childTurns.every((t) => t.parentSpanId === spawn.spanId && t.traceId === spawn.traceId));
     for (const id of [parentId, childId]) assert.deepStrictEqual(spanTotals(ofSession(spans, id)), tapeTotals(store, id));
+    await store.close();
+  });
+
+  it("our agent's subagent: under the run_subagent call its subagent/start names, else under the turn that linked it", async () => {
+    const store = await TapeStore.inMemory();
+    const meta = { turnId: 't1' };
+    await store.appendMany('p', [
+      { kind: 'message', name: 'message/user', payload: { messageId: 'u', role: 'user', status: 'sent', orderSeq: 1, content: 'go', turnId: 't1' }, meta },
+      { kind: 'tool_call', name: 'run_subagent', payload: { messageId: 'a', toolCallId: 'c9', name: 'run_subagent', input: {} }, meta },
+    ]);
+    const called = await startSubagent(store, 'p', { task: 'look', toolCallId: 'c9' });
+    const bare = await startSubagent(store, 'p', { task: 'look again' });
+    for (const child of [called, bare]) {
+      await store.appendMany(child.childSessionId, [
+        {
+          kind: 'message',
+          name: 'message/user',
+          payload: { messageId: 'cu', role: 'user', status: 'sent', orderSeq: 1, content: 'look', turnId: 'ct' },
+          meta: { turnId: 'ct' },
+        },
+      ]);
+    }
+    await store.appendMany('p', [
+      { kind: 'tool_result', name: 'run_subagent', payload: { messageId: 'a', toolCallId: 'c9', status: 'ok', output: 'done' }, meta },
+    ]);
+    await linkSubagent(store, 'p', called.childSessionId, 'completed');
+    await linkSubagent(store, 'p', bare.childSessionId, 'completed');
+    const spans = spansOf(exportText(store));
+    const call = spans.find((s) => s.name === 'execute_tool run_subagent') as ParsedSpan;
+    const parentTurn = ofSession(spans, 'p').find((s) => op(s) === 'invoke_agent') as ParsedSpan;
+    const childTurn = (id: string) => ofSession(spans, id).find((s) => op(s) === 'invoke_agent') as ParsedSpan;
+    assert.deepStrictEqual([childTurn(called.childSessionId).parentSpanId, childTurn(called.childSessionId).traceId], [call.spanId, call.traceId]);
+    assert.deepStrictEqual([childTurn(bare.childSessionId).parentSpanId, childTurn(bare.childSessionId).traceId], [parentTurn.spanId, parentTurn.traceId]);
     await store.close();
   });
 
