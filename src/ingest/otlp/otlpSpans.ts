@@ -1,0 +1,208 @@
+import * as z from 'zod';
+import { TapeFileError } from '../../store/errors';
+import { jsonTextTooDeep } from '../../tape/jsonDepth';
+import { countSkip } from '../format';
+import { readSourceBytes } from '../sourceFiles';
+import { parseTranscript } from '../transcriptLines';
+
+/**
+ * OTLP/JSON trace files (an `ExportTraceServiceRequest`: `{"resourceSpans":[...]}`), one document
+ * in the file or one a line (a collector's file exporter writes a JSONL of them), as the
+ * OpenTelemetry JSON mapping writes them: trace and span ids as hex, times as nanoseconds (a
+ * decimal string, or a number), attribute values as `AnyValue` objects. Every span is checked by
+ * zod; one that is not a span is counted, never fatal.
+ */
+
+/**
+ * How many spans of one file are mapped: a GenAI session is hundreds; a file of millions (a
+ * collector's whole day) is cut here, the rest counted in `span/over-limit`, so memory and time
+ * stay bounded whatever the file holds.
+ */
+export const MAX_SPANS = 200_000;
+
+/** An attribute value, as the OTLP JSON mapping writes `AnyValue`. */
+interface AnyValue {
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: string | number;
+  doubleValue?: number | string;
+  bytesValue?: string;
+  arrayValue?: { values?: AnyValue[] };
+  kvlistValue?: { values?: KeyValue[] };
+}
+interface KeyValue {
+  key: string;
+  value?: AnyValue;
+}
+
+const anyValue: z.ZodType<AnyValue> = z.lazy(() =>
+  z.looseObject({
+    stringValue: z.string().optional(),
+    boolValue: z.boolean().optional(),
+    // int64 is a decimal string in the JSON mapping; some writers put a number.
+    intValue: z.union([z.string().regex(/^-?\d{1,20}$/), z.number().int()]).optional(),
+    // A double may be "NaN", "Infinity" or "-Infinity".
+    doubleValue: z.union([z.number(), z.string()]).optional(),
+    bytesValue: z.string().optional(),
+    arrayValue: z.looseObject({ values: z.array(anyValue).optional() }).optional(),
+    kvlistValue: z.looseObject({ values: z.array(keyValue).optional() }).optional(),
+  }),
+);
+const keyValue: z.ZodType<KeyValue> = z.lazy(() => z.looseObject({ key: z.string(), value: anyValue.optional() }));
+const attributes = z.array(keyValue).optional();
+
+const hexId = (digits: number) =>
+  z
+    .string()
+    .regex(new RegExp(`^[0-9a-fA-F]{${digits}}$`))
+    .refine((id) => !/^0+$/.test(id), 'an all-zero id is invalid');
+const unixNano = z.union([z.string().regex(/^\d{1,20}$/), z.number().int().nonnegative()]);
+
+const spanRecord = z.looseObject({
+  traceId: hexId(32),
+  spanId: hexId(16),
+  parentSpanId: z.union([hexId(16), z.literal('')]).optional(),
+  name: z.string().max(1024),
+  startTimeUnixNano: unixNano,
+  endTimeUnixNano: unixNano.optional(),
+  attributes,
+  // STATUS_CODE_ERROR is 2; the JSON mapping may also write the enum's name.
+  status: z.looseObject({ code: z.union([z.number(), z.string()]).optional(), message: z.string().optional() }).optional(),
+});
+
+const traceRequest = z.looseObject({ resourceSpans: z.array(z.unknown()) });
+const resourceSpans = z.looseObject({
+  resource: z.looseObject({ attributes }).optional(),
+  scopeSpans: z.array(z.looseObject({ spans: z.array(z.unknown()).optional() })).optional(),
+});
+
+/** An attribute's value as JSON. */
+export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
+
+/** One span, checked, its ids lower-case and its attributes decoded. */
+export interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** Nanoseconds since the epoch. */
+  start: bigint;
+  /** Nanoseconds since the epoch; the start when the span says no end. */
+  end: bigint;
+  attributes: ReadonlyMap<string, AttributeValue>;
+  /** Its resource's attributes (`service.name`, …). */
+  resource: ReadonlyMap<string, AttributeValue>;
+  /** The span's status is an error: its message, else ''. */
+  error?: string;
+  /** Where it is in the file: equal start times keep this order. */
+  order: number;
+}
+
+function decode(v: AnyValue | undefined): AttributeValue {
+  if (v === undefined) return null;
+  if (v.stringValue !== undefined) return v.stringValue;
+  if (v.boolValue !== undefined) return v.boolValue;
+  if (v.intValue !== undefined) {
+    const n = Number(v.intValue);
+    return Number.isSafeInteger(n) ? n : String(v.intValue);
+  }
+  if (v.doubleValue !== undefined) return v.doubleValue;
+  if (v.bytesValue !== undefined) return v.bytesValue;
+  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(decode);
+  if (v.kvlistValue !== undefined) return Object.fromEntries((v.kvlistValue.values ?? []).map((kv) => [kv.key, decode(kv.value)]));
+  return null;
+}
+
+const attributeMap = (list: readonly KeyValue[] | undefined): Map<string, AttributeValue> => new Map((list ?? []).map((kv) => [kv.key, decode(kv.value)]));
+
+const nanos = (t: string | number): bigint => (typeof t === 'number' ? BigInt(Math.trunc(t)) : BigInt(t));
+
+export interface SpanFile {
+  spans: Span[];
+  /** A JSONL file's last line is still being written: left for the next run. */
+  tornLastLine: boolean;
+}
+
+/**
+ * The documents of an OTLP/JSON file: the whole file when it is one JSON value, else each line of
+ * it (JSONL); lines that are not JSON are counted.
+ */
+function documentsOf(file: string, skipped: Record<string, number>): { documents: unknown[]; tornLastLine: boolean } {
+  const bytes = readSourceBytes(file);
+  const text = bytes.toString('utf8');
+  if (jsonTextTooDeep(text) === null) {
+    try {
+      return { documents: [JSON.parse(text) as unknown], tornLastLine: false };
+    } catch {
+      // Not one JSON value: JSONL, one document a line.
+    }
+  }
+  const { lines, invalidLines, tornLastLine } = parseTranscript(bytes);
+  if (invalidLines.length > 0) countSkip(skipped, 'invalid-json', invalidLines.length);
+  return { documents: lines.map((l) => l.record), tornLastLine };
+}
+
+/**
+ * Every span of an OTLP/JSON or OTLP/JSONL file, at most MAX_SPANS, a span seen twice (the same
+ * batch exported again) once. A file with no trace request in it at all is a TapeFileError naming it.
+ */
+export function readSpans(file: string, skipped: Record<string, number>): SpanFile {
+  const { documents, tornLastLine } = documentsOf(file, skipped);
+  const spans: Span[] = [];
+  const seen = new Set<string>();
+  let requests = 0;
+  let order = 0;
+  for (const document of documents) {
+    const request = traceRequest.safeParse(document);
+    if (!request.success) {
+      countSkip(skipped, 'invalid/document');
+      continue;
+    }
+    requests++;
+    for (const rawResource of request.data.resourceSpans) {
+      const rs = resourceSpans.safeParse(rawResource);
+      if (!rs.success) {
+        countSkip(skipped, 'invalid/resourceSpans');
+        continue;
+      }
+      const resource = attributeMap(rs.data.resource?.attributes);
+      for (const scope of rs.data.scopeSpans ?? [])
+        for (const raw of scope.spans ?? []) {
+          if (spans.length >= MAX_SPANS) {
+            countSkip(skipped, 'span/over-limit');
+            continue;
+          }
+          const s = spanRecord.safeParse(raw);
+          if (!s.success) {
+            countSkip(skipped, 'invalid/span');
+            continue;
+          }
+          const traceId = s.data.traceId.toLowerCase();
+          const spanId = s.data.spanId.toLowerCase();
+          if (seen.has(`${traceId}/${spanId}`)) {
+            countSkip(skipped, 'span/duplicate');
+            continue;
+          }
+          seen.add(`${traceId}/${spanId}`);
+          const start = nanos(s.data.startTimeUnixNano);
+          const end = s.data.endTimeUnixNano === undefined ? start : nanos(s.data.endTimeUnixNano);
+          const code = s.data.status?.code;
+          spans.push({
+            traceId,
+            spanId,
+            parentSpanId: s.data.parentSpanId === undefined || s.data.parentSpanId === '' ? undefined : s.data.parentSpanId.toLowerCase(),
+            name: s.data.name,
+            start,
+            end: end < start ? start : end,
+            attributes: attributeMap(s.data.attributes),
+            resource,
+            ...(code === 2 || code === 'STATUS_CODE_ERROR' ? { error: s.data.status?.message ?? '' } : {}),
+            order: order++,
+          });
+        }
+    }
+  }
+  if (requests === 0 && documents.length > 0)
+    throw new TapeFileError(file, 'is not OTLP/JSON: it holds no {"resourceSpans": [...]} trace request, whole or one a line');
+  return { spans, tornLastLine };
+}
