@@ -50,10 +50,19 @@ interface SessionBuild {
   timed: { at: bigint; seq: number; entry: NewEntry }[];
   /** The person's last message on it: a request that sends it again adds no second one. */
   lastUser?: string;
-  /** The last model request, its answer's message id and whether that message is on it yet. */
-  lastAnswer?: { messageId: string; at: bigint; written: boolean };
+  /** The last model request's answer. */
+  lastAnswer?: Answer;
   /** The answer that asked for each call. */
-  callAnswer: Map<string, { messageId: string; at: bigint; written: boolean }>;
+  callAnswer: Map<string, Answer>;
+}
+
+/** A model request's answer: a call is filed under it, so it is written, empty, for a call even when the span kept no content. */
+interface Answer {
+  messageId: string;
+  at: bigint;
+  /** Its place among entries at the same time: before the request's attempt. */
+  seq: number;
+  written: boolean;
 }
 
 const str = (v: AttributeValue | undefined): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -138,8 +147,8 @@ export function otlpSessions(spans: readonly Span[], source: string, skipped: Re
     return s;
   };
   let seq = 0;
-  const put = (session: SessionBuild, at: bigint, entry: NewEntry): void => {
-    session.timed.push({ at, seq: seq++, entry: { ...entry, createdAt: msOf(at) } });
+  const put = (session: SessionBuild, at: bigint, entry: NewEntry, order = seq++): void => {
+    session.timed.push({ at, seq: order, entry: { ...entry, createdAt: msOf(at) } });
   };
 
   const rootSession = (s: Span): SessionBuild => {
@@ -187,13 +196,14 @@ export function otlpSessions(spans: readonly Span[], source: string, skipped: Re
     const answer = session.callAnswer.get(callId) ?? session.lastAnswer;
     const messageId = answer?.messageId ?? `answer-${tool.spanId}`;
     if (answer === undefined || !answer.written) {
-      const at = answer?.at ?? tool.start;
-      put(session, at, {
+      const message: NewEntry = {
         kind: 'message',
         name: 'message/assistant',
         provenanceKey: sourceKey(session.sessionId, 'message', tool.traceId, messageId),
         payload: { messageId, role: 'assistant', status: 'sent', content: '' },
-      });
+      };
+      if (answer === undefined) put(session, tool.start, message);
+      else put(session, answer.at, message, answer.seq);
       if (answer !== undefined) answer.written = true;
     }
     return messageId;
@@ -232,7 +242,7 @@ export function otlpSessions(spans: readonly Span[], source: string, skipped: Re
       session.model = model;
       userMessage(messagesOf(a.get('gen_ai.input.messages'), skipped, 'gen_ai.input.messages'));
       const answers = messagesOf(a.get('gen_ai.output.messages'), skipped, 'gen_ai.output.messages').filter((m) => m.role === 'assistant');
-      const answer = { messageId: span.spanId, at: span.end, written: false };
+      const answer: Answer = { messageId: span.spanId, at: span.end, seq: seq++, written: false };
       session.lastAnswer = answer;
       for (const m of answers) for (const call of m.calls) session.callAnswer.set(call, answer);
       const text = answers
@@ -241,12 +251,17 @@ export function otlpSessions(spans: readonly Span[], source: string, skipped: Re
         .join('\n');
       if (text !== '') {
         answer.written = true;
-        put(session, span.end, {
-          kind: 'message',
-          name: 'message/assistant',
-          provenanceKey: key('message/assistant'),
-          payload: { messageId: span.spanId, role: 'assistant', status: 'sent', content: text },
-        });
+        put(
+          session,
+          span.end,
+          {
+            kind: 'message',
+            name: 'message/assistant',
+            provenanceKey: key('message/assistant'),
+            payload: { messageId: span.spanId, role: 'assistant', status: 'sent', content: text },
+          },
+          answer.seq,
+        );
       }
       const data: JsonObject = { model, status: span.error === undefined ? 'ok' : 'error' };
       const usage = usageOf(a);
@@ -277,7 +292,9 @@ export function otlpSessions(spans: readonly Span[], source: string, skipped: Re
     } else countSkip(skipped, `span/${OTHER_OPERATIONS.has(operation) ? operation : 'other'}`);
   }
 
-  return [...sessions.values()].map((s) => {
+  // A trace of spans none of which is a GenAI operation (an HTTP server's) is no session.
+  return [...sessions.values()].flatMap((s) => {
+    if (s.timed.length === 0) return [];
     const timed = s.timed.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : x.seq - y.seq));
     const extra: JsonObject = { lossy: OTLP_LOSSY };
     if (s.provider !== undefined) extra.provider = s.provider;
@@ -290,6 +307,6 @@ export function otlpSessions(spans: readonly Span[], source: string, skipped: Re
     );
     // Messages in the order they were said, which is not the order the spans were read in.
     const entries = timed.map(({ entry }, i) => (entry.kind === 'message' ? { ...entry, payload: { ...entry.payload, orderSeq: i } } : entry));
-    return { sessionId: s.sessionId, entries: [meta, ...entries] };
+    return [{ sessionId: s.sessionId, entries: [meta, ...entries] }];
   });
 }

@@ -51,25 +51,40 @@ const anyValue: z.ZodType<AnyValue> = z.lazy(() =>
 const keyValue: z.ZodType<KeyValue> = z.lazy(() => z.looseObject({ key: z.string(), value: anyValue.optional() }));
 const attributes = z.array(keyValue).optional();
 
-const hexId = (digits: number) =>
-  z
-    .string()
-    .regex(new RegExp(`^[0-9a-fA-F]{${digits}}$`))
-    .refine((id) => !/^0+$/.test(id), 'an all-zero id is invalid');
+/**
+ * A trace or span id as lower-case hex. The OTLP JSON mapping writes hex; a protobuf library's own
+ * JSON writes bytes as base64, which some exporters pass on: both are read. All zeros is no id.
+ */
+function hexOfId(id: string, bytes: number): string | null {
+  let hex: string | null = null;
+  if (id.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(id)) hex = id.toLowerCase();
+  else if (id.length === Math.ceil(bytes / 3) * 4 && /^[A-Za-z0-9+/]+={0,2}$/.test(id)) {
+    const decoded = Buffer.from(id, 'base64');
+    if (decoded.length === bytes) hex = decoded.toString('hex');
+  }
+  return hex === null || /^0+$/.test(hex) ? null : hex;
+}
+const idOf = (bytes: number) =>
+  z.string().transform((id, ctx) => {
+    const hex = hexOfId(id, bytes);
+    if (hex === null) ctx.addIssue({ code: 'custom', message: `not a ${bytes}-byte id in hex or base64` });
+    return hex ?? '';
+  });
 const unixNano = z.union([z.string().regex(/^\d{1,20}$/), z.number().int().nonnegative()]);
 
 const spanRecord = z.looseObject({
-  traceId: hexId(32),
-  spanId: hexId(16),
-  parentSpanId: z.union([hexId(16), z.literal('')]).optional(),
+  traceId: idOf(16),
+  spanId: idOf(8),
+  parentSpanId: z.union([z.literal(''), idOf(8)]).optional(),
   name: z.string().max(1024),
   startTimeUnixNano: unixNano,
   endTimeUnixNano: unixNano.optional(),
   attributes,
-  // STATUS_CODE_ERROR is 2; the JSON mapping may also write the enum's name.
+  // STATUS_CODE_ERROR is 2; some writers put it as a string, or the enum's name.
   status: z.looseObject({ code: z.union([z.number(), z.string()]).optional(), message: z.string().optional() }).optional(),
 });
 
+const OTHER_SIGNALS = ['resourceLogs', 'resourceMetrics'];
 const traceRequest = z.looseObject({ resourceSpans: z.array(z.unknown()) });
 const resourceSpans = z.looseObject({
   resource: z.looseObject({ attributes }).optional(),
@@ -127,19 +142,22 @@ export interface SpanFile {
  * The documents of an OTLP/JSON file: the whole file when it is one JSON value, else each line of
  * it (JSONL); lines that are not JSON are counted.
  */
-function documentsOf(file: string, skipped: Record<string, number>): { documents: unknown[]; tornLastLine: boolean } {
+function documentsOf(file: string, skipped: Record<string, number>): { documents: unknown[]; invalid: number; tornLastLine: boolean } {
   const bytes = readSourceBytes(file);
   const text = bytes.toString('utf8');
-  if (jsonTextTooDeep(text) === null) {
+  const deep = jsonTextTooDeep(text);
+  // One line is one document, too deep as a whole; lines of a JSONL are each checked as they are parsed.
+  if (deep !== null && text.indexOf('\n') >= text.trimEnd().length) throw new TapeFileError(file, `is not read: it ${deep}`);
+  if (deep === null) {
     try {
-      return { documents: [JSON.parse(text) as unknown], tornLastLine: false };
+      return { documents: [JSON.parse(text) as unknown], invalid: 0, tornLastLine: false };
     } catch {
       // Not one JSON value: JSONL, one document a line.
     }
   }
   const { lines, invalidLines, tornLastLine } = parseTranscript(bytes);
   if (invalidLines.length > 0) countSkip(skipped, 'invalid-json', invalidLines.length);
-  return { documents: lines.map((l) => l.record), tornLastLine };
+  return { documents: lines.map((l) => l.record), invalid: invalidLines.length, tornLastLine };
 }
 
 /**
@@ -147,7 +165,7 @@ function documentsOf(file: string, skipped: Record<string, number>): { documents
  * batch exported again) once. A file with no trace request in it at all is a TapeFileError naming it.
  */
 export function readSpans(file: string, skipped: Record<string, number>): SpanFile {
-  const { documents, tornLastLine } = documentsOf(file, skipped);
+  const { documents, invalid, tornLastLine } = documentsOf(file, skipped);
   const spans: Span[] = [];
   const seen = new Set<string>();
   let requests = 0;
@@ -155,7 +173,9 @@ export function readSpans(file: string, skipped: Record<string, number>): SpanFi
   for (const document of documents) {
     const request = traceRequest.safeParse(document);
     if (!request.success) {
-      countSkip(skipped, 'invalid/document');
+      // A collector's file exporter may write its logs and metrics to the same file.
+      const other = OTHER_SIGNALS.find((k) => typeof document === 'object' && document !== null && Object.hasOwn(document, k));
+      countSkip(skipped, other === undefined ? 'invalid/document' : `document/${other}`);
       continue;
     }
     requests++;
@@ -177,8 +197,7 @@ export function readSpans(file: string, skipped: Record<string, number>): SpanFi
             countSkip(skipped, 'invalid/span');
             continue;
           }
-          const traceId = s.data.traceId.toLowerCase();
-          const spanId = s.data.spanId.toLowerCase();
+          const { traceId, spanId } = s.data;
           if (seen.has(`${traceId}/${spanId}`)) {
             countSkip(skipped, 'span/duplicate');
             continue;
@@ -190,19 +209,19 @@ export function readSpans(file: string, skipped: Record<string, number>): SpanFi
           spans.push({
             traceId,
             spanId,
-            parentSpanId: s.data.parentSpanId === undefined || s.data.parentSpanId === '' ? undefined : s.data.parentSpanId.toLowerCase(),
+            parentSpanId: s.data.parentSpanId === undefined || s.data.parentSpanId === '' ? undefined : s.data.parentSpanId,
             name: s.data.name,
             start,
             end: end < start ? start : end,
             attributes: attributeMap(s.data.attributes),
             resource,
-            ...(code === 2 || code === 'STATUS_CODE_ERROR' ? { error: s.data.status?.message ?? '' } : {}),
+            ...(code === 2 || code === '2' || code === 'STATUS_CODE_ERROR' ? { error: s.data.status?.message ?? '' } : {}),
             order: order++,
           });
         }
     }
   }
-  if (requests === 0 && documents.length > 0)
+  if (requests === 0 && documents.length + invalid > 0)
     throw new TapeFileError(file, 'is not OTLP/JSON: it holds no {"resourceSpans": [...]} trace request, whole or one a line');
   return { spans, tornLastLine };
 }
