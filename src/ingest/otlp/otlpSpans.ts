@@ -8,9 +8,9 @@ import { parseTranscript } from '../transcriptLines';
 /**
  * OTLP/JSON trace files (an `ExportTraceServiceRequest`: `{"resourceSpans":[...]}`), one document
  * in the file or one a line (a collector's file exporter writes a JSONL of them), as the
- * OpenTelemetry JSON mapping writes them: trace and span ids as hex, times as nanoseconds (a
- * decimal string, or a number), attribute values as `AnyValue` objects. Every span is checked by
- * zod; one that is not a span is counted, never fatal.
+ * OpenTelemetry JSON mapping writes them: trace and span ids as hex (or base64), times as
+ * nanoseconds (a decimal string, or a number), attribute values as `AnyValue` objects. Every span
+ * is checked by zod; one that is not a span is counted, never fatal.
  */
 
 /**
