@@ -6,6 +6,7 @@ import type { FormatName } from './format';
 import { geminiAgent } from './gemini/agent';
 import type { IngestAgent } from './ingestAgent';
 import { opencodeAgent } from './opencode/agent';
+import { otlpAgent } from './otlp/agent';
 import { vscodeChatAgent } from './vscodeChat/agent';
 
 /**
@@ -23,6 +24,7 @@ export const AGENTS: Readonly<Record<FormatName, IngestAgent>> = {
   roo: rooAgent,
   kilo: kiloAgent,
   'copilot-cli': copilotCliAgent,
+  otlp: otlpAgent,
 };
 
 export const FORMAT_NAMES = Object.keys(AGENTS) as FormatName[];

@@ -4,7 +4,7 @@ import { provenanceKeyOf } from '../tape/provenanceKey';
 import type { SourceLine } from './transcriptLines';
 
 /** An agent's format, as `--from` and session/meta name it; each has its line in the registry (agents.ts). */
-export type FormatName = 'claude-code' | 'codex' | 'vscode-chat' | 'gemini' | 'cline' | 'roo' | 'kilo' | 'opencode' | 'copilot-cli';
+export type FormatName = 'claude-code' | 'codex' | 'vscode-chat' | 'gemini' | 'cline' | 'roo' | 'kilo' | 'opencode' | 'copilot-cli' | 'otlp';
 
 /** The entries of one tape session, in the order they are appended. */
 export interface MappedSession {

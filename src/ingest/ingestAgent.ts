@@ -14,7 +14,7 @@ export interface IngestAgent {
   /** As people call it, for lists, groups and messages. */
   readonly label: string;
   readonly reader: AgentReader;
-  /** Its sessions of a workspace; null when another agent's discovery lists them too (Roo's and Kilo's by Cline's). */
+  /** Its sessions of a workspace; null when another agent's discovery lists them too (Roo's and Kilo's by Cline's), or no folder holds them (OTLP files). */
   readonly discovery: AgentDiscovery | null;
   /** What a folder walk takes for its sessions, as a user reads it when a folder held none. */
   readonly shape: string;

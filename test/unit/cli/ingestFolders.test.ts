@@ -9,6 +9,7 @@ import { CLINE_TASK, writeClineTask } from '../ingest/clineFixtures';
 import { CC_SESSION, CODEX_SESSION, writeClaudeCode, writeCodex } from '../ingest/fixtures';
 import { JSONL_AGENT, JSONL_SESSION, slugProject, V38_AGENT, V38_SESSION, writeJsonlSession, writeV38Session } from '../ingest/geminiFixtures';
 import { OcDatabase, OcStorage, PARENT, writeSessions } from '../ingest/opencodeFixture';
+import { request, SESSION as OTLP_SESSION, turn } from '../ingest/otlpFixtures';
 import { agentRequest, sessionJson, VSC_SESSION } from '../ingest/vscodeChatFixtures';
 import { buildCli, cli, ROOT, sessionsOf } from './build';
 
@@ -37,6 +38,8 @@ function writeBackup(dir: string): string {
   const storage = new OcStorage(path.join(backup, 'oc', 'storage'));
   writeSessions(storage);
   fs.cpSync(path.join(ROOT, 'test/fixtures/agents/copilot-cli-1.0.102/session-state'), path.join(backup, 'copilot', 'state'), { recursive: true });
+  fs.mkdirSync(path.join(backup, 'collector'));
+  fs.writeFileSync(path.join(backup, 'collector', 'traces.jsonl'), `${JSON.stringify(request(turn(true)))}\n`);
   return backup;
 }
 
@@ -68,6 +71,7 @@ describe('agent-tape ingest of a folder holding copies of agents’ sessions', f
       `cline:${CLINE_TASK}`,
       `opencode:${PARENT}`,
       `copilot-cli:${COPILOT_SESSION}`,
+      OTLP_SESSION,
     ])
       assert.ok(sessions.includes(id), `${id} in ${sessions.join(', ')}`);
     // A Gemini subagent goes in with its session, not as one of its own.

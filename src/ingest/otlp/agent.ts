@@ -1,0 +1,10 @@
+import type { IngestAgent } from '../ingestAgent';
+import { otlp } from './otlp';
+
+export const otlpAgent: IngestAgent = {
+  label: 'OpenTelemetry (OTLP/JSON)',
+  reader: { kind: 'source', format: otlp },
+  // No agent keeps its trace files in a well-known folder: the user names the file.
+  discovery: null,
+  shape: '*.json or *.jsonl files of OTLP/JSON trace requests ({"resourceSpans": [...]}, whole or one a line) with GenAI spans',
+};
