@@ -2,6 +2,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import type { SessionHandle } from '../agent/session/sessionHandle';
+import { otlpJsonChunks } from '../otel/otlpExport';
+import { writeFileDurably } from '../store/fsutil';
 import { JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
 import { errorMessage } from '../tape/errorMessage';
 import { handoffName } from '../tape/handoffAnchor';
@@ -126,6 +128,31 @@ export function registerSessionCommands(deps: Pick<Deps, 'log' | 'tape' | 'sessi
       log.info(`exported ${entries} entries of ${t.session.sessionId} to ${file}`);
       void vscode.window.showInformationMessage(`Agent Tape: exported ${entries} entries to ${path.basename(file)}.`);
       return { file, entries, sessionId: t.session.sessionId };
+    }),
+
+    run('agentTape.exportSessionOtlp', async (destination?: vscode.Uri, sessionId?: unknown) => {
+      const t = await target(false, sessionId);
+      if (!t) return undefined;
+      const ws = await deps.tape.open();
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      const uri =
+        destination ??
+        (await vscode.window.showSaveDialog({
+          title: 'Tape: Export Session as OpenTelemetry',
+          saveLabel: 'Export',
+          defaultUri: folder && vscode.Uri.joinPath(folder, `${t.session.sessionId.replace(/[^\w.-]+/g, '-')}.otlp.json`),
+          filters: { 'OTLP/JSON': ['json'] },
+        }));
+      if (uri === undefined) return undefined;
+      if (uri.scheme !== 'file') throw new Error(`only files on this machine can be written, not ${uri.toString()}`);
+      const file = uri.fsPath;
+      // Without content (prompts, answers, tool arguments and results): the CLI's --content asks for it.
+      const chunks = otlpJsonChunks(ws.store, { tape: path.basename(ws.file), sessions: [t.session.sessionId] });
+      // The save dialog already asked about replacing an existing file.
+      await writeFileDurably(file, chunks, false);
+      log.info(`exported ${t.session.sessionId} as OpenTelemetry spans to ${file}`);
+      void vscode.window.showInformationMessage(`Agent Tape: exported ${t.session.sessionId} as OpenTelemetry spans to ${path.basename(file)}.`);
+      return { file, sessionId: t.session.sessionId };
     }),
   );
 }

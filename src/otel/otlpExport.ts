@@ -1,5 +1,6 @@
 import { sessionAgentOf } from '../store/sessionAgent';
 import type { TapeStore } from '../store/tapeStore';
+import { safeJsonText } from '../tape/safeJsonText';
 import { genAiSpans, type GenAiSpan, type ProjectionOptions } from './genAiSpans';
 import { otlpJson, readableSpans } from './otlpRequest';
 import { sessionPlacement } from './sessionPlacement';
@@ -42,7 +43,8 @@ export function* otlpJsonChunks(store: TapeStore, options: OtlpExportOptions): G
     if (!json.startsWith(HEAD) || !json.endsWith(']}')) throw new Error('the OTLP JSON serialiser wrote an unexpected shape');
     const inner = json.slice(HEAD.length, -2);
     if (inner === '') continue;
-    yield Buffer.from(first ? inner : `,${inner}`);
+    // Control and bidirectional characters from the tape written as escapes: the same values, nothing a terminal or editor acts on.
+    yield Buffer.from(safeJsonText(first ? inner : `,${inner}`));
     first = false;
   }
   yield Buffer.from(']}\n');

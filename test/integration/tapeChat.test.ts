@@ -114,6 +114,22 @@ describe('@tape in the Chat view', function () {
     const fromExport = await agentTape('view', exported, '--session', sessionId);
     assert.strictEqual(fromExport, await agentTape('view', await api.workspaceTapeFile(), '--session', sessionId));
     assert.ok(fromExport.includes('done: '), fromExport);
+
+    // The same session as OpenTelemetry spans: its turn, its two requests and its tool call, no content.
+    const spansFile = path.join(scratch, 'session.otlp.json');
+    const spansReceipt = await vscode.commands.executeCommand<{ file: string; sessionId: string }>(
+      'agentTape.exportSessionOtlp',
+      vscode.Uri.file(spansFile),
+      sessionId,
+    );
+    assert.deepStrictEqual(spansReceipt, { file: spansFile, sessionId });
+    const otlp = JSON.parse(fs.readFileSync(spansFile, 'utf8')) as {
+      resourceSpans: { scopeSpans: { spans: { name: string; attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[];
+    };
+    const spans = otlp.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+    const operations = spans.map((s) => s.attributes.find((a) => a.key === 'gen_ai.operation.name')?.value.stringValue).sort();
+    assert.deepStrictEqual(operations, ['chat', 'chat', 'execute_tool', 'invoke_agent']);
+    assert.ok(!fs.readFileSync(spansFile, 'utf8').includes(content.split('\n')[0]), 'no file content without --content');
   });
 
   it('/compact, then a question: one compaction anchor, and the next request starts from it', async () => {

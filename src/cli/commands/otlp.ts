@@ -2,7 +2,6 @@ import { commandEnv } from '../../agent/workspace/commandEnv';
 import { writeFileDurably } from '../../store/fsutil';
 import { otlpJsonChunks } from '../../otel/otlpExport';
 import { secretMask } from '../../otel/secretMask';
-import { safeJsonText } from '../../tape/safeJsonText';
 import { parseArgs, str, UsageError } from '../args';
 import type { Io } from '../output';
 import { dayFlag } from './searchAll';
@@ -31,11 +30,7 @@ export async function otlpCommand(args: string[], io: Io): Promise<number> {
     for (const s of sessions ?? []) if (store.headEntryId(s) === 0) throw new UsageError(`the tape has no session ${s}`);
     const chunks = otlpJsonChunks(store, { tape, sessions, since, content, mask: content ? secretMask(secretValues(process.env)) : undefined });
     if (out === undefined) for (const c of chunks) io.data(c.toString('utf8'));
-    else await writeFileDurably(out, safeChunks(chunks), true);
+    else await writeFileDurably(out, chunks, true);
     return 0;
   });
-}
-
-function* safeChunks(chunks: Iterable<Buffer>): Generator<Buffer> {
-  for (const c of chunks) yield Buffer.from(safeJsonText(c.toString('utf8')), 'utf8');
 }

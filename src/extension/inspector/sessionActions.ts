@@ -52,6 +52,9 @@ export function registerSessionActions(deps: Pick<Deps, 'log' | 'tape' | 'panels
     run('agentTape.sessions.export', async (row: unknown) =>
       vscode.commands.executeCommand<unknown>('agentTape.exportSession', undefined, node(row).sessionId),
     ),
+    run('agentTape.sessions.exportOtlp', async (row: unknown) =>
+      vscode.commands.executeCommand<unknown>('agentTape.exportSessionOtlp', undefined, node(row).sessionId),
+    ),
     run('agentTape.sessions.compact', async (row: unknown) => vscode.commands.executeCommand<unknown>('agentTape.compactSession', node(row).sessionId)),
     run('agentTape.sessions.handoff', async (row: unknown) =>
       vscode.commands.executeCommand<unknown>('agentTape.handoff', undefined, undefined, node(row).sessionId),
