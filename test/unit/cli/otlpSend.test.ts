@@ -43,7 +43,13 @@ describe('agent-tape otlp --endpoint: a tape sent to a collector', function () {
     const store = await TapeStore.open(tape, { readOnly: true });
     const expected = [...sessionSpans(store, { tape })].flatMap((s) => s.spans);
     await store.close();
-    assert.deepStrictEqual(receiver.spans().map((s) => s.spanId).sort(), expected.map((s) => s.spanId).sort());
+    assert.deepStrictEqual(
+      receiver
+        .spans()
+        .map((s) => s.spanId)
+        .sort(),
+      expected.map((s) => s.spanId).sort(),
+    );
     assert.ok(receiver.requests.every((q) => q.headers.authorization === HEADER && q.contentType === 'application/json'));
     assert.ok(!receiver.requests.some((q) => q.body.includes(HEADER)), 'the header value is not sent as content');
     assert.match(JSON.stringify(receiver.spans().map((s) => s.attributes['gen_ai.input.messages'])), /the collector's login is \[redacted\]/);
@@ -53,7 +59,10 @@ describe('agent-tape otlp --endpoint: a tape sent to a collector', function () {
     receiver.reply(() => ({ status: 401 }));
     const r = await cli('otlp', tape, '--endpoint', base());
     assert.strictEqual(r.code, 1);
-    assert.match(r.err, /OpenTelemetry: 8 spans dropped: HTTP 401 from http:\/\/127\.0\.0\.1:\d+\/v1\/traces\n0 spans sent to .* in 0 requests; 8 not sent: HTTP 401/);
+    assert.match(
+      r.err,
+      /OpenTelemetry: 8 spans dropped: HTTP 401 from http:\/\/127\.0\.0\.1:\d+\/v1\/traces\n0 spans sent to .* in 0 requests; 8 not sent: HTTP 401/,
+    );
     assert.strictEqual(receiver.requests.length, 1);
     assert.strictEqual((await cli('otlp', tape, '--endpoint', base(), '--out', path.join(dir, 'x.json'))).code, 2);
     const bad = await cli('otlp', tape, '--endpoint', 'grpc://collector:4317');
