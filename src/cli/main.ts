@@ -176,7 +176,8 @@ ${column(FORMAT_NAMES.join(', '))}
                                                agent-tape:<tape>#<session>/<entry>, the model,
                                                sha256 content hashes, the git commit of DIR;
                                                to a new FILE or stdout
-  otlp <tape> [--session S]... [--since YYYY-MM-DD] [--content] [--out FILE]
+  otlp <tape> [--session S]... [--since YYYY-MM-DD] [--content]
+       [--cache-tokens cache_creation|cache_write] [--out FILE]
                                                the sessions as OpenTelemetry GenAI spans, one
                                                OTLP/JSON request ({"resourceSpans":[...]}):
                                                invoke_agent per turn, chat per model request,
@@ -187,7 +188,10 @@ ${column(FORMAT_NAMES.join(', '))}
                                                UTC day on; messages, system prompt and tool
                                                arguments and results only with --content
                                                (secret variables' values and key-shaped text
-                                               masked even then); to a new FILE or stdout
+                                               masked even then); --cache-tokens cache_write:
+                                               gen_ai.usage.cache_write.input_tokens for a
+                                               backend that reads that older name; to a new
+                                               FILE or stdout
   verify <tape> [--session S] [--json]         verification replay: rebuilds every recorded
                                                model request from the tape with the policy and
                                                builder its manifest names and compares it (match,

@@ -1,5 +1,6 @@
 import { commandEnv } from '../../agent/workspace/commandEnv';
 import { writeFileDurably } from '../../store/fsutil';
+import { CACHE_WRITE_NAMES, type CacheWriteName } from '../../otel/genAiSpans';
 import { otlpJsonChunks } from '../../otel/otlpExport';
 import { secretMask } from '../../otel/secretMask';
 import { parseArgs, str, UsageError } from '../args';
@@ -13,22 +14,31 @@ function secretValues(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env).flatMap(([name, value]) => (value !== undefined && !(name in kept) ? [value] : []));
 }
 
+/** `--cache-tokens`: the spelling of the cache-write token count; the conventions' own unless asked. */
+function cacheTokensFlag(v: string | undefined): CacheWriteName | undefined {
+  if (v === undefined) return undefined;
+  const name = CACHE_WRITE_NAMES.find((n) => n === v);
+  if (name === undefined) throw new UsageError(`--cache-tokens must be one of ${CACHE_WRITE_NAMES.join(', ')}, got ${JSON.stringify(v)}`);
+  return name;
+}
+
 /**
- * `otlp <tape> [--session S]... [--since DAY] [--content] [--out FILE]`: the tape's sessions as
- * OpenTelemetry GenAI spans (src/otel), one OTLP/JSON request, to a new FILE or stdout. Content
- * (messages, system instructions, tool arguments and results) only with --content, and even then
- * the values of secret-named variables and key-shaped text are masked.
+ * `otlp <tape> [--session S]... [--since DAY] [--content] [--cache-tokens NAME] [--out FILE]`: the
+ * tape's sessions as OpenTelemetry GenAI spans (src/otel), one OTLP/JSON request, to a new FILE or
+ * stdout. Content (messages, system instructions, tool arguments and results) only with --content,
+ * and even then the values of secret-named variables and key-shaped text are masked.
  */
 export async function otlpCommand(args: string[], io: Io): Promise<number> {
-  const p = parseArgs(args, { valued: ['since', 'out'], repeated: ['session'], switches: ['content'], positional: ['tape'] });
+  const p = parseArgs(args, { valued: ['since', 'out', 'cache-tokens'], repeated: ['session'], switches: ['content'], positional: ['tape'] });
   const since = dayFlag(str(p, 'since'), 'since')?.from;
   const out = str(p, 'out');
   const content = p.flags.has('content');
+  const cacheWriteName = cacheTokensFlag(str(p, 'cache-tokens'));
   const tape = p.positional[0];
   return withTape(tape, async ({ store }) => {
     const sessions = p.lists.get('session');
     for (const s of sessions ?? []) if (store.headEntryId(s) === 0) throw new UsageError(`the tape has no session ${s}`);
-    const chunks = otlpJsonChunks(store, { tape, sessions, since, content, mask: content ? secretMask(secretValues(process.env)) : undefined });
+    const chunks = otlpJsonChunks(store, { tape, sessions, since, content, cacheWriteName, mask: content ? secretMask(secretValues(process.env)) : undefined });
     if (out === undefined) for (const c of chunks) io.data(c.toString('utf8'));
     else await writeFileDurably(out, chunks, true);
     return 0;
