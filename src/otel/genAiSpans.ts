@@ -52,13 +52,17 @@ export interface SessionPlacement {
   skip: (e: Entry) => boolean;
 }
 
+/** How the cache-write token count is spelled: `cache_creation` in the conventions (1.45), `cache_write` where a backend still reads that. */
+export const CACHE_WRITE_NAMES = ['cache_creation', 'cache_write'] as const;
+export type CacheWriteName = (typeof CACHE_WRITE_NAMES)[number];
+
 export interface ProjectionOptions {
   /** The tape's file, as the user named it (`agent_tape.tape`). */
   tape: string;
   /** Messages, system instructions and tool arguments and results as attributes; off unless asked. */
   content?: boolean;
-  /** `gen_ai.usage.cache_creation.input_tokens` (the current name) or the older `cache_write` spelling. */
-  cacheWriteName?: 'cache_creation' | 'cache_write';
+  /** `gen_ai.usage.cache_creation.input_tokens` (the conventions' name, 1.45) or `cache_write`, the spelling opencode writes and some backends read. */
+  cacheWriteName?: CacheWriteName;
   /** Applied to every content attribute (./secretMask.ts). */
   mask?: (text: string) => string;
 }
