@@ -89,9 +89,11 @@ function schemaOf(): Schema {
   return schema;
 }
 
-/** The id fields OTLP/JSON writes in hex where ProtoJSON writes base64, and their sizes in bytes. */
-const ID_BYTES: Record<string, number> = { traceId: 16, spanId: 8, parentSpanId: 8 };
+/** The id fields OTLP/JSON writes in hex where ProtoJSON writes base64. */
+const HEX_IDS = new Set(['traceId', 'spanId', 'parentSpanId']);
 const INT32_TYPES = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32']);
+/** A value in an error message, cut short: a body may be megabytes. */
+const shown = (v: unknown): string => String(JSON.stringify(v)).slice(0, 80);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -100,7 +102,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * 32-bit integers must be numbers too: only 64-bit ones may be strings.
  */
 function protoJsonOf(type: protobuf.Type, value: unknown, at: string): Record<string, unknown> {
-  if (!isRecord(value)) throw new Error(`${at}: expected an object, got ${JSON.stringify(value)}`);
+  if (!isRecord(value)) throw new Error(`${at}: expected an object, got ${shown(value)}`);
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const field = Object.hasOwn(type.fields, key) ? type.fields[key].resolve() : undefined;
@@ -110,7 +112,7 @@ function protoJsonOf(type: protobuf.Type, value: unknown, at: string): Record<st
     if (v === null) out[key] = v;
     else if (!field.repeated) out[key] = protoJsonValue(field, v, where);
     else if (Array.isArray(v)) out[key] = v.map((x, i) => protoJsonValue(field, x, `${where}[${i}]`));
-    else throw new Error(`${where}: expected an array, got ${JSON.stringify(v)}`);
+    else throw new Error(`${where}: expected an array, got ${shown(v)}`);
   }
   return out;
 }
@@ -119,12 +121,12 @@ function protoJsonValue(field: protobuf.Field, v: unknown, at: string): unknown 
   const type = field.resolvedType;
   if (type instanceof protobuf.Type) return protoJsonOf(type, v, at);
   if (type instanceof protobuf.Enum || INT32_TYPES.has(field.type)) {
-    if (!Number.isInteger(v)) throw new Error(`${at}: expected an integer number, got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(v)) throw new Error(`${at}: expected an integer number, got ${shown(v)}`);
     return v;
   }
-  if (field.type === 'bytes' && Object.hasOwn(ID_BYTES, field.name)) {
+  if (field.type === 'bytes' && HEX_IDS.has(field.name)) {
     if (typeof v !== 'string' || !/^(?:[0-9a-fA-F]{2})*$/.test(v))
-      throw new Error(`${at}: expected a hex id (OTLP/JSON ids are hex, not base64), got ${JSON.stringify(v)}`);
+      throw new Error(`${at}: expected a hex id (OTLP/JSON ids are hex, not base64), got ${shown(v)}`);
     return Buffer.from(v, 'hex').toString('base64');
   }
   return v;
