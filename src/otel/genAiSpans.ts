@@ -129,9 +129,14 @@ export function genAiSpans(entries: readonly Entry[], placement: SessionPlacemen
   const common: Attributes = { 'gen_ai.conversation.id': sessionId, 'agent_tape.tape': options.tape, 'agent_tape.session_id': sessionId };
   const spans: GenAiSpan[] = [];
   const manifests = new Map<string, ViewManifest>();
+  const projected = entries.filter((e) => !placement.skip(e));
+  const turns = turnsOf(projected);
+  // Our agent writes its system prompt as the session starts, before any turn: it is in force until a turn writes another.
   let systemPrompt: string | null = null;
+  for (const e of projected.slice(0, turns.length === 0 ? 0 : projected.indexOf(turns[0].entries[0])))
+    if (e.kind === 'system' && e.name === SYSTEM_PROMPT) systemPrompt = textOf(e.payload.content);
   let first = true;
-  for (const turn of turnsOf(entries.filter((e) => !placement.skip(e)))) {
+  for (const turn of turns) {
     const kept = turn.entries;
     const turnSpanId = spanIdOf(sessionId, 'turn', turn.key);
     const turnSpan: GenAiSpan = {
