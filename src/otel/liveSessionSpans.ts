@@ -1,6 +1,6 @@
 import type { TapeStore } from '../store/tapeStore';
 import type { Entry } from '../tape/entry';
-import { TURN_END, TURN_START } from '../tape/entryNames';
+import { SYSTEM_PROMPT, TURN_END, TURN_START } from '../tape/entryNames';
 import { genAiSpans, turnsOf, type GenAiSpan, type ProjectionOptions, type Turn } from './genAiSpans';
 import { sessionPlacement } from './sessionPlacement';
 import { spanIdOf } from './spanIds';
@@ -47,7 +47,25 @@ export class LiveSessionSpans {
 
   private project(store: TapeStore, entries: readonly Entry[]): GenAiSpan[] {
     const placement = sessionPlacement(store, this.sessionId, this.agent);
-    return genAiSpans(entries, this.windowAtFirstTurn ? placement : { ...placement, firstTurnLinks: [] }, this.options);
+    return genAiSpans(
+      [...this.promptBefore(store, entries), ...entries],
+      this.windowAtFirstTurn ? placement : { ...placement, firstTurnLinks: [] },
+      this.options,
+    );
+  }
+
+  /**
+   * The system prompt in force where the window starts, as an entry before any turn (where
+   * genAiSpans reads it): the window leaves out the session's start, where our agent writes it.
+   * Its turn id is dropped, so it never stands for a turn already sent.
+   */
+  private promptBefore(store: TapeStore, entries: readonly Entry[]): Entry[] {
+    if (this.options.content !== true || entries.length === 0) return [];
+    const prompt = store.entries(this.sessionId, { kind: 'system', name: SYSTEM_PROMPT, toEntryId: entries[0].entryId - 1 }).at(-1);
+    if (prompt === undefined) return [];
+    const { turnId: _payloadTurn, ...payload } = prompt.payload;
+    const { turnId: _metaTurn, ...meta } = prompt.meta;
+    return [{ ...prompt, payload, meta }];
   }
 
   /**
