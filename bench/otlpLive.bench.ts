@@ -21,7 +21,7 @@ import { median, proseOf, round, targets, tempDir } from './common';
 const TOKENS = 2_000;
 const TOKEN_DELAY_MS = 1;
 const ROUNDS = Number(process.env.OTLP_LIVE_ROUNDS ?? 11);
-const UNPACED_ROUNDS = Number(process.env.OTLP_LIVE_UNPACED_ROUNDS ?? 25);
+const UNPACED_ROUNDS = Number(process.env.OTLP_LIVE_UNPACED_ROUNDS ?? 101);
 const SESSION = 'bench';
 
 const ANSWER = proseOf(7, TOKENS * 4);
@@ -91,10 +91,11 @@ async function main(): Promise<void> {
     await turn(off, delayMs);
     await turn(on, delayMs);
     const times = { on: [] as number[], off: [] as number[] };
-    // Interleaved, so drift in the machine's speed hits both sides alike.
+    // Interleaved, each side first in every other round, so drift in the machine's speed and the order hit both alike.
     for (let r = 0; r < rounds; r++) {
-      times.off.push(await turn(off, delayMs));
+      if (r % 2 === 0) times.off.push(await turn(off, delayMs));
       times.on.push(await turn(on, delayMs));
+      if (r % 2 === 1) times.off.push(await turn(off, delayMs));
     }
     return { on: median(times.on), off: median(times.off) };
   };
