@@ -15,8 +15,10 @@ export interface CommandEnvPolicy {
  * A name is taken for a secret when one of its `_`-separated words (any case) is TOKEN, SECRET,
  * PASSWORD or PASSWD, or it has API_KEY, APIKEY, PRIVATE_KEY or AUTH_TOKEN as words, or it ends in
  * PASSWORD: GITHUB_TOKEN, OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, NPM_CONFIG__AUTHTOKEN, PGPASSWORD.
+ * And OpenTelemetry's exporter headers (OTEL_EXPORTER_OTLP_HEADERS and its per-signal kin): they
+ * carry a collector's API key or login.
  */
-const SECRET_NAME = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|AUTH_?TOKEN)(?:_|$)|PASSWORD$/;
+const SECRET_NAME = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|AUTH_?TOKEN)(?:_|$)|PASSWORD$|^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$/;
 
 function looksSecret(name: string): boolean {
   return SECRET_NAME.test(name.toUpperCase());

@@ -17,6 +17,9 @@ describe('the environment of commands the agent runs', () => {
       SSH_PRIVATE_KEY: '7',
       NPM_CONFIG__AUTHTOKEN: '8',
       LLM_KEY: '9',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Basic%20x',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-api-key=y',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
       PATH: '/bin',
       HOME: '/home/u',
       PWD: '/w',
@@ -25,6 +28,7 @@ describe('the environment of commands the agent runs', () => {
       SECRETARY: 'x',
     };
     assert.deepStrictEqual(commandEnv(parent, { withhold: ['llm_key'] }), {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
       PATH: '/bin',
       HOME: '/home/u',
       PWD: '/w',

@@ -1,0 +1,97 @@
+import type { TapeStore } from '../store/tapeStore';
+import type { Entry } from '../tape/entry';
+import { TURN_END, TURN_START } from '../tape/entryNames';
+import { genAiSpans, turnsOf, type GenAiSpan, type ProjectionOptions, type Turn } from './genAiSpans';
+import { sessionPlacement } from './sessionPlacement';
+import { spanIdOf } from './spanIds';
+
+/**
+ * The spans of one session that are finished and not yet sent, as its entries land. A span is
+ * sent once, when it can no longer change: a model request at once (its attempt entry is final),
+ * a tool call with its result, a turn when it is over (our agent's `turn/end`, a later turn, or
+ * no append to the session for `quietMs`: other agents' records mark no end). So children reach
+ * the backend before their turn, as a tracer's would.
+ *
+ * Only the open turns are read again on each collection: the window starts at the first entry
+ * of the oldest open turn, and the ids sent are kept for the open turns only.
+ */
+export class LiveSessionSpans {
+  private windowFrom: number;
+  /** Whether the window's first turn is the session's first (the one that carries a fork's link). */
+  private windowAtFirstTurn: boolean;
+  private sent = new Set<string>();
+
+  /** Starts with the append that made the session known: what was on the tape before it is history, not sent. */
+  constructor(
+    store: TapeStore,
+    readonly sessionId: string,
+    readonly agent: string,
+    firstNewEntryId: number,
+    private readonly options: ProjectionOptions,
+  ) {
+    const before = store.entries(sessionId, { toEntryId: firstNewEntryId - 1 });
+    const turns = turnsOf(before);
+    const last = turns.at(-1);
+    this.windowFrom = last === undefined ? firstNewEntryId : last.entries[0].entryId;
+    this.windowAtFirstTurn = turns.length <= 1;
+    if (last !== undefined) {
+      for (const s of this.project(store, last.entries)) this.sent.add(s.spanId);
+      // A turn still open goes out when it ends; one already over was history.
+      if (!endsHere(last)) this.sent.delete(this.turnSpanId(last));
+    }
+  }
+
+  private turnSpanId(turn: Turn): string {
+    return spanIdOf(this.sessionId, 'turn', turn.key);
+  }
+
+  private project(store: TapeStore, entries: readonly Entry[]): GenAiSpan[] {
+    const placement = sessionPlacement(store, this.sessionId, this.agent);
+    return genAiSpans(entries, this.windowAtFirstTurn ? placement : { ...placement, firstTurnLinks: [] }, this.options);
+  }
+
+  /**
+   * The spans finished since the last call. `quiet`: nothing was appended to the session for a
+   * while, so a turn of another agent's records is over (ours are over at their `turn/end` only:
+   * a model may think for minutes). `closeAll`: every turn is over (the exporter is closing).
+   */
+  collect(store: TapeStore, quiet: boolean, closeAll: boolean): GenAiSpan[] {
+    const entries = store.entries(this.sessionId, { fromEntryId: this.windowFrom });
+    if (entries.length === 0) return [];
+    const turns = turnsOf(entries);
+    const over = (t: Turn, i: number): boolean => closeAll || i < turns.length - 1 || endsHere(t) || (quiet && !startsHere(t));
+    const closed = new Set(turns.filter(over).map((t) => this.turnSpanId(t)));
+    const ready: GenAiSpan[] = [];
+    const spans = this.project(store, entries);
+    for (const s of spans) {
+      if (this.sent.has(s.spanId)) continue;
+      const turnSpan = s.parentSpanId !== null && closed.has(s.parentSpanId) ? s.parentSpanId : s.spanId;
+      const finished =
+        s.attributes['gen_ai.operation.name'] === 'chat' ||
+        (s.attributes['gen_ai.operation.name'] === 'execute_tool' && s.attributes['agent_tape.result_entry_id'] !== undefined) ||
+        closed.has(turnSpan);
+      if (finished) ready.push(s);
+    }
+    const open = turns.filter((t) => !closed.has(this.turnSpanId(t)));
+    if (open.length < turns.length) {
+      this.windowFrom = open.length > 0 ? open[0].entries[0].entryId : entries[entries.length - 1].entryId + 1;
+      this.windowAtFirstTurn = this.windowAtFirstTurn && turns.length > 0 && !closed.has(this.turnSpanId(turns[0]));
+      // Only the open turns' ids are kept: a closed turn's spans will not be seen again.
+      const openSpans = new Set(open.map((t) => this.turnSpanId(t)));
+      const keep = new Set<string>();
+      for (const s of spans) if (openSpans.has(s.spanId) || (s.parentSpanId !== null && openSpans.has(s.parentSpanId))) keep.add(s.spanId);
+      for (const s of ready) if (keep.has(s.spanId)) this.sent.add(s.spanId);
+      this.sent = new Set([...this.sent].filter((id) => keep.has(id)));
+    } else for (const s of ready) this.sent.add(s.spanId);
+    return ready;
+  }
+
+  /** Whether a turn is still open (collect would read it again). */
+  hasOpenTurn(store: TapeStore): boolean {
+    return store.headEntryId(this.sessionId) >= this.windowFrom;
+  }
+}
+
+const marks = (turn: Turn, name: string): boolean => turn.entries.some((e) => e.kind === 'event' && e.name === name);
+const endsHere = (turn: Turn): boolean => marks(turn, TURN_END);
+const startsHere = (turn: Turn): boolean => marks(turn, TURN_START);
