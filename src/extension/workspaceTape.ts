@@ -78,7 +78,7 @@ export class WorkspaceTape implements vscode.Disposable {
         this.log.info(`workspace tape ${ws.file} opened ${ws.state.mode === 'writable' ? 'writable' : `read-only: ${ws.state.reason}`}`);
         this.show(ws.state);
         this.ready = ws;
-        for (const attach of this.attached.keys()) this.attached.set(attach, attach(ws));
+        for (const attach of this.attached.keys()) this.attached.set(attach, this.attachTo(ws, attach));
         ws.onDidChangeState((s) => {
           this.log.info(`workspace tape is now ${s.mode === 'writable' ? 'writable' : `read-only: ${s.reason}`}`);
           this.show(s);
@@ -122,13 +122,23 @@ export class WorkspaceTape implements vscode.Disposable {
    * read the store to its end. Called before the open() callers' own continuations run.
    */
   whenOpen(attach: (ws: WorkspaceStore) => vscode.Disposable): vscode.Disposable {
-    this.attached.set(attach, this.ready === undefined ? undefined : attach(this.ready));
+    this.attached.set(attach, this.ready === undefined ? undefined : this.attachTo(this.ready, attach));
     return {
       dispose: () => {
         this.attached.get(attach)?.dispose();
         this.attached.delete(attach);
       },
     };
+  }
+
+  // A part that fails to attach must not fail the tape's opening for every other part.
+  private attachTo(ws: WorkspaceStore, attach: (ws: WorkspaceStore) => vscode.Disposable): vscode.Disposable | undefined {
+    try {
+      return attach(ws);
+    } catch (e) {
+      this.log.error(`workspace tape: a part could not attach to it: ${errorMessage(e)}`);
+      return undefined;
+    }
   }
 
   /** Closes the tape (checkpointing it and releasing the lock); the next open() opens it again. */

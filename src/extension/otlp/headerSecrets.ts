@@ -89,8 +89,9 @@ export function registerHeaderSecrets(deps: Pick<Deps, 'context' | 'log'>): vsco
     }),
     run(CLEAR_HEADERS, async () => {
       const names = listedNames();
-      for (const name of names) await context.secrets.delete(headerSecretKey(name));
+      // The names first: a name whose value is gone would turn live export off until it is.
       await config().update('headers', undefined, vscode.ConfigurationTarget.Global);
+      for (const name of names) await context.secrets.delete(headerSecretKey(name));
       log.info(`OpenTelemetry headers cleared (${names.length})`);
       return names.length;
     }),

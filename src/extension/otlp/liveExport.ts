@@ -1,6 +1,6 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { commandEnv } from '../../agent/workspace/commandEnv';
+import { withheldValues } from '../../agent/workspace/commandEnv';
 import { LiveOtlpExporter, type LiveExportStatus } from '../../otel/liveExporter';
 import { DEFAULT_TIMEOUT_MS, shownUrl, type OtlpEndpoint } from '../../otel/otlpEndpoint';
 import { secretMask } from '../../otel/secretMask';
@@ -188,10 +188,4 @@ export class LiveExport implements vscode.Disposable {
     for (const l of this.listeners) l.dispose();
     this.item.dispose();
   }
-}
-
-/** The values of this process's variables whose names say they hold a secret (commandEnv withholds them from commands). */
-function withheldValues(env: NodeJS.ProcessEnv): string[] {
-  const kept = commandEnv(env);
-  return Object.entries(env).flatMap(([name, value]) => (value !== undefined && !(name in kept) ? [value] : []));
 }
