@@ -243,7 +243,8 @@ export function genAiSpans(entries: readonly Entry[], placement: SessionPlacemen
       if (content && result !== null) attributes['gen_ai.tool.call.result'] = mask(textOf(result.payload.output));
       return {
         traceId,
-        spanId: spanIdOf(sessionId, 'tool', toolCallId),
+        // By the call's entry, not its id: a model may use a call id again in a later turn.
+        spanId: spanIdOf(sessionId, 'tool', e.entryId),
         parentSpanId: turnSpanId,
         name: `execute_tool ${e.name}`,
         kind: 'internal',

@@ -185,6 +185,8 @@ export class LiveOtlpExporter {
     let store: TapeStore;
     try {
       store = this.source.store;
+      // Appends of the last few milliseconds are told when they commit: a flush hears them first.
+      store.commitAppends();
     } catch (e) {
       this.options.log?.('error', `OpenTelemetry: the tape cannot be read: ${errorMessage(e)}`);
       return;

@@ -49,9 +49,10 @@ function subagentParentSpan(store: TapeStore, parentId: string, sessionId: strin
   const second = store.getEntry(sessionId, FORK_START_ENTRY_ID);
   const start = second?.kind === 'anchor' && second.name === SUBAGENT_START ? subagentStartState.safeParse(second.payload.state) : null;
   const toolCallId = typeof link?.toolCallId === 'string' ? link.toolCallId : start?.success ? start.data.toolCallId : undefined;
-  if (toolCallId !== undefined && store.entries(parentId, { kind: 'tool_call' }).some((e) => e.payload.toolCallId === toolCallId)) {
-    return spanIdOf(parentId, 'tool', toolCallId);
-  }
+  // The last call of that id up to the link: a model may use a call id again in a later turn.
+  const calls = toolCallId === undefined ? [] : store.entries(parentId, { kind: 'tool_call', toEntryId: link?.receiptEntryId });
+  const call = calls.reverse().find((e) => e.payload.toolCallId === toolCallId);
+  if (call !== undefined) return spanIdOf(parentId, 'tool', call.entryId);
   return link === undefined ? null : turnSpanOf(store, parentId, link.receiptEntryId);
 }
 

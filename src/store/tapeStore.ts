@@ -255,6 +255,11 @@ export class TapeStore implements FoldSource, EntrySource {
     return this.events.listen(listener);
   }
 
+  /** Commits the appends still gathering in their transaction, so their onDidAppend events have fired when it returns. */
+  commitAppends(): void {
+    this.c.transaction.commit();
+  }
+
   // ---- reading ----
 
   /** The tape's identity: written into the snapshot and every journal header, so a journal is never replayed onto another tape. */

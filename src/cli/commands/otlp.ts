@@ -8,7 +8,7 @@ import { dayFlag } from './searchAll';
 import { withTape } from './withTape';
 
 /** The values of this process's variables whose names say they hold a secret (commandEnv withholds them from commands). */
-function secretValues(env: NodeJS.ProcessEnv): string[] {
+export function secretValues(env: NodeJS.ProcessEnv): string[] {
   const kept = commandEnv(env);
   return Object.entries(env).flatMap(([name, value]) => (value !== undefined && !(name in kept) ? [value] : []));
 }

@@ -7,12 +7,17 @@ import { readAgentsMd } from '../../agent/context/agentsMd';
 import type { SessionEvent } from '../../agent/turnEvent';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
 import { checkpointStoreOf, tapeFileExclusions, WorkspaceCheckpoints } from '../../agent/checkpoints/workspaceCheckpoints';
+import { LiveOtlpExporter } from '../../otel/liveExporter';
+import { otlpEndpointFromEnv } from '../../otel/otlpEndpoint';
+import { secretMask } from '../../otel/secretMask';
 import { TapeStore } from '../../store/tapeStore';
+import { errorMessage } from '../../tape/errorMessage';
 import { oneLine } from '../../tape/oneLine';
 import type { TurnOutcomeKind } from '../../tape/turnEntries';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { apiKeyVarOf, EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
 import type { Io } from '../output';
+import { secretValues } from './otlp';
 import { requireSqliteTape } from './session';
 import { warnNearlyFull } from '../output';
 
@@ -116,6 +121,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const workspace = workspaceOf(p);
   const commandEnv = { withhold: [apiKeyVarOf(p)], pass: passEnvOf(p) };
   requireSqliteTape('run', file);
+  const otel = otelOf(process.env);
   const agentsMd = await readAgentsMd(workspace);
 
   const permissions = { edits: p.flags.has('allow-edits'), commands: p.flags.has('allow-commands') };
@@ -127,6 +133,13 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       : undefined;
 
   const store = await TapeStore.open(file, { onNearlyFull: warnNearlyFull(io) });
+  const live =
+    otel === null
+      ? null
+      : new LiveOtlpExporter(
+          { store, onDidAppend: (l) => store.onDidAppend(l) },
+          { ...otel, tape: file, mask: secretMask(secretValues(process.env)), log: (_level, line) => io.err(`${line}\n`) },
+        );
   try {
     const session = new OpenTape(store).session(sessionId);
     const setup = {
@@ -147,6 +160,27 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     const outcome = await withInterrupt((signal) => session.runTurn(prompt, setup, { signal, onEvent }));
     return EXIT_OF[outcome.outcome];
   } finally {
+    if (live !== null) await closeLive(live, io);
     await store.close();
   }
 }
+
+/** Live export from the standard OTEL_EXPORTER_OTLP_* variables; a bad one is a usage error before the turn starts. */
+function otelOf(env: NodeJS.ProcessEnv): ReturnType<typeof otlpEndpointFromEnv> {
+  try {
+    return otlpEndpointFromEnv(env);
+  } catch (e) {
+    throw new UsageError(errorMessage(e));
+  }
+}
+
+/** What the turn's spans came to: the turn is over, so its spans go now, within a few seconds. */
+async function closeLive(live: LiveOtlpExporter, io: Io): Promise<void> {
+  await live.dispose(LIVE_CLOSE_MS);
+  const s = live.status();
+  const failed = s.droppedSpans > 0 ? `, ${s.droppedSpans} not sent (${s.lastError ?? 'closing'})` : '';
+  io.err(`OpenTelemetry: ${s.sentSpans} spans sent in ${s.sentRequests} requests${failed}\n`);
+}
+
+/** How long `run` waits at its end for the collector to take the turn's spans. */
+const LIVE_CLOSE_MS = 5000;
