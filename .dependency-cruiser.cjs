@@ -53,7 +53,8 @@ module.exports = {
       'src/otel',
       folders('src/tape', 'src/store', 'src/otel'),
       npm('zod', '@opentelemetry/otlp-transformer', '@opentelemetry/resources'),
-      core(...NODE),
+      // http and https for one file's use, otlpPost.ts: the collector the user configured, the only other network we have.
+      core(...NODE, 'http', 'https'),
     ),
     ...layer('src/inspector', folders('src/tape', 'src/store', 'src/protocol', 'src/inspector'), npm('zod'), core(...NODE)),
     ...layer(

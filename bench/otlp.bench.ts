@@ -8,8 +8,8 @@ import { otlpJsonChunks } from '../src/otel/otlpExport';
 import { writeFileDurably } from '../src/store/fsutil';
 import { writeJsonl } from '../src/store/tapeFile';
 import { TapeStore } from '../src/store/tapeStore';
-import { ATTEMPT_EVENT } from '../src/tape/entryNames';
 import type { NewEntry } from '../src/tape/entry';
+import { attemptEntry, messageEntry, toolCallEntry, toolResultEntry } from '../src/tape/turnEntries';
 import { median, round, tempDir } from './common';
 
 const REQUESTS = Number(process.env.OTLP_BENCH_REQUESTS ?? 10_000);
@@ -17,49 +17,16 @@ const TURNS_PER_SESSION = 100;
 const ROUNDS = Number(process.env.OTLP_BENCH_ROUNDS ?? 3);
 
 /** One turn as our agent writes it: a prompt, a request with its usage, a tool call and result, an answer. */
-function turn(t: number, at: number): NewEntry[] {
-  const turnId = `t${t}`;
-  const meta = { turnId };
+function turn(sessionId: string, t: number, at: number): NewEntry[] {
+  const ref = { sessionId, turnId: `t${t}` };
   const text = `turn ${t} ${'lorem ipsum dolor sit amet '.repeat(10)}`;
+  const usage = { inputTokens: 1000 + t, outputTokens: 50, cachedInputTokens: 800, estimated: false };
   return [
-    {
-      kind: 'message',
-      name: 'message/user',
-      payload: { messageId: `${turnId}u`, role: 'user', status: 'sent', orderSeq: 2 * t, content: text, turnId },
-      meta,
-      createdAt: at,
-    },
-    {
-      kind: 'event',
-      name: ATTEMPT_EVENT,
-      payload: {
-        name: ATTEMPT_EVENT,
-        data: { turnId, requestSeq: 1, attempt: 1, status: 'ok', durationMs: 900, usage: { inputTokens: 1000 + t, outputTokens: 50, cachedTokens: 800 } },
-      },
-      meta,
-      createdAt: at + 1000,
-    },
-    {
-      kind: 'tool_call',
-      name: 'read_file',
-      payload: { messageId: `${turnId}a`, toolCallId: `${turnId}c`, name: 'read_file', input: { path: `f${t}.ts` } },
-      meta,
-      createdAt: at + 1001,
-    },
-    {
-      kind: 'tool_result',
-      name: 'read_file',
-      payload: { messageId: `${turnId}a`, toolCallId: `${turnId}c`, status: 'ok', output: text },
-      meta,
-      createdAt: at + 1100,
-    },
-    {
-      kind: 'message',
-      name: 'message/assistant',
-      payload: { messageId: `${turnId}a`, role: 'assistant', status: 'sent', orderSeq: 2 * t + 1, content: text, turnId },
-      meta,
-      createdAt: at + 1200,
-    },
+    { ...messageEntry(ref, { messageId: `t${t}u`, role: 'user', status: 'sent', orderSeq: 2 * t, content: text }), createdAt: at },
+    { ...attemptEntry(ref, 1, { attempt: 1, status: 'ok', retryDecision: 'none', durationMs: 900, usage }), createdAt: at + 1000 },
+    { ...toolCallEntry(ref, `t${t}a`, `t${t}c`, 'read_file', { path: `f${t}.ts` }), createdAt: at + 1001 },
+    { ...toolResultEntry(ref, `t${t}a`, `t${t}c`, 'read_file', { status: 'ok', output: text }), createdAt: at + 1100 },
+    { ...messageEntry(ref, { messageId: `t${t}a`, role: 'assistant', status: 'sent', orderSeq: 2 * t + 1, content: text }), createdAt: at + 1200 },
   ];
 }
 
@@ -70,7 +37,7 @@ async function main(): Promise<void> {
     const build = await TapeStore.open(tape);
     for (let s = 0; s * TURNS_PER_SESSION < REQUESTS; s++) {
       const entries: NewEntry[] = [];
-      for (let t = 0; t < TURNS_PER_SESSION; t++) entries.push(...turn(t, 1_765_000_000_000 + s * 1e7 + t * 10_000));
+      for (let t = 0; t < TURNS_PER_SESSION; t++) entries.push(...turn(`s${s}`, t, 1_765_000_000_000 + s * 1e7 + t * 10_000));
       await build.appendMany(`s${s}`, entries);
     }
     await build.close();

@@ -105,7 +105,10 @@ usage: agent-tape <command> [options]
                                                allowed, the workspace is checkpointed (in
                                                <tape>.checkpoints, a git repository of its own)
                                                before the turn's first such tool and at its end,
-                                               unless --no-checkpoints;
+                                               unless --no-checkpoints; with
+                                               OTEL_EXPORTER_OTLP_ENDPOINT set, the turn's
+                                               spans go live to that collector (protocol,
+                                               headers, timeout from OTEL_EXPORTER_OTLP_*);
                                                exit 0 answer, 1 provider failure or round
                                                limit, 130 interrupted (cancel is on the tape)
   compact <tape.sqlite> --session S --base-url URL --model M [--api-key-env VAR]
@@ -176,7 +179,8 @@ ${column(FORMAT_NAMES.join(', '))}
                                                agent-tape:<tape>#<session>/<entry>, the model,
                                                sha256 content hashes, the git commit of DIR;
                                                to a new FILE or stdout
-  otlp <tape> [--session S]... [--since YYYY-MM-DD] [--content] [--out FILE]
+  otlp <tape> [--session S]... [--since YYYY-MM-DD] [--content]
+       [--cache-tokens cache_creation|cache_write] [--out FILE | --endpoint URL]
                                                the sessions as OpenTelemetry GenAI spans, one
                                                OTLP/JSON request ({"resourceSpans":[...]}):
                                                invoke_agent per turn, chat per model request,
@@ -187,7 +191,13 @@ ${column(FORMAT_NAMES.join(', '))}
                                                UTC day on; messages, system prompt and tool
                                                arguments and results only with --content
                                                (secret variables' values and key-shaped text
-                                               masked even then); to a new FILE or stdout
+                                               masked even then); --cache-tokens cache_write:
+                                               gen_ai.usage.cache_write.input_tokens for a
+                                               backend that reads that spelling; to a new
+                                               FILE or stdout, or sent to the OTLP/HTTP
+                                               collector at URL (protocol, headers, timeout
+                                               from OTEL_EXPORTER_OTLP_*; exit 1 when it
+                                               refuses)
   verify <tape> [--session S] [--json]         verification replay: rebuilds every recorded
                                                model request from the tape with the policy and
                                                builder its manifest names and compares it (match,

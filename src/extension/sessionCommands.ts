@@ -4,13 +4,15 @@ import * as z from 'zod/mini';
 import type { SessionHandle } from '../agent/session/sessionHandle';
 import { otlpJsonChunks } from '../otel/otlpExport';
 import { writeFileDurably } from '../store/fsutil';
-import { JSONL_SUFFIX, SQLITE_SUFFIX } from '../store/tapeFile';
+import { JSONL_SUFFIX, openTapeFile, SQLITE_SUFFIX } from '../store/tapeFile';
+import type { TapeStore } from '../store/tapeStore';
 import { errorMessage } from '../tape/errorMessage';
 import { handoffName } from '../tape/handoffAnchor';
 import { compactionSentence } from './chat/compactionSentence';
 import type { Deps } from './deps';
 import { PARTICIPANT_ID } from './chat/participant';
 import { LmModelPort } from './model/lmModelPort';
+import { readOtlpCacheTokens } from './settings';
 
 const REVIEW = 'Review';
 
@@ -45,6 +47,30 @@ export function registerSessionCommands(deps: Pick<Deps, 'log' | 'tape' | 'sessi
     const session = deps.tape.tapeOf(ws).session(sessionId);
     if (session.head() === 0) throw new Error(`the tape has no session ${JSON.stringify(sessionId)}`);
     return { session, writable };
+  };
+
+  /** A session as OpenTelemetry spans in an OTLP/JSON file the user picks (or `destination`). */
+  const exportOtlp = async (store: TapeStore, tapeFile: string, sessionId: string, destination: vscode.Uri | undefined) => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri =
+      destination ??
+      (await vscode.window.showSaveDialog({
+        title: 'Tape: Export Session as OpenTelemetry',
+        saveLabel: 'Export',
+        defaultUri: folder && vscode.Uri.joinPath(folder, `${sessionId.replace(/[^\w.-]+/g, '-')}.otlp.json`),
+        filters: { 'OTLP/JSON': ['json'] },
+      }));
+    if (uri === undefined) return undefined;
+    if (uri.scheme !== 'file') throw new Error(`only files on this machine can be written, not ${uri.toString()}`);
+    const file = uri.fsPath;
+    const cacheWriteName = readOtlpCacheTokens(log);
+    // Without content (prompts, answers, tool arguments and results): the CLI's --content asks for it.
+    const chunks = otlpJsonChunks(store, { tape: path.basename(tapeFile), sessions: [sessionId], cacheWriteName });
+    // The save dialog already asked about replacing an existing file.
+    await writeFileDurably(file, chunks, false);
+    log.info(`exported ${sessionId} as OpenTelemetry spans to ${file}`);
+    void vscode.window.showInformationMessage(`Agent Tape: exported ${sessionId} as OpenTelemetry spans to ${path.basename(file)}.`);
+    return { file, sessionId };
   };
 
   return vscode.Disposable.from(
@@ -130,29 +156,24 @@ export function registerSessionCommands(deps: Pick<Deps, 'log' | 'tape' | 'sessi
       return { file, entries, sessionId: t.session.sessionId };
     }),
 
-    run('agentTape.exportSessionOtlp', async (destination?: vscode.Uri, sessionId?: unknown) => {
-      const t = await target(false, sessionId);
-      if (!t) return undefined;
-      const ws = await deps.tape.open();
-      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      const uri =
-        destination ??
-        (await vscode.window.showSaveDialog({
-          title: 'Tape: Export Session as OpenTelemetry',
-          saveLabel: 'Export',
-          defaultUri: folder && vscode.Uri.joinPath(folder, `${t.session.sessionId.replace(/[^\w.-]+/g, '-')}.otlp.json`),
-          filters: { 'OTLP/JSON': ['json'] },
-        }));
-      if (uri === undefined) return undefined;
-      if (uri.scheme !== 'file') throw new Error(`only files on this machine can be written, not ${uri.toString()}`);
-      const file = uri.fsPath;
-      // Without content (prompts, answers, tool arguments and results): the CLI's --content asks for it.
-      const chunks = otlpJsonChunks(ws.store, { tape: path.basename(ws.file), sessions: [t.session.sessionId] });
-      // The save dialog already asked about replacing an existing file.
-      await writeFileDurably(file, chunks, false);
-      log.info(`exported ${t.session.sessionId} as OpenTelemetry spans to ${file}`);
-      void vscode.window.showInformationMessage(`Agent Tape: exported ${t.session.sessionId} as OpenTelemetry spans to ${path.basename(file)}.`);
-      return { file, sessionId: t.session.sessionId };
+    run('agentTape.exportSessionOtlp', async (destination?: vscode.Uri, sessionId?: unknown, tapeFile?: unknown) => {
+      const file = tapeFileArg.parse(tapeFile);
+      if (file === undefined) {
+        const t = await target(false, sessionId);
+        if (!t) return undefined;
+        const ws = await deps.tape.open();
+        return await exportOtlp(ws.store, ws.file, t.session.sessionId, destination);
+      }
+      // A tape file's inspector exports a session of that file, which is only read.
+      const given = sessionIdArg.parse(sessionId);
+      if (given === undefined) throw new Error(`name the session of ${path.basename(file)} to export`);
+      const store = await openTapeFile(file, { readOnly: true });
+      try {
+        if (store.headEntryId(given) === 0) throw new Error(`${path.basename(file)} has no session ${JSON.stringify(given)}`);
+        return await exportOtlp(store, file, given, destination);
+      } finally {
+        await store.close();
+      }
     }),
   );
 }
@@ -176,6 +197,8 @@ export function reportingCommands(log: vscode.LogOutputChannel) {
 
 /** A session id given to a command (by the sessions view or the inspector); absent means the current one. */
 const sessionIdArg = z.optional(z.string().check(z.minLength(1)));
+/** The tape file a tape editor's inspector shows; absent means the workspace tape. */
+const tapeFileArg = z.optional(z.string().check(z.minLength(1)));
 
 /** The model a command runs with: the one `@tape` used last, else the user's pick. */
 async function pickModel(sessions: Deps['sessions']): Promise<vscode.LanguageModelChat | undefined> {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import * as z from 'zod';
 import { DEFAULT_MAX_ROUNDS } from '../agent/agentSession';
 import { DEFAULT_SUBAGENT_MAX_ROUNDS } from '../agent/subagent/subagentRunner';
+import { CACHE_WRITE_NAMES, type CacheWriteName } from '../otel/genAiSpans';
 
 /** The `@tape` settings (the own provider's are read by its own module). */
 export interface AgentSettings {
@@ -56,4 +57,16 @@ export function readAgentSettings(log: vscode.LogOutputChannel): AgentSettings {
     commandEnvAllowlist: pick('commandEnvAllowlist'),
     checkpoints: pick('checkpoints'),
   };
+}
+
+const cacheTokens = z.enum(CACHE_WRITE_NAMES);
+
+/** `agentTape.otlp.cacheTokens`, the spelling of the cache-write token count in exported spans; a bad value is logged and the conventions' own used. */
+export function readOtlpCacheTokens(log: vscode.LogOutputChannel): CacheWriteName {
+  const raw = vscode.workspace.getConfiguration('agentTape.otlp').get<unknown>('cacheTokens');
+  if (raw === undefined) return 'cache_creation';
+  const parsed = cacheTokens.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  log.warn(`setting agentTape.otlp.cacheTokens ignored (${z.prettifyError(parsed.error)}); using "cache_creation"`);
+  return 'cache_creation';
 }

@@ -52,13 +52,17 @@ export interface SessionPlacement {
   skip: (e: Entry) => boolean;
 }
 
+/** How the cache-write token count is spelled: `cache_creation` in the conventions (1.45), `cache_write` where a backend still reads that. */
+export const CACHE_WRITE_NAMES = ['cache_creation', 'cache_write'] as const;
+export type CacheWriteName = (typeof CACHE_WRITE_NAMES)[number];
+
 export interface ProjectionOptions {
   /** The tape's file, as the user named it (`agent_tape.tape`). */
   tape: string;
   /** Messages, system instructions and tool arguments and results as attributes; off unless asked. */
   content?: boolean;
-  /** `gen_ai.usage.cache_creation.input_tokens` (the current name) or the older `cache_write` spelling. */
-  cacheWriteName?: 'cache_creation' | 'cache_write';
+  /** `gen_ai.usage.cache_creation.input_tokens` (the conventions' name, 1.45) or `cache_write`, the spelling opencode writes and some backends read. */
+  cacheWriteName?: CacheWriteName;
   /** Applied to every content attribute (./secretMask.ts). */
   mask?: (text: string) => string;
 }
@@ -125,9 +129,14 @@ export function genAiSpans(entries: readonly Entry[], placement: SessionPlacemen
   const common: Attributes = { 'gen_ai.conversation.id': sessionId, 'agent_tape.tape': options.tape, 'agent_tape.session_id': sessionId };
   const spans: GenAiSpan[] = [];
   const manifests = new Map<string, ViewManifest>();
+  const projected = entries.filter((e) => !placement.skip(e));
+  const turns = turnsOf(projected);
+  // Our agent writes its system prompt as the session starts, before any turn: it is in force until a turn writes another.
   let systemPrompt: string | null = null;
+  for (const e of projected.slice(0, turns.length === 0 ? 0 : projected.indexOf(turns[0].entries[0])))
+    if (e.kind === 'system' && e.name === SYSTEM_PROMPT) systemPrompt = textOf(e.payload.content);
   let first = true;
-  for (const turn of turnsOf(entries.filter((e) => !placement.skip(e)))) {
+  for (const turn of turns) {
     const kept = turn.entries;
     const turnSpanId = spanIdOf(sessionId, 'turn', turn.key);
     const turnSpan: GenAiSpan = {

@@ -3,6 +3,7 @@ import type { TapeStore } from '../store/tapeStore';
 import { safeJsonText } from '../tape/safeJsonText';
 import { genAiSpans, type GenAiSpan, type ProjectionOptions } from './genAiSpans';
 import { otlpJson, readableSpans } from './otlpRequest';
+import type { OtlpSender } from './otlpSender';
 import { sessionPlacement } from './sessionPlacement';
 
 export interface OtlpExportOptions extends ProjectionOptions {
@@ -48,4 +49,25 @@ export function* otlpJsonChunks(store: TapeStore, options: OtlpExportOptions): G
     first = false;
   }
   yield Buffer.from(']}\n');
+}
+
+/** Spans handed to the sender at once, and how many may wait before the next are read. */
+const SEND_SLICE = 512;
+const HIGH_WATER = 4 * SEND_SLICE;
+/** How long one wait for the collector may last: longer than a batch's tries with their backoff. */
+const DRAIN_WAIT_MS = 5 * 60_000;
+
+/**
+ * The sessions sent to a collector (`agent-tape otlp --endpoint`): read a session at a time and
+ * handed over in slices, waiting while the sender holds more than a few batches, so its queue
+ * never drops a span of a tape of any size. Stops at the first request given up.
+ */
+export async function sendSessions(store: TapeStore, options: OtlpExportOptions, sender: OtlpSender): Promise<void> {
+  for (const { agent, spans } of sessionSpans(store, options)) {
+    for (let i = 0; i < spans.length; i += SEND_SLICE) {
+      sender.send(spans.slice(i, i + SEND_SLICE).map((span) => ({ agent, span })));
+      while (sender.status().queuedSpans >= HIGH_WATER && sender.status().failedRequests === 0) await sender.idleWithin(DRAIN_WAIT_MS);
+      if (sender.status().failedRequests > 0) return;
+    }
+  }
 }

@@ -64,7 +64,8 @@ export function postOtlp(endpoint: OtlpEndpoint, body: Uint8Array, signal?: Abor
         if (status >= 200 && status < 300) done({ kind: 'sent' });
         else if (RETRYABLE.has(status))
           done({ kind: 'retry', reason: `HTTP ${status} from ${where}`, afterMs: retryAfterMs(response.headers['retry-after'], Date.now()) });
-        else if (status >= 300 && status < 400) done({ kind: 'failed', reason: `HTTP ${status} from ${where}: a redirect, not followed (the request carries the collector's headers)` });
+        else if (status >= 300 && status < 400)
+          done({ kind: 'failed', reason: `HTTP ${status} from ${where}: a redirect, not followed (the request carries the collector's headers)` });
         else done({ kind: 'failed', reason: `HTTP ${status} from ${where}` });
       };
       response.on('end', finish);

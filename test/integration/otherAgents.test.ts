@@ -51,6 +51,35 @@ describe("other agents' sessions in a real VS Code", () => {
     assert.strictEqual(again?.appended, 0);
   });
 
+  it("Tape: Export Session as OpenTelemetry names the cache-write tokens as agentTape.otlp.cacheTokens says, for the workspace tape and for a tape file (the tape editor's inspector)", async () => {
+    const sessionId = `claude-code:${CC_SESSION}`;
+    const exportTo = async (name: string, tapeFile?: string): Promise<string> => {
+      const file = path.join(dir, name);
+      const receipt = await vscode.commands.executeCommand('agentTape.exportSessionOtlp', vscode.Uri.file(file), sessionId, tapeFile);
+      assert.deepStrictEqual(receipt, { file, sessionId });
+      return fs.readFileSync(file, 'utf8');
+    };
+    const spellings = (otlp: string) => [...new Set(otlp.match(/gen_ai\.usage\.cache_(creation|write)\.input_tokens/g))];
+    const workspace = await exportTo('default.otlp.json');
+    assert.deepStrictEqual(spellings(workspace), ['gen_ai.usage.cache_creation.input_tokens']);
+    const copy = path.join(dir, 'copy.tape.jsonl');
+    await vscode.commands.executeCommand('agentTape.exportSession', vscode.Uri.file(copy), sessionId);
+    const config = vscode.workspace.getConfiguration('agentTape.otlp');
+    await config.update('cacheTokens', 'cache_write', vscode.ConfigurationTarget.Global);
+    try {
+      assert.deepStrictEqual(spellings(await exportTo('old.otlp.json')), ['gen_ai.usage.cache_write.input_tokens']);
+      const fromFile = await exportTo('file.otlp.json', copy);
+      assert.deepStrictEqual(spellings(fromFile), ['gen_ai.usage.cache_write.input_tokens']);
+      // The same spans, named after the file they were read from.
+      assert.strictEqual(
+        fromFile.replaceAll('copy.tape.jsonl', 'T').replaceAll('cache_write', 'cache_creation'),
+        workspace.replaceAll(path.basename(await api.workspaceTapeFile()), 'T'),
+      );
+    } finally {
+      await config.update('cacheTokens', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('the Anchors view audits the ingested Claude Code compaction; Pin appends exactly one compaction/pin naming it, a stale anchor nothing; agentTape.inspector.showAnchor opens the inspector', async () => {
     const sessionId = `claude-code:${CC_SESSION}`;
     const anchors = async () => inspectorRequests.anchors.reply.parse(await api.inspectorRequest(sessionId, 'anchors', {})).items;

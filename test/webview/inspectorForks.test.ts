@@ -169,9 +169,31 @@ describe('Tape Inspector webview in Chromium: forks', function () {
 
   it('Replay in the header runs Tape: Replay Session on the session shown', async () => {
     const before = (await forkCommands(page)).length;
-    await page.locator('.inspector-header vscode-button').click();
+    await page.locator('.inspector-header vscode-button', { hasText: 'Replay' }).click();
     await page.waitForFunction((n) => (window as unknown as StubWindow).posted.filter((m) => m.type === 'command').length === n + 1, before);
     assert.deepStrictEqual((await forkCommands(page)).at(-1), { type: 'command', command: 'agentTape.replaySession', args: [FORK] });
+  });
+
+  it('"Export as OpenTelemetry…" beside Replay, text only in the theme\'s button colours, is reached by Tab and runs Tape: Export Session as OpenTelemetry on the session shown', async () => {
+    const button = page.locator('.inspector-header vscode-button.export-otlp');
+    assert.deepStrictEqual([await button.textContent(), await button.getAttribute('icon')], ['Export as OpenTelemetry…', null]);
+    for (const theme of ['light', 'dark'] as const) {
+      await wearTheme(page, theme);
+      const [drawn, themed] = await button.evaluate((el) => {
+        const probe = document.body.appendChild(document.createElement('div'));
+        probe.style.backgroundColor = 'var(--vscode-button-secondaryBackground)';
+        const want = getComputedStyle(probe).backgroundColor;
+        probe.remove();
+        return [getComputedStyle(el.shadowRoot!.querySelector('.base')!).backgroundColor, want];
+      });
+      assert.strictEqual(drawn, themed, theme);
+    }
+    const before = (await forkCommands(page)).length;
+    await page.locator('.inspector-header vscode-button', { hasText: 'Replay' }).focus();
+    await tabTo(page, (el) => el.classList.contains('export-otlp'));
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => (window as unknown as StubWindow).posted.filter((m) => m.type === 'command').length === n + 1, before);
+    assert.deepStrictEqual((await forkCommands(page)).at(-1), { type: 'command', command: 'agentTape.exportSessionOtlp', args: [FORK] });
   });
 
   it('follows a replay cursor: the entry selected in the Entries view, the transcript item holding it marked', async () => {

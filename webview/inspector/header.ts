@@ -15,8 +15,9 @@ function branchOf(sessionId: string): string {
 }
 
 /**
- * What is open: the tape's label, whether it is read-only, the session picker, Replay for the
- * session shown, and its requests and tokens, with its subagents and forks where they add any.
+ * What is open: the tape's label, whether it is read-only, the session picker, Replay and Export
+ * as OpenTelemetry for the session shown, and its requests and tokens, with its subagents and
+ * forks where they add any.
  */
 export class Header {
   readonly element: HTMLElement;
@@ -29,14 +30,28 @@ export class Header {
     { secondary: true, icon: 'debug-alt', disabled: true, title: 'Step through this session in the debugger (Tape: Replay Session)' },
     'Replay',
   );
+  // An export only reads the tape, so it is offered on read-only tapes too.
+  private readonly exportOtlp = h(
+    'vscode-button',
+    {
+      secondary: true,
+      class: 'export-otlp',
+      disabled: true,
+      title: 'Save this session as OpenTelemetry spans, an OTLP/JSON file (Tape: Export Session as OpenTelemetry)',
+    },
+    'Export as OpenTelemetry…',
+  );
   private readonly usage = h('p', { class: 'session-usage', hidden: true });
   private sessionId: string | null = null;
 
-  constructor(onSession: (sessionId: string) => void, onReplay: (sessionId: string) => void) {
+  constructor(onSession: (sessionId: string) => void, onReplay: (sessionId: string) => void, onExportOtlp: (sessionId: string) => void) {
     this.readOnly.hidden = true;
     this.select.addEventListener('change', () => onSession(this.select.value));
     this.replay.addEventListener('click', () => {
       if (this.select.value) onReplay(this.select.value);
+    });
+    this.exportOtlp.addEventListener('click', () => {
+      if (this.select.value) onExportOtlp(this.select.value);
     });
     this.element = h(
       'header',
@@ -46,6 +61,7 @@ export class Header {
       h('label', { for: 'session-picker', class: 'session-label' }, 'Session'),
       this.select,
       this.replay,
+      this.exportOtlp,
       this.usage,
     );
   }
@@ -64,6 +80,7 @@ export class Header {
     );
     if (s.sessionId !== null) this.select.value = s.sessionId;
     this.replay.toggleAttribute('disabled', s.sessionId === null);
+    this.exportOtlp.toggleAttribute('disabled', s.sessionId === null);
     // Another session's figures are not this one's: hidden until its own come.
     if (s.sessionId !== this.sessionId) this.usage.hidden = true;
     this.sessionId = s.sessionId;

@@ -50,6 +50,7 @@ export class Inspector {
   private readonly header = new Header(
     (id) => this.pickSession(id),
     (id) => this.channel.post({ type: 'command', command: 'agentTape.replaySession', args: [id] }),
+    (id) => this.channel.post({ type: 'command', command: 'agentTape.exportSessionOtlp', args: [id] }),
   );
   private readonly forks = new ForkAction(this.channel);
   private readonly checkpoints = new CheckpointActions(this.channel);

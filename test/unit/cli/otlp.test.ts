@@ -2,9 +2,10 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { ANTHROPIC_BASIS, tapeUsage } from '../../../src/ingest/tapeUsage';
 import { TapeStore } from '../../../src/store/tapeStore';
-import { ATTEMPT_EVENT } from '../../../src/tape/entryNames';
-import type { NewEntry } from '../../../src/tape/entry';
+import type { JsonObject, NewEntry } from '../../../src/tape/entry';
+import { attemptEntry, messageEntry, providerErrorEntry, toolCallEntry, toolResultEntry } from '../../../src/tape/turnEntries';
 import { op, spansOf } from '../otel/otlpSpans';
 import { cli } from './build';
 
@@ -12,42 +13,27 @@ const KEY = 'sk-canary0123456789abcdefCANARY';
 const PASSWORD = 'correct-horse-canary-battery';
 const DAY = Date.UTC(2026, 11, 6);
 
-/** One turn of our agent's shape: a prompt, a request, a tool call and its result, an answer. */
+/** One turn of our agent's shape: a prompt, a request, a tool call and its result, a provider error. */
 function turn(turnId: string, at: number, prompt: string, input: unknown, status: 'ok' | 'error' = 'ok'): NewEntry[] {
-  const meta = { turnId };
+  const ref = { sessionId: 's', turnId };
+  const usage = { inputTokens: 50, outputTokens: 5, cachedInputTokens: 10, estimated: false };
   return [
-    {
-      kind: 'message',
-      name: 'message/user',
-      payload: { messageId: `${turnId}u`, role: 'user', status: 'sent', orderSeq: at, content: prompt, turnId },
-      meta,
-      createdAt: at,
-    },
-    {
-      kind: 'event',
-      name: ATTEMPT_EVENT,
-      payload: {
-        name: ATTEMPT_EVENT,
-        data: { turnId, requestSeq: 1, attempt: 1, status: 'ok', durationMs: 5, usage: { inputTokens: 50, outputTokens: 5, cachedTokens: 10 } },
-      },
-      meta,
-      createdAt: at + 10,
-    },
-    {
-      kind: 'tool_call',
-      name: 'run_command',
-      payload: { messageId: `${turnId}a`, toolCallId: `${turnId}c`, name: 'run_command', input },
-      meta,
-      createdAt: at + 11,
-    },
-    {
-      kind: 'tool_result',
-      name: 'run_command',
-      payload: { messageId: `${turnId}a`, toolCallId: `${turnId}c`, status, output: `ran with ${KEY}` },
-      meta,
-      createdAt: at + 20,
-    },
-    { kind: 'error', name: 'error/provider', payload: { kind: 'provider', message: `refused ${PASSWORD}` }, meta, createdAt: at + 30 },
+    { ...messageEntry(ref, { messageId: `${turnId}u`, role: 'user', status: 'sent', orderSeq: at, content: prompt }), createdAt: at },
+    { ...attemptEntry(ref, 1, { attempt: 1, status: 'ok', retryDecision: 'none', durationMs: 5, usage }), createdAt: at + 10 },
+    { ...toolCallEntry(ref, `${turnId}a`, `${turnId}c`, 'run_command', input), createdAt: at + 11 },
+    { ...toolResultEntry(ref, `${turnId}a`, `${turnId}c`, 'run_command', { status, output: `ran with ${KEY}` }), createdAt: at + 20 },
+    { ...providerErrorEntry(ref, 1, { message: `refused ${PASSWORD}`, failureClass: 'refused', transient: false }), createdAt: at + 30 },
+  ];
+}
+
+/** A request whose usage was ingested from Claude Code: 7 tokens written to the prompt cache. */
+function cacheWritingTurn(at: number): NewEntry[] {
+  const ref = { sessionId: 'cc', turnId: 'c1' };
+  const attempt = attemptEntry(ref, 1, { attempt: 1, status: 'ok', retryDecision: 'none', durationMs: 5 });
+  const usage = tapeUsage({ input: 40, output: 5, cacheRead: 10, cacheWrite: 7 }, ANTHROPIC_BASIS);
+  return [
+    { ...messageEntry(ref, { messageId: 'c1u', role: 'user', status: 'sent', orderSeq: 1, content: 'cache it' }), createdAt: at },
+    { ...attempt, payload: { ...attempt.payload, data: { ...(attempt.payload.data as JsonObject), usage } }, createdAt: at + 10 },
   ];
 }
 
@@ -123,5 +109,26 @@ describe('agent-tape otlp', function () {
     assert.strictEqual(again.code, 2);
     assert.match(again.err, /already exists/);
     assert.strictEqual(fs.readFileSync(out, 'utf8'), 'mine');
+  });
+
+  it("--cache-tokens spells the cache-write count as asked; cache_creation, the conventions' name, unless asked; another value is a usage error", async () => {
+    const store = await TapeStore.open(tape);
+    await store.appendMany('cc', cacheWritingTurn(DAY + 120_000));
+    await store.close();
+    const chatOf = async (...flags: string[]) => {
+      const r = await cli('otlp', tape, '--session', 'cc', ...flags);
+      assert.strictEqual(r.code, 0, r.err);
+      return spansOf(r.out).filter((s) => op(s) === 'chat');
+    };
+    const cacheAttributes = (spans: { attributes: Record<string, unknown> }[]) =>
+      spans.map((s) => Object.entries(s.attributes).filter(([k]) => /^gen_ai\.usage\.cache_(creation|write)\./.test(k)));
+    assert.deepStrictEqual(cacheAttributes(await chatOf()), [[['gen_ai.usage.cache_creation.input_tokens', 7]]]);
+    assert.deepStrictEqual(cacheAttributes(await chatOf('--cache-tokens', 'cache_creation')), [[['gen_ai.usage.cache_creation.input_tokens', 7]]]);
+    assert.deepStrictEqual(cacheAttributes(await chatOf('--cache-tokens=cache_write')), [[['gen_ai.usage.cache_write.input_tokens', 7]]]);
+    const out = path.join(dir, 'bad.json');
+    const bad = await cli('otlp', tape, '--cache-tokens', 'cache_writes', '--out', out);
+    assert.strictEqual(bad.code, 2);
+    assert.match(bad.err, /--cache-tokens must be one of cache_creation, cache_write, got "cache_writes"/);
+    assert.ok(!fs.existsSync(out), 'nothing written');
   });
 });

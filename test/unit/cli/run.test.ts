@@ -8,6 +8,7 @@ import { manifestOfEntry } from '../../../src/tape/manifest';
 import { fakeServerPerTest, sessionEntries } from '../../support/agentCliFixture';
 import { runCli, startCli } from '../../support/cliProcess';
 import { closedPort, type FakeReply } from '../../support/fakeOpenAiServer';
+import { startOtlpReceiver } from '../../support/otlpReceiver';
 import { buildCli } from './build';
 
 const KEY = 'sk-test-4f9a1c7e2b';
@@ -238,6 +239,49 @@ describe('agent-tape run (the bundled CLI against a scripted OpenAI-compatible s
     for (const [where, text] of Object.entries(haystacks)) {
       for (const [name, value] of Object.entries(secrets)) assert.ok(!text.includes(value), `${name} is in the ${where}`);
     }
+  });
+
+  it('with OTEL_EXPORTER_OTLP_* set, the turn goes live to the collector; the header secret reaches no command, tape or span', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const HEADER = 'Bearer otel-canary-9d2c7a41f3';
+      const srv = await serve([
+        { stream: [{ toolCall: { index: 0, id: 'c1', name: 'run_command', arguments: JSON.stringify({ command: 'env' }) } }] },
+        { stream: [{ text: 'Done.' }], usage: { prompt_tokens: 300, completion_tokens: 2 } },
+      ]);
+      const r = await runCli(argsFor(srv.baseURL, 'Print the environment', ['--allow-commands']), {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url.replace(/\/v1\/traces$/, ''),
+        OTEL_EXPORTER_OTLP_HEADERS: `authorization=${encodeURIComponent(HEADER)}`,
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+      });
+      assert.strictEqual(r.code, 0, r.err);
+      assert.match(r.err, /OpenTelemetry: 4 spans sent in \d+ requests\n/);
+      const spans = receiver.spans();
+      assert.deepStrictEqual(spans.map((s) => s.name).sort(), ['chat fake-model', 'chat fake-model', 'execute_tool run_command', 'invoke_agent agent-tape']);
+      assert.ok(receiver.requests.every((q) => q.headers.authorization === HEADER && q.contentType === 'application/x-protobuf'));
+      const usage = spans.map((s) => s.attributes['gen_ai.usage.input_tokens']).filter((n) => n !== undefined);
+      assert.ok(usage.includes(300), JSON.stringify(usage));
+      const [result] = (await entries()).filter((e) => e.kind === 'tool_result');
+      assert.match(String(result.payload.output), /OTEL_EXPORTER_OTLP_ENDPOINT=/, 'the command ran and printed its environment');
+      const haystacks = {
+        command: String(result.payload.output),
+        tape: fs.readFileSync(tape).toString('latin1'),
+        spans: receiver.requests.map((q) => q.body.toString('latin1')).join(''),
+        output: r.out + r.err,
+      };
+      for (const [where, text] of Object.entries(haystacks)) assert.ok(!text.includes('otel-canary-9d2c7a41f3'), `the header is in the ${where}`);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a bad OTEL_EXPORTER_OTLP_PROTOCOL is a usage error before the turn: exit 2, no request, no tape', async () => {
+    const srv = await serve(READ_THEN_ANSWER);
+    const r = await runCli(argsFor(srv.baseURL, 'Hello'), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    assert.strictEqual(r.code, 2);
+    assert.match(r.err, /OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: use http\/protobuf/);
+    assert.strictEqual(srv.requests.length, 0);
+    assert.ok(!fs.existsSync(tape));
   });
 
   it('search_text in the bundled CLI: a pattern that backtracks exponentially is an error result within seconds, and the next search works', async () => {

@@ -37,7 +37,10 @@ describe('the OTLP endpoint from OTEL_EXPORTER_OTLP_* (as the OpenTelemetry SDKs
 
   it('names the variable of a bad value, and never quotes a header value', () => {
     const base = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
-    assert.throws(() => otlpEndpointFromEnv({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: use http\/protobuf/);
+    assert.throws(
+      () => otlpEndpointFromEnv({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+      /OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: use http\/protobuf/,
+    );
     assert.throws(() => otlpEndpointFromEnv({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'http' }), /must be http\/protobuf or http\/json/);
     assert.throws(() => otlpEndpointFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://c' }), /http:\/\/ or https:\/\//);
     assert.throws(() => otlpEndpointFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }), /is not a URL/);
