@@ -1,6 +1,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { withheldValues } from '../../agent/workspace/commandEnv';
+import type { CacheWriteName } from '../../otel/genAiSpans';
 import { LiveOtlpExporter, type LiveExportStatus } from '../../otel/liveExporter';
 import { DEFAULT_TIMEOUT_MS, shownUrl, type OtlpEndpoint } from '../../otel/otlpEndpoint';
 import { secretMask } from '../../otel/secretMask';
@@ -8,6 +9,7 @@ import type { WorkspaceStore } from '../../store/workspaceStore';
 import { errorMessage } from '../../tape/errorMessage';
 import type { Deps } from '../deps';
 import { API_KEY_SECRET } from '../model/providerSettings';
+import { readOtlpCacheTokens } from '../settings';
 import { exportStatusText } from './exportStatusText';
 import { headerValues } from './headerSecrets';
 import { HEADER_SECRET_PREFIX, parseOtlpSettings } from './otlpSettings';
@@ -22,6 +24,7 @@ export const SHOW_LOG = 'agentTape.otlp.showLog';
 interface Wanted {
   endpoint: OtlpEndpoint;
   content: boolean;
+  cacheWriteName: CacheWriteName;
   mask: (text: string) => string;
 }
 
@@ -117,7 +120,12 @@ export class LiveExport implements vscode.Disposable {
     const apiKey = await this.deps.context.secrets.get(API_KEY_SECRET);
     // Content is the user's choice; the secrets this window knows of stay out of it even then (as the CLI's --content).
     const secrets = [...Object.values(values.headers), ...(apiKey === undefined ? [] : [apiKey]), ...withheldValues(process.env)];
-    return { endpoint: { url, protocol, headers: values.headers, timeoutMs: DEFAULT_TIMEOUT_MS }, content, mask: secretMask(secrets) };
+    return {
+      endpoint: { url, protocol, headers: values.headers, timeoutMs: DEFAULT_TIMEOUT_MS },
+      content,
+      cacheWriteName: readOtlpCacheTokens(this.deps.log),
+      mask: secretMask(secrets),
+    };
   }
 
   /** Makes the exporter match what is wanted and what the tape allows. */
@@ -136,6 +144,7 @@ export class LiveExport implements vscode.Disposable {
       endpoint: wanted.endpoint,
       tape: path.basename(ws.file),
       content: wanted.content,
+      cacheWriteName: wanted.cacheWriteName,
       mask: wanted.mask,
       log: rateLimitedLog((level, line) => log[level](line)),
       onStatus: (status) => this.current?.exporter === exporter && this.showItem(status),
