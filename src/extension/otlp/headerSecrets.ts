@@ -4,8 +4,8 @@ import type { Deps } from '../deps';
 import { reportingCommands } from '../sessionCommands';
 import { headerNameProblem, headerSecretKey } from './otlpSettings';
 
-export const SET_HEADER = 'agentTape.otlp.setHeader';
-export const CLEAR_HEADERS = 'agentTape.otlp.clearHeaders';
+const SET_HEADER = 'agentTape.otlp.setHeader';
+const CLEAR_HEADERS = 'agentTape.otlp.clearHeaders';
 
 /** A collector's key is a few hundred characters; a megabyte in SecretStorage is a paste gone wrong. */
 const MAX_VALUE_CHARS = 8192;

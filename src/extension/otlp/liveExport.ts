@@ -16,9 +16,9 @@ import { HEADER_SECRET_PREFIX, parseOtlpSettings } from './otlpSettings';
 import { rateLimitedLog } from './rateLimitedLog';
 
 /** Closing the window waits this long for the last spans: VS Code gives all of deactivation a few seconds. */
-export const CLOSE_DEADLINE_MS = 1500;
+const CLOSE_DEADLINE_MS = 1500;
 
-export const SHOW_LOG = 'agentTape.otlp.showLog';
+const SHOW_LOG = 'agentTape.otlp.showLog';
 
 /** What the settings and SecretStorage ask for, once read and checked. */
 interface Wanted {

@@ -3,7 +3,7 @@ import type { LiveExportOptions } from '../../otel/liveExporter';
 export type ExportLog = NonNullable<LiveExportOptions['log']>;
 
 /** A collector that is down fails every batch and every retry: the log says so, not once a second. */
-export const PROBLEM_LINE_MS = 30_000;
+const PROBLEM_LINE_MS = 30_000;
 
 /**
  * The exporter's log with its warnings and errors rate-limited: at most one line of each level
