@@ -1,15 +1,19 @@
 // `agent-tape otlp` of a tape of 10,000 model requests (OTLP_BENCH_REQUESTS) to a file, against a
 // plain `export` of the same tape to `.tape.jsonl`: both read every entry and write a file, so the
 // ratio is what the projection and the OpenTelemetry serialiser add. Each round runs both, in
-// turn, on the tape opened read-only as the commands open it.
+// turn, on the tape opened read-only as the commands open it; then `otlp --endpoint` sends the
+// same tape to a collector on 127.0.0.1 (another process), as OTLP/protobuf and as OTLP/JSON.
 import * as fs from 'fs';
 import * as path from 'path';
-import { otlpJsonChunks } from '../src/otel/otlpExport';
+import type { OtlpProtocol } from '../src/otel/otlpEndpoint';
+import { otlpJsonChunks, sendSessions } from '../src/otel/otlpExport';
+import { OtlpSender } from '../src/otel/otlpSender';
 import { writeFileDurably } from '../src/store/fsutil';
 import { writeJsonl } from '../src/store/tapeFile';
 import { TapeStore } from '../src/store/tapeStore';
 import type { NewEntry } from '../src/tape/entry';
 import { attemptEntry, messageEntry, toolCallEntry, toolResultEntry } from '../src/tape/turnEntries';
+import { startCollector } from './collector';
 import { median, round, tempDir } from './common';
 
 const REQUESTS = Number(process.env.OTLP_BENCH_REQUESTS ?? 10_000);
@@ -56,8 +60,38 @@ async function main(): Promise<void> {
       times.otlp.push(performance.now() - t0);
       otlpBytes = fs.statSync(otlp).size;
     }
+    const collector = await startCollector();
+    const sent: Record<OtlpProtocol, { ms: number[]; spans: number; dropped: number; mb: number }> = {
+      'http/protobuf': { ms: [], spans: 0, dropped: 0, mb: 0 },
+      'http/json': { ms: [], spans: 0, dropped: 0, mb: 0 },
+    };
+    try {
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const protocol of ['http/protobuf', 'http/json'] as const) {
+          const before = await collector.bytes();
+          const sender = new OtlpSender({ url: collector.url, protocol, headers: {}, timeoutMs: 30_000 });
+          const t0 = performance.now();
+          await sendSessions(store, { tape }, sender);
+          await sender.close(60_000);
+          sent[protocol].ms.push(performance.now() - t0);
+          const s = sender.status();
+          sent[protocol].spans = s.sentSpans;
+          sent[protocol].dropped = s.droppedSpans;
+          sent[protocol].mb = round(((await collector.bytes()) - before) / (1 << 20), 1);
+        }
+      }
+    } finally {
+      collector.child.kill();
+    }
     await store.close();
     const otlpMs = median(times.otlp);
+    const endpoint = (p: OtlpProtocol) => ({
+      ms: round(median(sent[p].ms), 1),
+      spans: sent[p].spans,
+      droppedSpans: sent[p].dropped,
+      mb: sent[p].mb,
+      ratioToFile: round(median(sent[p].ms) / otlpMs, 2),
+    });
     const exportMs = median(times.export);
     process.stdout.write(
       JSON.stringify({
@@ -69,6 +103,8 @@ async function main(): Promise<void> {
         baselineExportMs: round(exportMs, 1),
         baselineEntriesPerS: Math.round(entries / (exportMs / 1000)),
         ratioToExport: round(otlpMs / exportMs, 2),
+        endpointProtobuf: endpoint('http/protobuf'),
+        endpointJson: endpoint('http/json'),
       }),
     );
   } finally {

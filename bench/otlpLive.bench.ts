@@ -5,7 +5,6 @@
 // in use; the unpaced turn is shorter than that wait, so it shows the append listener's own cost.
 // After each exported turn the rest of its spans are flushed outside the clock, and that flush's
 // CPU time is what the exporter does on the extension host's thread for a turn.
-import { spawn, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { AgentSession } from '../src/agent/agentSession';
@@ -16,6 +15,7 @@ import { NodeWorkspace } from '../src/agent/workspace/nodeWorkspace';
 import { LiveOtlpExporter } from '../src/otel/liveExporter';
 import { sessionSpans } from '../src/otel/otlpExport';
 import { TapeStore } from '../src/store/tapeStore';
+import { startCollector } from './collector';
 import { median, proseOf, round, targets, tempDir } from './common';
 
 const TOKENS = 2_000;
@@ -42,16 +42,6 @@ function pacedModel(delayMs: number): ModelPort {
       }
     },
   };
-}
-
-/** A collector in another process, so its work is not on this thread's clock: it reads each request and answers 200. */
-function startCollector(): Promise<{ url: string; child: ChildProcess }> {
-  const code = `const s=require('http').createServer((q,r)=>{q.resume();q.on('end',()=>{r.writeHead(200,{'content-type':'application/x-protobuf'});r.end();});});s.listen(0,'127.0.0.1',()=>console.log(s.address().port));`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.stdout?.once('data', (d: Buffer) => resolve({ url: `http://127.0.0.1:${String(d).trim()}/v1/traces`, child }));
-    child.once('error', reject);
-  });
 }
 
 const cpuMs = (since: NodeJS.CpuUsage): number => {

@@ -1,6 +1,7 @@
 import type { TapeStore } from '../store/tapeStore';
 import type { Entry } from '../tape/entry';
-import { TURN_END, TURN_START } from '../tape/entryNames';
+import { ATTEMPT_EVENT, SYSTEM_PROMPT, TURN_END, TURN_START } from '../tape/entryNames';
+import type { FoldRow } from '../tape/fold';
 import { genAiSpans, turnsOf, type GenAiSpan, type ProjectionOptions, type Turn } from './genAiSpans';
 import { sessionPlacement } from './sessionPlacement';
 import { spanIdOf } from './spanIds';
@@ -20,6 +21,8 @@ export class LiveSessionSpans {
   /** Whether the window's first turn is the session's first (the one that carries a fork's link). */
   private windowAtFirstTurn: boolean;
   private sent = new Set<string>();
+  /** The last entry looked at: appends that finish no span (an answer's revisions) are told from their rows alone. */
+  private seen: number;
 
   /** Starts with the append that made the session known: what was on the tape before it is history, not sent. */
   constructor(
@@ -29,6 +32,7 @@ export class LiveSessionSpans {
     firstNewEntryId: number,
     private readonly options: ProjectionOptions,
   ) {
+    this.seen = firstNewEntryId - 1;
     const before = store.entries(sessionId, { toEntryId: firstNewEntryId - 1 });
     const turns = turnsOf(before);
     const last = turns.at(-1);
@@ -47,7 +51,25 @@ export class LiveSessionSpans {
 
   private project(store: TapeStore, entries: readonly Entry[]): GenAiSpan[] {
     const placement = sessionPlacement(store, this.sessionId, this.agent);
-    return genAiSpans(entries, this.windowAtFirstTurn ? placement : { ...placement, firstTurnLinks: [] }, this.options);
+    return genAiSpans(
+      [...this.promptBefore(store, entries), ...entries],
+      this.windowAtFirstTurn ? placement : { ...placement, firstTurnLinks: [] },
+      this.options,
+    );
+  }
+
+  /**
+   * The system prompt in force where the window starts, as an entry before any turn (where
+   * genAiSpans reads it): the window leaves out the session's start, where our agent writes it.
+   * Its turn id is dropped, so it never stands for a turn already sent.
+   */
+  private promptBefore(store: TapeStore, entries: readonly Entry[]): Entry[] {
+    if (this.options.content !== true || entries.length === 0) return [];
+    const prompt = store.entries(this.sessionId, { kind: 'system', name: SYSTEM_PROMPT, toEntryId: entries[0].entryId - 1 }).at(-1);
+    if (prompt === undefined) return [];
+    const { turnId: _payloadTurn, ...payload } = prompt.payload;
+    const { turnId: _metaTurn, ...meta } = prompt.meta;
+    return [{ ...prompt, payload, meta }];
   }
 
   /**
@@ -56,6 +78,10 @@ export class LiveSessionSpans {
    * a model may think for minutes). `closeAll`: every turn is over (the exporter is closing).
    */
   collect(store: TapeStore, quiet: boolean, closeAll: boolean): GenAiSpan[] {
+    // Most appends during a turn are the answer's revisions: the rows (no payloads, held in memory) tell them apart cheaply.
+    const rows = store.foldRows(this.sessionId, this.seen);
+    if (rows.length > 0) this.seen = rows[rows.length - 1].entryId;
+    if (!quiet && !closeAll && !rows.some(finishesSpan)) return [];
     const entries = store.entries(this.sessionId, { fromEntryId: this.windowFrom });
     if (entries.length === 0) return [];
     const turns = turnsOf(entries);
@@ -95,3 +121,9 @@ export class LiveSessionSpans {
 const marks = (turn: Turn, name: string): boolean => turn.entries.some((e) => e.kind === 'event' && e.name === name);
 const endsHere = (turn: Turn): boolean => marks(turn, TURN_END);
 const startsHere = (turn: Turn): boolean => marks(turn, TURN_START);
+
+/** Rows after which a span may be finished: a request's attempt, a tool's result, a turn's start or end, a user message (other agents' turns start there). */
+const finishesSpan = (r: FoldRow): boolean =>
+  r.kind === 'tool_result' ||
+  (r.kind === 'event' && (r.name === ATTEMPT_EVENT || r.name === TURN_END || r.name === TURN_START)) ||
+  (r.kind === 'message' && r.name === 'message/user');

@@ -152,6 +152,17 @@ describe('live OpenTelemetry export (src/otel/liveExporter.ts) to a loopback rec
       assert.ok(!r.body.includes(KEY_IN_PROMPT));
       assert.ok(!r.body.includes(HEADER_SECRET));
     }
+    // A later turn's window starts after the system prompt: it is still sent, as the file export sends it.
+    await turn('And again');
+    await live.flush();
+    const filed = [...sessionSpans(store, { tape: 't.tape.sqlite', content: true })].flatMap((x) => x.spans).filter((x) => op(x) === 'invoke_agent');
+    const sent = receiver.spans().filter((x) => op(x) === 'invoke_agent');
+    assert.strictEqual(sent.length, 2);
+    for (const f of filed) {
+      const instructions = f.attributes['gen_ai.system_instructions'];
+      assert.ok(typeof instructions === 'string' && instructions.length > 100);
+      assert.strictEqual(sent.find((x) => x.spanId === f.spanId)?.attributes['gen_ai.system_instructions'], instructions);
+    }
   });
 
   it("another agent's turn (no turn ids, no end mark) goes when the next one starts or the session is quiet", async () => {
