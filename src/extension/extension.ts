@@ -14,6 +14,8 @@ import { InspectorPanels } from './inspector/inspectorPanel';
 import { registerInspector } from './inspector/registerInspector';
 import { SessionsTree } from './inspector/sessionsView';
 import { registerOwnProvider } from './model/registerOwnProvider';
+import { registerHeaderSecrets } from './otlp/headerSecrets';
+import { LiveExport } from './otlp/liveExport';
 import { registerReplay } from './replay/registerReplay';
 import { registerVerifyReplay } from './replay/verifyCommand';
 import { registerRerun } from './rerun/registerRerun';
@@ -38,9 +40,12 @@ export interface AgentTapeApi {
    * through a panel's own controller and host; resolves to its reply, rejects with a refusal.
    */
   inspectorRequest(sessionId: string, method: string, params: unknown): Promise<unknown>;
+  /** The OpenTelemetry live export's status bar item as shown; undefined while live export is off and the item hidden. */
+  otlpStatusItem(): { text: string; tooltip: string } | undefined;
 }
 
 let workspaceTape: WorkspaceTape | undefined;
+let liveExport: LiveExport | undefined;
 
 /**
  * Activation is lazy (the chat participant, the model provider, a tool or a command): nothing
@@ -72,17 +77,26 @@ export function activate(context: vscode.ExtensionContext): AgentTapeApi {
     registerCheckpoints(deps),
     registerLmTools(deps),
     registerBlame(deps),
+    registerHeaderSecrets(deps),
   );
+  const live = new LiveExport(deps);
+  liveExport = live;
+  context.subscriptions.push(live);
   return {
     workspaceTapeFile: async () => (await tape.open()).file,
     closeWorkspaceTape: () => tape.close(),
     workspaceStore: async () => (await tape.open()).store,
     sessionsTree: deps.tree,
     inspectorRequest: (sessionId, method, params) => deps.panels.request(sessionId, method, params),
+    otlpStatusItem: () => live.shown,
   };
 }
 
-/** Closing the tape checkpoints it and releases the lock, so another window can take it over. */
+/**
+ * Closing the tape checkpoints it and releases the lock, so another window can take it over. Live
+ * export reads its open turns from the tape first and has a moment to send them.
+ */
 export async function deactivate(): Promise<void> {
+  await liveExport?.close();
   await workspaceTape?.dispose();
 }

@@ -23,6 +23,8 @@ export class WorkspaceTape implements vscode.Disposable {
   // One per tape file and workspace folder while the tape is open: it holds the checkpoint store's
   // open state and which sessions have checkpoints off; a takeover changes the store, not the file.
   private readonly checkpoints = new Map<string, WorkspaceCheckpoints>();
+  // Each `whenOpen` caller, with what it attached to the open store (undone before that store closes).
+  private readonly attached = new Map<(ws: WorkspaceStore) => vscode.Disposable, vscode.Disposable | undefined>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -76,6 +78,7 @@ export class WorkspaceTape implements vscode.Disposable {
         this.log.info(`workspace tape ${ws.file} opened ${ws.state.mode === 'writable' ? 'writable' : `read-only: ${ws.state.reason}`}`);
         this.show(ws.state);
         this.ready = ws;
+        for (const attach of this.attached.keys()) this.attached.set(attach, this.attachTo(ws, attach));
         ws.onDidChangeState((s) => {
           this.log.info(`workspace tape is now ${s.mode === 'writable' ? 'writable' : `read-only: ${s.reason}`}`);
           this.show(s);
@@ -113,11 +116,40 @@ export class WorkspaceTape implements vscode.Disposable {
     this.status.show();
   }
 
+  /**
+   * Calls `attach` with the store whenever one opens (now, if one is open), and disposes what it
+   * returned before that store closes: a listener that must see every append from the first and
+   * read the store to its end. Called before the open() callers' own continuations run.
+   */
+  whenOpen(attach: (ws: WorkspaceStore) => vscode.Disposable): vscode.Disposable {
+    this.attached.set(attach, this.ready === undefined ? undefined : this.attachTo(this.ready, attach));
+    return {
+      dispose: () => {
+        this.attached.get(attach)?.dispose();
+        this.attached.delete(attach);
+      },
+    };
+  }
+
+  // A part that fails to attach must not fail the tape's opening for every other part.
+  private attachTo(ws: WorkspaceStore, attach: (ws: WorkspaceStore) => vscode.Disposable): vscode.Disposable | undefined {
+    try {
+      return attach(ws);
+    } catch (e) {
+      this.log.error(`workspace tape: a part could not attach to it: ${errorMessage(e)}`);
+      return undefined;
+    }
+  }
+
   /** Closes the tape (checkpointing it and releasing the lock); the next open() opens it again. */
   async close(): Promise<void> {
     const opening = this.opening;
     this.opening = undefined;
     this.ready = undefined;
+    for (const [attach, attachment] of this.attached) {
+      attachment?.dispose();
+      this.attached.set(attach, undefined);
+    }
     // Its storage may be cleared next: the checkpoint store beside it is opened again with the tape.
     this.checkpoints.clear();
     this.status.hide();

@@ -37,3 +37,9 @@ export function commandEnv(parent: NodeJS.ProcessEnv, policy: CommandEnvPolicy =
   }
   return env;
 }
+
+/** The values of the variables of `env` that `commandEnv` withholds: what an export of the agent's work masks (src/otel/secretMask.ts). */
+export function withheldValues(env: NodeJS.ProcessEnv, policy: CommandEnvPolicy = {}): string[] {
+  const kept = commandEnv(env, policy);
+  return Object.entries(env).flatMap(([name, value]) => (value !== undefined && !(name in kept) ? [value] : []));
+}

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { commandEnv } from '../../../../src/agent/workspace/commandEnv';
+import { commandEnv, withheldValues } from '../../../../src/agent/workspace/commandEnv';
 import { NodeWorkspace } from '../../../../src/agent/workspace/nodeWorkspace';
 import { TempWorkspace } from './fixture';
 
@@ -36,6 +36,12 @@ describe('the environment of commands the agent runs', () => {
       KEYBOARD: 'us',
       SECRETARY: 'x',
     });
+  });
+
+  it('withheldValues: the values commandEnv keeps from commands, for an export to mask', () => {
+    const env = { NPM_TOKEN: 'n-secret', GITHUB_TOKEN: 'g-secret', LLM_KEY: 'k-secret', PATH: '/bin', EMPTY_TOKEN: undefined };
+    assert.deepStrictEqual(withheldValues(env).sort(), ['g-secret', 'n-secret']);
+    assert.deepStrictEqual(withheldValues(env, { withhold: ['llm_key'], pass: ['NPM_TOKEN'] }).sort(), ['g-secret', 'k-secret']);
   });
 
   it('passes the variables the user lists, even the withheld key variable', () => {
