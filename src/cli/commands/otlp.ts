@@ -1,4 +1,4 @@
-import { commandEnv } from '../../agent/workspace/commandEnv';
+import { withheldValues } from '../../agent/workspace/commandEnv';
 import { writeFileDurably } from '../../store/fsutil';
 import { CACHE_WRITE_NAMES, type CacheWriteName } from '../../otel/genAiSpans';
 import { otlpEndpointFromEnv, shownUrl } from '../../otel/otlpEndpoint';
@@ -10,12 +10,6 @@ import { parseArgs, str, UsageError } from '../args';
 import type { Io } from '../output';
 import { dayFlag } from './searchAll';
 import { withTape } from './withTape';
-
-/** The values of this process's variables whose names say they hold a secret (commandEnv withholds them from commands). */
-export function secretValues(env: NodeJS.ProcessEnv): string[] {
-  const kept = commandEnv(env);
-  return Object.entries(env).flatMap(([name, value]) => (value !== undefined && !(name in kept) ? [value] : []));
-}
 
 /** The collector `--endpoint` names, with the protocol, headers and timeout of the OTEL_EXPORTER_OTLP_* variables. */
 function endpointOf(base: string, env: NodeJS.ProcessEnv): NonNullable<ReturnType<typeof otlpEndpointFromEnv>>['endpoint'] {
@@ -66,7 +60,7 @@ export async function otlpCommand(args: string[], io: Io): Promise<number> {
   return withTape(tape, async ({ store }) => {
     const sessions = p.lists.get('session');
     for (const s of sessions ?? []) if (store.headEntryId(s) === 0) throw new UsageError(`the tape has no session ${s}`);
-    const secrets = [...secretValues(process.env), ...Object.values(endpoint?.headers ?? {})];
+    const secrets = [...withheldValues(process.env), ...Object.values(endpoint?.headers ?? {})];
     const options: OtlpExportOptions = { tape, sessions, since, content, cacheWriteName, mask: content ? secretMask(secrets) : undefined };
     if (endpoint !== null) {
       const sender = new OtlpSender(endpoint, { log: (_level, line) => io.err(`${line}\n`) });

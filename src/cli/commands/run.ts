@@ -5,6 +5,7 @@ import { DEFAULT_MAX_ROUNDS } from '../../agent/agentSession';
 import { OpenTape } from '../../agent/session/openTape';
 import { readAgentsMd } from '../../agent/context/agentsMd';
 import type { SessionEvent } from '../../agent/turnEvent';
+import { withheldValues } from '../../agent/workspace/commandEnv';
 import { NodeWorkspace } from '../../agent/workspace/nodeWorkspace';
 import { checkpointStoreOf, tapeFileExclusions, WorkspaceCheckpoints } from '../../agent/checkpoints/workspaceCheckpoints';
 import { LiveOtlpExporter } from '../../otel/liveExporter';
@@ -17,7 +18,6 @@ import type { TurnOutcomeKind } from '../../tape/turnEntries';
 import { int, parseArgs, required, str, UsageError, type Parsed } from '../args';
 import { apiKeyVarOf, EXIT_INTERRUPTED, MODEL_FLAGS, modelFromFlags, withInterrupt } from '../modelFlags';
 import type { Io } from '../output';
-import { secretValues } from './otlp';
 import { requireSqliteTape } from './session';
 import { warnNearlyFull } from '../output';
 
@@ -138,7 +138,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       ? null
       : new LiveOtlpExporter(
           { store, onDidAppend: (l) => store.onDidAppend(l) },
-          { ...otel, tape: file, mask: secretMask(secretValues(process.env)), log: (_level, line) => io.err(`${line}\n`) },
+          { ...otel, tape: file, mask: secretMask(withheldValues(process.env, { withhold: commandEnv.withhold })), log: (_level, line) => io.err(`${line}\n`) },
         );
   try {
     const session = new OpenTape(store).session(sessionId);
