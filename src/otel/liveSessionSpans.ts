@@ -23,6 +23,8 @@ export class LiveSessionSpans {
   private sent = new Set<string>();
   /** The last entry looked at: appends that finish no span (an answer's revisions) are told from their rows alone. */
   private seen: number;
+  /** The window's entries read so far (entries never change): a collection reads only what landed since. */
+  private window: Entry[] = [];
 
   /** Starts with the append that made the session known: what was on the tape before it is history, not sent. */
   constructor(
@@ -33,11 +35,18 @@ export class LiveSessionSpans {
     private readonly options: ProjectionOptions,
   ) {
     this.seen = firstNewEntryId - 1;
-    const before = store.entries(sessionId, { toEntryId: firstNewEntryId - 1 });
+    // Only the session's last turn before the new entries is read, found by its rows: a session's history can be long.
+    const starts = store
+      .foldRows(sessionId, 0)
+      .filter((r) => r.entryId < firstNewEntryId && ((r.kind === 'event' && r.name === TURN_START) || (r.kind === 'message' && r.name === 'message/user')));
+    const lastTurnStart = starts.filter((r) => r.kind === 'event').at(-1);
+    // A turn of ours starts at its turn/start, its user message after it; other agents' turns at a user message.
+    const from = (lastTurnStart ?? starts.at(-1))?.entryId ?? 1;
+    const before = store.entries(sessionId, { fromEntryId: from, toEntryId: firstNewEntryId - 1 });
     const turns = turnsOf(before);
     const last = turns.at(-1);
     this.windowFrom = last === undefined ? firstNewEntryId : last.entries[0].entryId;
-    this.windowAtFirstTurn = turns.length <= 1;
+    this.windowAtFirstTurn = turns.length <= 1 && !starts.some((r) => r.entryId < from);
     if (last !== undefined) {
       for (const s of this.project(store, last.entries)) this.sent.add(s.spanId);
       // A turn still open goes out when it ends; one already over was history.
@@ -82,7 +91,9 @@ export class LiveSessionSpans {
     const rows = store.foldRows(this.sessionId, this.seen);
     if (rows.length > 0) this.seen = rows[rows.length - 1].entryId;
     if (!quiet && !closeAll && !rows.some(finishesSpan)) return [];
-    const entries = store.entries(this.sessionId, { fromEntryId: this.windowFrom });
+    const read = this.window.at(-1)?.entryId ?? this.windowFrom - 1;
+    this.window.push(...store.entries(this.sessionId, { fromEntryId: Math.max(read + 1, this.windowFrom) }));
+    const entries = this.window;
     if (entries.length === 0) return [];
     const turns = turnsOf(entries);
     const over = (t: Turn, i: number): boolean => closeAll || i < turns.length - 1 || endsHere(t) || (quiet && !startsHere(t));
@@ -101,6 +112,7 @@ export class LiveSessionSpans {
     const open = turns.filter((t) => !closed.has(this.turnSpanId(t)));
     if (open.length < turns.length) {
       this.windowFrom = open.length > 0 ? open[0].entries[0].entryId : entries[entries.length - 1].entryId + 1;
+      this.window = entries.filter((e) => e.entryId >= this.windowFrom);
       this.windowAtFirstTurn = this.windowAtFirstTurn && turns.length > 0 && !closed.has(this.turnSpanId(turns[0]));
       // Only the open turns' ids are kept: a closed turn's spans will not be seen again.
       const openSpans = new Set(open.map((t) => this.turnSpanId(t)));

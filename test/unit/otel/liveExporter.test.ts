@@ -189,6 +189,32 @@ describe('live OpenTelemetry export (src/otel/liveExporter.ts) to a loopback rec
     assert.strictEqual(new Set(receiver.spans().map((s) => s.spanId)).size, 3);
   });
 
+  it('started in the middle of a turn: that turn goes when it ends, with only the requests made since', async () => {
+    const user = (id: string) => ({
+      kind: 'message' as const,
+      name: 'message/user',
+      payload: { messageId: id, role: 'user', status: 'sent', orderSeq: 1, content: id },
+    });
+    const attempt = {
+      kind: 'event' as const,
+      name: ATTEMPT_EVENT,
+      payload: { name: ATTEMPT_EVENT, data: { model: 'gpt-5', provider: 'openai', status: 'ok' } },
+    };
+    for (const e of [user('u0'), attempt, user('u1'), attempt]) await store.append('codex-2', e);
+    const live = start();
+    await store.append('codex-2', attempt);
+    await store.append('codex-2', user('u2'));
+    await live.flush();
+    const filed = fileSpans();
+    const turns = filed.filter((x) => op(x) === 'invoke_agent');
+    const chats = filed.filter((x) => op(x) === 'chat');
+    assert.deepStrictEqual([turns.length, chats.length], [3, 3]);
+    // The turn of u1 (open when the exporter started) and the request made since; nothing of u0's turn, nor u1's first request.
+    assert.deepStrictEqual(ids(receiver.spans()), ids([turns[1], chats[2]]));
+    const sentTurn = receiver.spans().find((x) => op(x) === 'invoke_agent') as ReceivedSpan;
+    assert.deepStrictEqual(sentTurn.attributes, turns[1].attributes);
+  });
+
   it('429 with Retry-After: tried again after the wait and sent once', async () => {
     receiver.reply((i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
     const live = start();
