@@ -11,40 +11,18 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { AgentSession } from '../src/agent/agentSession';
 import { OpenTape } from '../src/agent/session/openTape';
-import type { ModelEvent, ModelPort, ModelRequest } from '../src/agent/model/modelPort';
-import { ScriptedModel, type ScriptedStep } from '../src/agent/model/scriptedModel';
 import { NodeWorkspace } from '../src/agent/workspace/nodeWorkspace';
 import { LiveOtlpExporter } from '../src/otel/liveExporter';
 import { sessionSpans } from '../src/otel/otlpExport';
 import { TapeStore } from '../src/store/tapeStore';
 import { startCollector } from './collector';
+import { readThenAnswer, TOKENS } from './readThenAnswer';
 import { median, proseOf, round, targets, tempDir } from './common';
 
-const TOKENS = 2_000;
 const TOKEN_DELAY_MS = 1;
 const ROUNDS = Number(process.env.OTLP_LIVE_ROUNDS ?? 11);
 const UNPACED_ROUNDS = Number(process.env.OTLP_LIVE_UNPACED_ROUNDS ?? 101);
 const SESSION = 'bench';
-
-const ANSWER = proseOf(7, TOKENS * 4);
-const script = (): (readonly ScriptedStep[])[] => [
-  [{ text: 'Let me read it.' }, { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } }],
-  Array.from({ length: TOKENS }, (_, i) => ({ text: ANSWER.slice(i * 4, i * 4 + 4) })),
-];
-
-function pacedModel(delayMs: number): ModelPort {
-  const inner = new ScriptedModel(script());
-  return {
-    info: inner.info,
-    countTokens: (input) => inner.countTokens(input),
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-      for await (const event of inner.stream(request, signal)) {
-        if (delayMs > 0 && event.type === 'text') await new Promise((r) => setTimeout(r, delayMs));
-        yield event;
-      }
-    },
-  };
-}
 
 const cpuMs = (since: NodeJS.CpuUsage): number => {
   const d = process.cpuUsage(since);
@@ -82,7 +60,7 @@ async function main(): Promise<void> {
     const session = new AgentSession({
       tape: new OpenTape(store),
       sessionId: SESSION,
-      model: pacedModel(delayMs),
+      model: readThenAnswer(delayMs),
       workspace,
       permissions: { edits: false, commands: false },
       environment,

@@ -8,40 +8,17 @@ import * as path from 'path';
 import { AgentSession, defaultTools } from '../src/agent/agentSession';
 import { OpenTape } from '../src/agent/session/openTape';
 import { runTurn } from '../src/agent/loop';
-import type { ModelEvent, ModelPort, ModelRequest } from '../src/agent/model/modelPort';
-import { ScriptedModel, type ScriptedStep } from '../src/agent/model/scriptedModel';
+import type { ModelRequest } from '../src/agent/model/modelPort';
 import { NodeWorkspace } from '../src/agent/workspace/nodeWorkspace';
 import { TapeStore } from '../src/store/tapeStore';
 import { manifestOfEntry } from '../src/tape/manifest';
+import { readThenAnswer, TOKENS } from './readThenAnswer';
 import { median, proseOf, round, tempDir, targets } from './common';
 
-const TOKENS = 2_000;
 const TOKEN_DELAY_MS = 1;
 const ROUNDS = 11;
 const UNPACED_ROUNDS = 25;
 const SESSION = 'bench';
-
-// About four characters a token, the estimator's rate.
-const ANSWER = proseOf(7, TOKENS * 4);
-const script = (): (readonly ScriptedStep[])[] => [
-  [{ text: 'Let me read it.' }, { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } }],
-  Array.from({ length: TOKENS }, (_, i) => ({ text: ANSWER.slice(i * 4, i * 4 + 4) })),
-];
-
-/** A fresh scripted model per turn, its text deltas paced like a server's. */
-function pacedModel(delayMs: number): ModelPort {
-  const inner = new ScriptedModel(script());
-  return {
-    info: inner.info,
-    countTokens: (input) => inner.countTokens(input),
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-      for await (const event of inner.stream(request, signal)) {
-        if (delayMs > 0 && event.type === 'text') await new Promise((r) => setTimeout(r, delayMs));
-        yield event;
-      }
-    },
-  };
-}
 
 async function main(): Promise<void> {
   const dir = tempDir();
@@ -55,7 +32,7 @@ async function main(): Promise<void> {
   const signal = new AbortController().signal;
 
   const withTape = async (delayMs: number): Promise<number> => {
-    const session = new AgentSession({ tape: new OpenTape(store), sessionId: SESSION, model: pacedModel(delayMs), workspace, permissions, environment });
+    const session = new AgentSession({ tape: new OpenTape(store), sessionId: SESSION, model: readThenAnswer(delayMs), workspace, permissions, environment });
     const t0 = performance.now();
     const outcome = await session.runTurn('Summarise notes.md', { signal });
     if (outcome.outcome !== 'answer') throw new Error(`the tape turn ended with ${outcome.outcome}`);
@@ -83,7 +60,7 @@ async function main(): Promise<void> {
         sessionId: SESSION,
         newTurnId: () => `noop-${++turns}`,
         lastOrderSeq: () => 0,
-        model: pacedModel(delayMs),
+        model: readThenAnswer(delayMs),
         tools,
         toolContext: { workspace, permissions },
         assemble: () => ({ request, manifest }),
