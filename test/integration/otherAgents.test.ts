@@ -62,6 +62,12 @@ describe("other agents' sessions in a real VS Code", () => {
     const spellings = (otlp: string) => [...new Set(otlp.match(/gen_ai\.usage\.cache_(creation|write)\.input_tokens/g))];
     const workspace = await exportTo('default.otlp.json');
     assert.deepStrictEqual(spellings(workspace), ['gen_ai.usage.cache_creation.input_tokens']);
+    // The import picker's "Choose a File…" takes OTLP/JSON: the spans come back as a session of their conversation id.
+    const imported = await vscode.commands.executeCommand<{ sessions: string[]; appended: number }>('agentTape.importAgentSessions', [
+      path.join(dir, 'default.otlp.json'),
+    ]);
+    assert.deepStrictEqual(imported.sessions, [`otlp:${sessionId}`]);
+    assert.ok(imported.appended > 0);
     const copy = path.join(dir, 'copy.tape.jsonl');
     await vscode.commands.executeCommand('agentTape.exportSession', vscode.Uri.file(copy), sessionId);
     const config = vscode.workspace.getConfiguration('agentTape.otlp');

@@ -12,7 +12,8 @@ import { discoveryPlacesOf } from './discoveryPlaces';
 
 /**
  * "Tape: Import Agent Sessions…": every agent's sessions of this workspace, grouped by agent, each
- * group newest first, with their first prompt; the chosen ones are ingested into the workspace tape
+ * group newest first, with their first prompt, and "Choose a File…" for files from anywhere
+ * (OpenTelemetry spans, a transcript copied elsewhere); the chosen ones are ingested into the workspace tape
  * (again later, only what they gained is appended) and the first opens in the inspector. A source
  * that cannot be read is reported by name and the others are still imported; Cancel stops after
  * the source being read.
@@ -65,29 +66,54 @@ export function registerImportAgentSessions(deps: Pick<Deps, 'context' | 'log' |
   });
 }
 
+/** Files from anywhere: OTLP/JSON spans (no agent keeps them in a place discovery knows) or a transcript copied elsewhere. */
+async function chooseFiles(): Promise<string[] | undefined> {
+  const uris = await vscode.window.showOpenDialog({
+    canSelectMany: true,
+    openLabel: 'Import',
+    title: 'Import OpenTelemetry spans or an agent transcript',
+    filters: { 'Spans and transcripts': ['json', 'jsonl'], 'All files': ['*'] },
+  });
+  return uris?.map((u) => u.fsPath);
+}
+
+const CHOOSE_FILE = 'Choose a File…';
+
 async function pick(found: DiscoveredSession[], workspace: string): Promise<string[] | undefined> {
   if (found.length === 0) {
     const agents = [...new Set(Object.values(AGENT_LABELS))].join(', ');
-    void vscode.window.showInformationMessage(`Agent Tape: no sessions of ${agents} found for ${workspace}.`);
-    return undefined;
+    const choice = await vscode.window.showInformationMessage(`Agent Tape: no sessions of ${agents} found for ${workspace}.`, CHOOSE_FILE);
+    return choice === CHOOSE_FILE ? chooseFiles() : undefined;
   }
   // Grouped by agent, the group with the newest session first; each group newest first (found is).
   const groups = new Map<FormatName, DiscoveredSession[]>();
   for (const s of found) groups.set(s.format, [...(groups.get(s.format) ?? []), s]);
-  const items: (vscode.QuickPickItem & { file?: string })[] = [...groups].flatMap(([format, sessions]) => [
-    { label: AGENT_LABELS[format], kind: vscode.QuickPickItemKind.Separator },
-    ...sessions.map((s) => ({
-      label: s.firstPrompt ?? '(no prompt yet)',
-      description: `${AGENT_LABELS[s.format]} · ${new Date(s.modifiedAt).toLocaleString()}`,
-      detail: s.file,
-      file: s.file,
-    })),
-  ]);
+  const items: (vscode.QuickPickItem & { file?: string; choose?: true })[] = [
+    {
+      label: `$(file) ${CHOOSE_FILE}`,
+      description: "OpenTelemetry spans (OTLP/JSON: Copilot's Agent Debug export, a collector's file exporter) or a transcript from elsewhere",
+      alwaysShow: true,
+      choose: true,
+    },
+    ...[...groups].flatMap(([format, sessions]) => [
+      { label: AGENT_LABELS[format], kind: vscode.QuickPickItemKind.Separator },
+      ...sessions.map((s) => ({
+        label: s.firstPrompt ?? '(no prompt yet)',
+        description: `${AGENT_LABELS[s.format]} · ${new Date(s.modifiedAt).toLocaleString()}`,
+        detail: s.file,
+        file: s.file,
+      })),
+    ]),
+  ];
   const picked = await vscode.window.showQuickPick(items, {
     canPickMany: true,
     title: 'Tape: Import Agent Sessions',
     placeHolder: 'Sessions of this workspace, newest first',
     matchOnDetail: true,
   });
-  return picked?.flatMap((p) => p.file ?? []);
+  if (picked === undefined) return undefined;
+  const files = picked.flatMap((p) => p.file ?? []);
+  if (!picked.some((p) => p.choose === true)) return files;
+  const chosen = await chooseFiles();
+  return chosen === undefined ? undefined : [...files, ...chosen];
 }
