@@ -96,8 +96,9 @@ export class LiveSessionSpans {
     const entries = this.window;
     if (entries.length === 0) return [];
     const turns = turnsOf(entries);
-    const over = (t: Turn, i: number): boolean => closeAll || i < turns.length - 1 || endsHere(t) || (quiet && !startsHere(t));
-    const closed = new Set(turns.filter(over).map((t) => this.turnSpanId(t)));
+    // Over for good: the window moves past it. A turn only quiet is sent but kept: its agent may yet append to it.
+    const over = (t: Turn, i: number): boolean => closeAll || i < turns.length - 1 || endsHere(t);
+    const closed = new Set(turns.filter((t, i) => over(t, i) || (quiet && !startsHere(t))).map((t) => this.turnSpanId(t)));
     const ready: GenAiSpan[] = [];
     const spans = this.project(store, entries);
     for (const s of spans) {
@@ -109,15 +110,15 @@ export class LiveSessionSpans {
         closed.has(turnSpan);
       if (finished) ready.push(s);
     }
-    const open = turns.filter((t) => !closed.has(this.turnSpanId(t)));
-    if (open.length < turns.length) {
-      this.windowFrom = open.length > 0 ? open[0].entries[0].entryId : entries[entries.length - 1].entryId + 1;
+    const kept = turns.filter((t, i) => !over(t, i));
+    if (kept.length < turns.length) {
+      this.windowFrom = kept.length > 0 ? kept[0].entries[0].entryId : entries[entries.length - 1].entryId + 1;
       this.window = entries.filter((e) => e.entryId >= this.windowFrom);
-      this.windowAtFirstTurn = this.windowAtFirstTurn && turns.length > 0 && !closed.has(this.turnSpanId(turns[0]));
-      // Only the open turns' ids are kept: a closed turn's spans will not be seen again.
-      const openSpans = new Set(open.map((t) => this.turnSpanId(t)));
-      const keep = new Set<string>();
-      for (const s of spans) if (openSpans.has(s.spanId) || (s.parentSpanId !== null && openSpans.has(s.parentSpanId))) keep.add(s.spanId);
+      this.windowAtFirstTurn = this.windowAtFirstTurn && !over(turns[0], 0);
+      // Only the kept turns' ids are remembered: a turn over for good will not be read again.
+      const keptTurns = new Set(kept.map((t) => this.turnSpanId(t)));
+      const inKept = (s: GenAiSpan): boolean => keptTurns.has(s.spanId) || (s.parentSpanId !== null && keptTurns.has(s.parentSpanId));
+      const keep = new Set(spans.filter(inKept).map((s) => s.spanId));
       for (const s of ready) if (keep.has(s.spanId)) this.sent.add(s.spanId);
       this.sent = new Set([...this.sent].filter((id) => keep.has(id)));
     } else for (const s of ready) this.sent.add(s.spanId);

@@ -166,7 +166,7 @@ describe('live OpenTelemetry export (src/otel/liveExporter.ts) to a loopback rec
   });
 
   it("another agent's turn (no turn ids, no end mark) goes when the next one starts or the session is quiet", async () => {
-    start({ tuning: { quietMs: 1500 } });
+    const live = start({ tuning: { quietMs: 1500 } });
     const user = (id: string, content: string) => ({
       kind: 'message' as const,
       name: 'message/user',
@@ -187,6 +187,13 @@ describe('live OpenTelemetry export (src/otel/liveExporter.ts) to a loopback rec
     await receiver.waitFor(() => receiver.spans().length === 3, 10_000);
     assert.deepStrictEqual(receiver.spans().map(op).sort(), ['chat', 'invoke_agent', 'invoke_agent'], 'the second once the session is quiet');
     assert.strictEqual(new Set(receiver.spans().map((s) => s.spanId)).size, 3);
+    // The agent was only thinking: what it appends to that turn later is still sent, the turn not again.
+    await store.append('codex-1', attempt);
+    await receiver.waitFor(() => receiver.spans().length === 4, 5000);
+    assert.deepStrictEqual(receiver.spans().map(op).sort(), ['chat', 'chat', 'invoke_agent', 'invoke_agent']);
+    assert.strictEqual(new Set(receiver.spans().map((s) => s.spanId)).size, 4);
+    await live.flush();
+    assert.strictEqual(receiver.spans().length, 4);
   });
 
   it('started in the middle of a turn: that turn goes when it ends, with only the requests made since', async () => {
