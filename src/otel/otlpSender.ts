@@ -95,8 +95,8 @@ export class OtlpSender {
   idleWithin(ms: number): Promise<void> {
     if (this.status().queuedSpans === 0) return Promise.resolve();
     return new Promise((resolve) => {
+      // Not unref'd, unlike the sender's own timers: whoever waits here (the CLI at its end) must be kept alive for the retries.
       const timer = setTimeout(resolve, ms);
-      timer.unref?.();
       this.idleWaiters.push(() => {
         clearTimeout(timer);
         resolve();

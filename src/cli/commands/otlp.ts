@@ -68,7 +68,7 @@ export async function otlpCommand(args: string[], io: Io): Promise<number> {
       await sender.close(CLOSE_MS);
       const s = sender.status();
       io.err(
-        `${s.sentSpans} spans sent to ${shownUrl(endpoint.url)} in ${s.sentRequests} requests${s.droppedSpans > 0 ? `; ${s.droppedSpans} not sent: ${s.lastError ?? 'stopped'}` : ''}\n`,
+        `${s.sentSpans} spans sent to ${shownUrl(endpoint.url)} in ${s.sentRequests} request${s.sentRequests === 1 ? '' : 's'}${s.droppedSpans > 0 ? `; ${s.droppedSpans} not sent: ${s.lastError ?? 'stopped'}` : ''}\n`,
       );
       return s.droppedSpans > 0 || s.failedRequests > 0 ? 1 : 0;
     }

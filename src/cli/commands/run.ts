@@ -179,7 +179,7 @@ async function closeLive(live: LiveOtlpExporter, io: Io): Promise<void> {
   await live.dispose(LIVE_CLOSE_MS);
   const s = live.status();
   const failed = s.droppedSpans > 0 ? `, ${s.droppedSpans} not sent (${s.lastError ?? 'closing'})` : '';
-  io.err(`OpenTelemetry: ${s.sentSpans} spans sent in ${s.sentRequests} requests${failed}\n`);
+  io.err(`OpenTelemetry: ${s.sentSpans} spans sent in ${s.sentRequests} request${s.sentRequests === 1 ? '' : 's'}${failed}\n`);
 }
 
 /** How long `run` waits at its end for the collector to take the turn's spans. */
