@@ -127,7 +127,11 @@ export class OtlpSender {
 
   private encode(batch: readonly QueuedSpan[]): Uint8Array {
     const byAgent = new Map<string, GenAiSpan[]>();
-    for (const { agent, span } of batch) byAgent.set(agent, [...(byAgent.get(agent) ?? []), span]);
+    for (const { agent, span } of batch) {
+      const spans = byAgent.get(agent);
+      if (spans === undefined) byAgent.set(agent, [span]);
+      else spans.push(span);
+    }
     const spans = [...byAgent].flatMap(([agent, s]) => readableSpans(s, agent));
     return this.endpoint.protocol === 'http/json' ? Buffer.from(otlpJson(spans)) : otlpProtobuf(spans);
   }
