@@ -61,13 +61,30 @@ describe('the Tape Inspector in the VS Code web workbench: Markdown and links', 
     await page.screenshot({ path: path.join(shots, 'workbench-inspector-markdown.png') });
 
     const pages = page.context().pages().length;
-    await link.click();
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'https://example.com/agent-tape-docs' });
-    await dialog.waitFor({ timeout: 30_000 });
+    // Once in a CI run on a loaded machine the first click into the not yet focused webview brought
+    // no dialog in 30 s (not seen here in 7 tries, loaded or not). A second press tells a lost click
+    // from a link that does not open: the latter still fails, and the first miss is on a screenshot.
+    let presses = 1;
+    await link.click();
+    try {
+      await dialog.waitFor({ timeout: 15_000 });
+    } catch {
+      presses++;
+      await page.screenshot({ path: path.join(shots, 'workbench-inspector-link-first-click-lost.png') });
+      console.warn('      (the first click on the link brought no dialog in 15 s; pressed again)');
+      await link.click();
+      await dialog.waitFor({ timeout: 30_000 });
+    }
     assert.match((await dialog.textContent()) ?? '', /open the external website/i);
     await page.screenshot({ path: path.join(shots, 'workbench-inspector-link-confirm.png') });
-    await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'hidden' });
+    // Each press asks once; a late answer to the first press is a second dialog after this one.
+    for (let i = 0; i < presses; i++) {
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden', timeout: i + 1 < presses ? 5_000 : 30_000 }).catch((e: unknown) => {
+        if (i + 1 === presses) throw e;
+      });
+    }
     assert.strictEqual(page.context().pages().length, pages, 'nothing opened');
   });
 });
