@@ -180,7 +180,7 @@ ${column(FORMAT_NAMES.join(', '))}
                                                sha256 content hashes, the git commit of DIR;
                                                to a new FILE or stdout
   otlp <tape> [--session S]... [--since YYYY-MM-DD] [--content]
-       [--cache-tokens cache_creation|cache_write] [--out FILE | --endpoint URL]
+       [--cache-tokens cache_write|cache_creation] [--out FILE | --endpoint URL]
                                                the sessions as OpenTelemetry GenAI spans, one
                                                OTLP/JSON request ({"resourceSpans":[...]}):
                                                invoke_agent per turn, chat per model request,
@@ -191,9 +191,9 @@ ${column(FORMAT_NAMES.join(', '))}
                                                UTC day on; messages, system prompt and tool
                                                arguments and results only with --content
                                                (secret variables' values and key-shaped text
-                                               masked even then); --cache-tokens cache_write:
-                                               gen_ai.usage.cache_write.input_tokens for a
-                                               backend that reads that spelling; to a new
+                                               masked even then); --cache-tokens
+                                               cache_creation: the older name of the cache-write
+                                               count, for a backend that reads that; to a new
                                                FILE or stdout, or sent to the OTLP/HTTP
                                                collector at URL (protocol, headers, timeout
                                                from OTEL_EXPORTER_OTLP_*; exit 1 when it

@@ -61,12 +61,12 @@ export function readAgentSettings(log: vscode.LogOutputChannel): AgentSettings {
 
 const cacheTokens = z.enum(CACHE_WRITE_NAMES);
 
-/** `agentTape.otlp.cacheTokens`, the spelling of the cache-write token count in exported spans; a bad value is logged and the conventions' own used. */
+/** `agentTape.otlp.cacheTokens`, the spelling of the cache-write token count in exported spans; a bad value is logged and the conventions' current one used. */
 export function readOtlpCacheTokens(log: vscode.LogOutputChannel): CacheWriteName {
   const raw = vscode.workspace.getConfiguration('agentTape.otlp').get<unknown>('cacheTokens');
-  if (raw === undefined) return 'cache_creation';
+  if (raw === undefined) return 'cache_write';
   const parsed = cacheTokens.safeParse(raw);
   if (parsed.success) return parsed.data;
-  log.warn(`setting agentTape.otlp.cacheTokens ignored (${z.prettifyError(parsed.error)}); using "cache_creation"`);
-  return 'cache_creation';
+  log.warn(`setting agentTape.otlp.cacheTokens ignored (${z.prettifyError(parsed.error)}); using "cache_write"`);
+  return 'cache_write';
 }

@@ -6,12 +6,13 @@ import { attemptUsage } from '../tape/usage/usageStats';
 import { spanIdOf } from './spanIds';
 
 /**
- * A session projected onto the OpenTelemetry GenAI conventions (semantic conventions 1.45):
- * `invoke_agent {agent}` per turn, under it `chat {model}` per `provider/attempt` (every physical
- * request, retries included: what was billed) and `execute_tool {tool}` per tool call and its
- * result. A turn, not the session, is the agent span: a session runs for days, and a backend shows
- * a trace's spans by time, so one span a turn keeps each question and its work together. Ingested
- * sessions carry no turn ids: there a turn starts at each user message.
+ * A session projected onto the OpenTelemetry GenAI conventions (semantic conventions 1.45, with the
+ * GenAI repository's later `cache_write` name): `invoke_agent {agent}` per turn, under it
+ * `chat {model}` per `provider/attempt` (every physical request, retries included: what was billed)
+ * and `execute_tool {tool}` per tool call and its result. A turn, not the session, is the agent
+ * span: a session runs for days, and a backend shows a trace's spans by time, so one span a turn
+ * keeps each question and its work together. Ingested sessions carry no turn ids: there a turn
+ * starts at each user message.
  */
 
 export type AttributeValue = string | number | boolean | string[];
@@ -52,8 +53,13 @@ export interface SessionPlacement {
   skip: (e: Entry) => boolean;
 }
 
-/** How the cache-write token count is spelled: `cache_creation` in the conventions (1.45), `cache_write` where a backend still reads that. */
-export const CACHE_WRITE_NAMES = ['cache_creation', 'cache_write'] as const;
+/**
+ * How the cache-write token count is spelled: `cache_write`, the GenAI conventions' name since they
+ * moved to their own repository and renamed it (semantic-conventions-genai #440, 2026), or
+ * `cache_creation`, the name before, which `@opentelemetry/semantic-conventions` 1.45 still defines
+ * (deprecated) and backends built on it read.
+ */
+export const CACHE_WRITE_NAMES = ['cache_write', 'cache_creation'] as const;
 export type CacheWriteName = (typeof CACHE_WRITE_NAMES)[number];
 
 export interface ProjectionOptions {
@@ -61,7 +67,7 @@ export interface ProjectionOptions {
   tape: string;
   /** Messages, system instructions and tool arguments and results as attributes; off unless asked. */
   content?: boolean;
-  /** `gen_ai.usage.cache_creation.input_tokens` (the conventions' name, 1.45) or `cache_write`, the spelling opencode writes and some backends read. */
+  /** `gen_ai.usage.cache_write.input_tokens` (the conventions' current name) unless `cache_creation`, the older one, is asked. */
   cacheWriteName?: CacheWriteName;
   /** Applied to every content attribute (./secretMask.ts). */
   mask?: (text: string) => string;
@@ -125,7 +131,7 @@ export function genAiSpans(entries: readonly Entry[], placement: SessionPlacemen
   const { sessionId, agent, traceId } = placement;
   const mask = options.mask ?? ((t: string) => t);
   const content = options.content === true;
-  const cacheWrite = `gen_ai.usage.${options.cacheWriteName ?? 'cache_creation'}.input_tokens`;
+  const cacheWrite = `gen_ai.usage.${options.cacheWriteName ?? 'cache_write'}.input_tokens`;
   const common: Attributes = { 'gen_ai.conversation.id': sessionId, 'agent_tape.tape': options.tape, 'agent_tape.session_id': sessionId };
   const spans: GenAiSpan[] = [];
   const manifests = new Map<string, ViewManifest>();

@@ -61,7 +61,7 @@ describe("other agents' sessions in a real VS Code", () => {
     };
     const spellings = (otlp: string) => [...new Set(otlp.match(/gen_ai\.usage\.cache_(creation|write)\.input_tokens/g))];
     const workspace = await exportTo('default.otlp.json');
-    assert.deepStrictEqual(spellings(workspace), ['gen_ai.usage.cache_creation.input_tokens']);
+    assert.deepStrictEqual(spellings(workspace), ['gen_ai.usage.cache_write.input_tokens']);
     // The import picker's "Choose a File…" takes OTLP/JSON: the spans come back as a session of their conversation id.
     const imported = await vscode.commands.executeCommand<{ sessions: string[]; appended: number }>('agentTape.importAgentSessions', [
       path.join(dir, 'default.otlp.json'),
@@ -71,14 +71,14 @@ describe("other agents' sessions in a real VS Code", () => {
     const copy = path.join(dir, 'copy.tape.jsonl');
     await vscode.commands.executeCommand('agentTape.exportSession', vscode.Uri.file(copy), sessionId);
     const config = vscode.workspace.getConfiguration('agentTape.otlp');
-    await config.update('cacheTokens', 'cache_write', vscode.ConfigurationTarget.Global);
+    await config.update('cacheTokens', 'cache_creation', vscode.ConfigurationTarget.Global);
     try {
-      assert.deepStrictEqual(spellings(await exportTo('old.otlp.json')), ['gen_ai.usage.cache_write.input_tokens']);
+      assert.deepStrictEqual(spellings(await exportTo('old.otlp.json')), ['gen_ai.usage.cache_creation.input_tokens']);
       const fromFile = await exportTo('file.otlp.json', copy);
-      assert.deepStrictEqual(spellings(fromFile), ['gen_ai.usage.cache_write.input_tokens']);
+      assert.deepStrictEqual(spellings(fromFile), ['gen_ai.usage.cache_creation.input_tokens']);
       // The same spans, named after the file they were read from.
       assert.strictEqual(
-        fromFile.replaceAll('copy.tape.jsonl', 'T').replaceAll('cache_write', 'cache_creation'),
+        fromFile.replaceAll('copy.tape.jsonl', 'T').replaceAll('cache_creation', 'cache_write'),
         workspace.replaceAll(path.basename(await api.workspaceTapeFile()), 'T'),
       );
     } finally {

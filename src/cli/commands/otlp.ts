@@ -28,7 +28,7 @@ function endpointOf(base: string, env: NodeJS.ProcessEnv): NonNullable<ReturnTyp
   }
 }
 
-/** `--cache-tokens`: the spelling of the cache-write token count; the conventions' own unless asked. */
+/** `--cache-tokens`: the spelling of the cache-write token count; the conventions' current one unless asked. */
 function cacheTokensFlag(v: string | undefined): CacheWriteName | undefined {
   if (v === undefined) return undefined;
   const name = CACHE_WRITE_NAMES.find((n) => n === v);

@@ -119,7 +119,7 @@ function usageOf(a: ReadonlyMap<string, AttributeValue>): JsonObject | undefined
   const input = get('gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
   const output = get('gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens');
   const cacheRead = get('gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens');
-  const cacheWrite = get('gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_write.input_tokens', 'gen_ai.usage.cache_creation_input_tokens');
+  const cacheWrite = get('gen_ai.usage.cache_write.input_tokens', 'gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_creation_input_tokens');
   const reasoning = get('gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.reasoning_tokens');
   if ([input, output, cacheRead, cacheWrite, reasoning].every((n) => n === undefined)) return undefined;
   return tapeUsage({ input: input ?? 0, output: output ?? 0, cacheRead, cacheWrite, reasoning }, OPENAI_BASIS);

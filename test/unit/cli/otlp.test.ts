@@ -111,7 +111,7 @@ describe('agent-tape otlp', function () {
     assert.strictEqual(fs.readFileSync(out, 'utf8'), 'mine');
   });
 
-  it("--cache-tokens spells the cache-write count as asked; cache_creation, the conventions' name, unless asked; another value is a usage error", async () => {
+  it("--cache-tokens spells the cache-write count as asked; cache_write, the conventions' current name, unless asked; another value is a usage error", async () => {
     const store = await TapeStore.open(tape);
     await store.appendMany('cc', cacheWritingTurn(DAY + 120_000));
     await store.close();
@@ -122,13 +122,13 @@ describe('agent-tape otlp', function () {
     };
     const cacheAttributes = (spans: { attributes: Record<string, unknown> }[]) =>
       spans.map((s) => Object.entries(s.attributes).filter(([k]) => /^gen_ai\.usage\.cache_(creation|write)\./.test(k)));
-    assert.deepStrictEqual(cacheAttributes(await chatOf()), [[['gen_ai.usage.cache_creation.input_tokens', 7]]]);
+    assert.deepStrictEqual(cacheAttributes(await chatOf()), [[['gen_ai.usage.cache_write.input_tokens', 7]]]);
     assert.deepStrictEqual(cacheAttributes(await chatOf('--cache-tokens', 'cache_creation')), [[['gen_ai.usage.cache_creation.input_tokens', 7]]]);
     assert.deepStrictEqual(cacheAttributes(await chatOf('--cache-tokens=cache_write')), [[['gen_ai.usage.cache_write.input_tokens', 7]]]);
     const out = path.join(dir, 'bad.json');
     const bad = await cli('otlp', tape, '--cache-tokens', 'cache_writes', '--out', out);
     assert.strictEqual(bad.code, 2);
-    assert.match(bad.err, /--cache-tokens must be one of cache_creation, cache_write, got "cache_writes"/);
+    assert.match(bad.err, /--cache-tokens must be one of cache_write, cache_creation, got "cache_writes"/);
     assert.ok(!fs.existsSync(out), 'nothing written');
   });
 });

@@ -211,6 +211,8 @@ describe('OpenTelemetry trace files (otlp)', function () {
           'gen_ai.request.model': 'gpt-4o-mini',
           'gen_ai.usage.input_tokens': 300,
           'gen_ai.usage.output_tokens': 30,
+          // The conventions' current name; the first test's spans carry the older cache_creation.
+          'gen_ai.usage.cache_write.input_tokens': 40,
           ...conv,
         },
       }),
@@ -247,8 +249,8 @@ describe('OpenTelemetry trace files (otlp)', function () {
     const meta = events(child, 'session/meta').at(-1);
     assert.deepStrictEqual([meta?.parentSessionId, meta?.model, meta?.title], [SESSION, 'gpt-4o-mini', 'Explore']);
     assert.deepStrictEqual(
-      events(child, ATTEMPT_EVENT).map((a) => (a.usage as Record<string, number>).inputTokens),
-      [300],
+      events(child, ATTEMPT_EVENT).map((a) => [(a.usage as Record<string, number>).inputTokens, (a.usage as Record<string, number>).cacheCreationTokens]),
+      [[300, 40]],
     );
   });
 

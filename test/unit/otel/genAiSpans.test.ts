@@ -44,7 +44,7 @@ function spanTotals(spans: ParsedSpan[]): { input: number; output: number; cache
     input: sum('gen_ai.usage.input_tokens'),
     output: sum('gen_ai.usage.output_tokens'),
     cached: sum('gen_ai.usage.cache_read.input_tokens'),
-    written: sum('gen_ai.usage.cache_creation.input_tokens'),
+    written: sum('gen_ai.usage.cache_write.input_tokens'),
   };
 }
 
@@ -144,9 +144,9 @@ describe('GenAI spans of a tape (src/otel)', function () {
     assert.ok(spans.every((s) => s.service === 'claude-code'));
     for (const id of [parentId, childId]) assert.deepStrictEqual(spanTotals(ofSession(spans, id)), tapeTotals(store, id));
     assert.strictEqual(child.find((s) => op(s) === 'chat')?.attributes['gen_ai.usage.reasoning.output_tokens'], 14);
-    // The older spelling, for backends that read it.
-    const old = spansOf(exportText(store, { cacheWriteName: 'cache_write' })).find((s) => op(s) === 'chat') as ParsedSpan;
-    assert.ok(typeof old.attributes['gen_ai.usage.cache_write.input_tokens'] === 'number' && !('gen_ai.usage.cache_creation.input_tokens' in old.attributes));
+    // The older spelling, for backends that read only that.
+    const old = spansOf(exportText(store, { cacheWriteName: 'cache_creation' })).find((s) => op(s) === 'chat') as ParsedSpan;
+    assert.ok(typeof old.attributes['gen_ai.usage.cache_creation.input_tokens'] === 'number' && !('gen_ai.usage.cache_write.input_tokens' in old.attributes));
     await store.close();
   });
 
