@@ -51,6 +51,15 @@ describe("other agents' sessions in a real VS Code", () => {
     assert.strictEqual(again?.appended, 0);
   });
 
+  it('"Tape: Import Agent Sessions…" names a chosen trace file that holds no GenAI span (another instrumentation\'s) instead of importing nothing in silence', async () => {
+    const vendor = path.join(dir, 'vendor-traces.json');
+    const at = String(Date.now() * 1_000_000);
+    const span = { traceId: '1'.repeat(32), spanId: '2'.repeat(16), name: 'claude_code.interaction', kind: 1, startTimeUnixNano: at, endTimeUnixNano: at };
+    fs.writeFileSync(vendor, JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'x' }, spans: [span] }] }] }));
+    const r = await vscode.commands.executeCommand<{ sessions: string[]; appended: number; sessionless: string[] }>('agentTape.importAgentSessions', [vendor]);
+    assert.deepStrictEqual(r, { sessions: [], appended: 0, failed: [], sessionless: [vendor] });
+  });
+
   it("Tape: Export Session as OpenTelemetry names the cache-write tokens as agentTape.otlp.cacheTokens says, for the workspace tape and for a tape file (the tape editor's inspector)", async () => {
     const sessionId = `claude-code:${CC_SESSION}`;
     const exportTo = async (name: string, tapeFile?: string): Promise<string> => {

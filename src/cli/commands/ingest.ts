@@ -4,7 +4,7 @@ import { AGENT_LABELS, FORMAT_NAMES } from '../../ingest/agents';
 import { countSkip, type FormatName } from '../../ingest/format';
 import { EXTENSION_IDS } from '../../ingest/cline/taskFolder';
 import { sourceFormatOf } from '../../ingest/detect';
-import { lookedFor } from '../../ingest/lookedFor';
+import { lookedFor, noSessionIn } from '../../ingest/lookedFor';
 import { sourcesIn, type FolderSources } from '../../ingest/sourcesUnder';
 import { TapeFileError } from '../../store/errors';
 import { journalPathOf } from '../../store/journal';
@@ -30,8 +30,8 @@ interface Folder {
  * a file there that is no agent's (of no `--from` agent's) is passed over and listed, since agents
  * keep other JSONL files (histories, logs) beside their transcripts; a source a format claims
  * there that cannot be read (a damaged file) is reported by name while the others are ingested
- * (exit 1); a folder holding none says what was looked for (exit 2 when nothing was ingested at
- * all, else 1). With `--follow` it then keeps the tape open and ingests again whatever the agents
+ * (exit 1); a folder holding none, or a named file read without a session, says what was looked
+ * for (exit 2 when no session was found at all, else 1). With `--follow` it then keeps the tape open and ingests again whatever the agents
  * write, until Ctrl+C.
  */
 export async function ingestCommand(args: string[], io: Io): Promise<number> {
@@ -50,11 +50,14 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
   // ingest leaves no file behind.
   const created = !fs.existsSync(dst) && !fs.existsSync(journalPathOf(dst));
   const store = await TapeStore.open(dst, { onNearlyFull: warnNearlyFull(io) });
-  const out: Outcome = { reports: [], passedOver: [], failed: [], notFound: [] };
+  const out: Outcome = { reports: [], named: [], passedOver: [], failed: [], notFound: [] };
   try {
     for (const src of sources) {
-      if (typeof src === 'string') out.reports.push(await ingestFile(store, src, from ?? sourceFormatOf(src)?.name));
-      else await ingestFolder(store, src, from, out);
+      if (typeof src === 'string') {
+        const report = await ingestFile(store, src, from ?? sourceFormatOf(src)?.name);
+        out.reports.push(report);
+        out.named.push(report);
+      } else await ingestFolder(store, src, from, out);
     }
     if (p.flags.has('follow')) {
       printReport(io, dst, out, from, p.flags.has('json'));
@@ -83,6 +86,8 @@ export async function ingestCommand(args: string[], io: Io): Promise<number> {
 
 interface Outcome {
   reports: IngestReport[];
+  /** The reports of files named on the command line (a folder's are in `reports` too). */
+  named: IngestReport[];
   passedOver: string[];
   failed: { file: string; reason: string }[];
   /** The folders that held no session, with what was looked for in them. */
@@ -119,9 +124,19 @@ async function ingestFolder(store: TapeStore, folder: Folder, from: FormatName |
 }
 
 function printReport(io: Io, dst: string, out: Outcome, from: FormatName | undefined, asJson: boolean): number {
-  const { reports, passedOver, failed, notFound } = out;
-  // The others are on the tape; exit 1 still tells a script that one source could not be read, or one folder held none.
-  const code = notFound.length > 0 && reports.every((r) => r.format === null) && failed.length === 0 ? 2 : failed.length > 0 || notFound.length > 0 ? 1 : 0;
+  const { reports, named, passedOver, failed, notFound } = out;
+  // A file named on the command line that held no session. Not each of a folder's: agents leave
+  // files with no conversation in their folders (Claude Code's summary-only ones), and a folder with
+  // none at all is told below.
+  const sessionless = named.flatMap((r) => {
+    const why = noSessionIn(r);
+    return why === undefined ? [] : [{ file: r.file, why }];
+  });
+  const nothingFound = reports.every((r) => r.sessions.length === 0) && !reports.some((r) => r.tornLastLine);
+  // Nothing at all to ingest is a usage error (exit 2); else the others are on the tape, and exit 1
+  // still tells a script that a source could not be read, or a folder or a named file held none.
+  const missing = notFound.length > 0 || sessionless.length > 0;
+  const code = failed.length === 0 && missing && nothingFound ? 2 : failed.length > 0 || missing ? 1 : 0;
   const skipped: Record<string, number> = {};
   for (const r of reports) for (const [type, n] of Object.entries(r.skipped)) countSkip(skipped, type, n);
   const total = {
@@ -133,12 +148,14 @@ function printReport(io: Io, dst: string, out: Outcome, from: FormatName | undef
     notTranscripts: passedOver,
     failed,
     notFound: notFound.map((f) => ({ ...f, lookedFor: lookedFor(from) })),
+    noSession: sessionless,
   };
   for (const f of notFound) {
     const walked = [`${f.files} files looked at`, ...f.left].join('; ');
     io.err(`no ${from === undefined ? 'agent' : AGENT_LABELS[from]} sessions found under ${f.folder} (${walked}). Looked for:\n`);
     for (const line of lookedFor(from)) io.err(`  ${line}\n`);
   }
+  for (const s of sessionless) io.err(`${s.why}\n`);
   if (asJson) return (json(io, { ...total, reports }), code);
   io.out(`${total.files} transcripts, ${total.sessions} sessions, ${total.appended} entries appended to ${dst}\n`);
   const types = Object.entries(skipped).sort(([a], [b]) => (a < b ? -1 : 1));

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { AGENT_LABELS } from '../../ingest/agents';
 import type { FormatName } from '../../ingest/format';
 import type { IngestReport } from '../../ingest/ingest';
+import { noSessionIn } from '../../ingest/lookedFor';
 import { discoverSessions, type DiscoveredSession } from '../../ingest/sessionDiscovery';
 import { loadSqlJs } from '../../store/sqljs';
 import { errorMessage } from '../../tape/errorMessage';
@@ -15,8 +16,8 @@ import { discoveryPlacesOf } from './discoveryPlaces';
  * group newest first, with their first prompt, and "Choose a File…" for files from anywhere
  * (OpenTelemetry spans, a transcript copied elsewhere); the chosen ones are ingested into the workspace tape
  * (again later, only what they gained is appended) and the first opens in the inspector. A source
- * that cannot be read is reported by name and the others are still imported; Cancel stops after
- * the source being read.
+ * that cannot be read, or that holds no session, is reported by name and the others are still
+ * imported; Cancel stops after the source being read.
  */
 export function registerImportAgentSessions(deps: Pick<Deps, 'context' | 'log' | 'tape'>): vscode.Disposable {
   return vscode.commands.registerCommand('agentTape.importAgentSessions', async (files?: string[]) => {
@@ -51,13 +52,20 @@ export function registerImportAgentSessions(deps: Pick<Deps, 'context' | 'log' |
       const appended = outcomes.done.reduce((n, o) => n + o.appended, 0);
       deps.log.info(`imported ${outcomes.done.length} agent source(s): ${sessions.length} session(s), ${appended} new entries`);
       const imported = `imported ${sessions.length} session${sessions.length === 1 ? '' : 's'} (${appended} new entries)${outcomes.cancelled ? ', then cancelled' : ''}`;
-      if (outcomes.failed.length > 0)
-        void vscode.window.showWarningMessage(
-          `Agent Tape: ${imported}; ${outcomes.failed.length} could not be read: ${outcomes.failed.map((f) => f.reason).join('; ')}`,
-        );
+      // A chosen file can be valid and hold no session (spans of other instrumentation): say why.
+      const sessionless = outcomes.done.flatMap((o) => {
+        const why = noSessionIn(o);
+        return why === undefined ? [] : [{ file: o.file, why }];
+      });
+      for (const s of sessionless) deps.log.warn(`Import Agent Sessions: ${s.why}`);
+      const problems = [
+        ...(outcomes.failed.length > 0 ? [`${outcomes.failed.length} could not be read: ${outcomes.failed.map((f) => f.reason).join('; ')}`] : []),
+        ...sessionless.map((s) => s.why),
+      ];
+      if (problems.length > 0) void vscode.window.showWarningMessage(`Agent Tape: ${imported}; ${problems.join('; ')}`);
       else void vscode.window.showInformationMessage(`Agent Tape: ${imported}.`);
       if (sessions[0] !== undefined) await vscode.commands.executeCommand('agentTape.openInspector', sessions[0]);
-      return { sessions, appended, failed: outcomes.failed.map((f) => f.file) };
+      return { sessions, appended, failed: outcomes.failed.map((f) => f.file), sessionless: sessionless.map((s) => s.file) };
     } catch (e) {
       deps.log.error(`Import Agent Sessions failed: ${errorMessage(e)}`);
       void vscode.window.showErrorMessage(`Agent Tape: ${errorMessage(e)}`);

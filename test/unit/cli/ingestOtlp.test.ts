@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { request, SESSION, turn } from '../ingest/otlpFixtures';
+import { request, SESSION, span, turn } from '../ingest/otlpFixtures';
 import { cli, sessionsOf } from './build';
 
 describe('agent-tape ingest --from otlp', function () {
@@ -30,6 +30,38 @@ describe('agent-tape ingest --from otlp', function () {
     const again = await cli('ingest', file, tape, '--from', 'otlp', '--json');
     assert.strictEqual(again.code, 0, again.err);
     assert.strictEqual((JSON.parse(again.out) as { appended: number }).appended, 0);
+  });
+
+  it("a valid trace file without GenAI spans (another instrumentation's) says what it looked for: exit 2 alone, exit 1 beside a file with sessions", async () => {
+    // Shaped as Claude Code's beta traces: vendor span names and attributes, no gen_ai.operation.name.
+    const vendor = path.join(dir, 'vendor.json');
+    fs.writeFileSync(
+      vendor,
+      JSON.stringify(
+        request([
+          span({ id: 1, name: 'claude_code.interaction', start: 0, end: 900, a: { 'user_prompt.length': 12 } }),
+          span({ id: 2, parent: 1, name: 'claude_code.llm_request', start: 10, end: 400, a: { model: 'claude-x', input_tokens: 10 } }),
+        ]),
+      ),
+    );
+    const alone = await cli('ingest', vendor, tape, '--from', 'otlp');
+    assert.strictEqual(alone.code, 2, alone.err);
+    assert.match(alone.out, /^1 transcripts, 0 sessions, 0 entries appended/);
+    assert.ok(alone.err.includes(`no OpenTelemetry (OTLP/JSON) session in ${vendor} (passed over: span/other 2); looked for `), alone.err);
+    assert.match(alone.err, /GenAI spans: gen_ai\.operation\.name .*invoke_agent, chat/);
+    assert.strictEqual(fs.existsSync(tape), false, 'a run that found nothing leaves no tape');
+
+    const good = path.join(dir, 'copilot.json');
+    fs.writeFileSync(good, JSON.stringify(request(turn(false))));
+    const both = await cli('ingest', vendor, good, tape, '--json');
+    assert.strictEqual(both.code, 1, both.err);
+    const report = JSON.parse(both.out) as { sessions: number; noSession: { file: string; why: string }[] };
+    assert.strictEqual(report.sessions, 1);
+    assert.deepStrictEqual(
+      report.noSession.map((n) => n.file),
+      [vendor],
+    );
+    assert.deepStrictEqual(await sessionsOf(tape), [SESSION]);
   });
 
   it('refuses a file that is no trace request by name, and creates no tape', async () => {
