@@ -227,6 +227,13 @@ export function genAiSpans(entries: readonly Entry[], placement: SessionPlacemen
         if (reasoning !== null) attributes['gen_ai.usage.reasoning.output_tokens'] = reasoning;
       }
       if (manifest !== undefined) attributes['agent_tape.manifest_hash'] = manifest.hashes.manifestHash;
+      // What the request asked of the model, as the manifest recorded it sent (older manifests have no params).
+      const params = manifest?.params;
+      if (params !== undefined) {
+        attributes['gen_ai.request.max_tokens'] = params.maxOutput;
+        if (params.temperature !== undefined) attributes['gen_ai.request.temperature'] = params.temperature;
+        if (params.seed !== undefined) attributes['gen_ai.request.seed'] = params.seed;
+      }
       const attempt = count(data.attempt);
       if (attempt !== null) attributes['agent_tape.attempt'] = attempt;
       return {

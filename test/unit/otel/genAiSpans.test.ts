@@ -55,20 +55,25 @@ describe('GenAI spans of a tape (src/otel)', function () {
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tape-otel-'))));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it("our agent's turn: invoke_agent > chat per request (model, manifest hash, tokens) and execute_tool; no content unless asked", async () => {
-    await recordTurns(dir, 'mine', [
-      {
-        text: 'Read notes.md please',
-        steps: [
-          [
-            { text: 'Reading.' },
-            { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } },
-            { usage: { inputTokens: 120, outputTokens: 12, cachedInputTokens: 40 } },
+  it("our agent's turn: invoke_agent > chat per request (model, manifest hash, request parameters, tokens) and execute_tool; no content unless asked", async () => {
+    await recordTurns(
+      dir,
+      'mine',
+      [
+        {
+          text: 'Read notes.md please',
+          steps: [
+            [
+              { text: 'Reading.' },
+              { toolCall: { id: 'c1', name: 'read_file', arguments: { path: 'notes.md' } } },
+              { usage: { inputTokens: 120, outputTokens: 12, cachedInputTokens: 40 } },
+            ],
+            [{ text: 'It says to build with esbuild.' }, { usage: { inputTokens: 150, outputTokens: 9, cachedInputTokens: 100 } }],
           ],
-          [{ text: 'It says to build with esbuild.' }, { usage: { inputTokens: 150, outputTokens: 9, cachedInputTokens: 100 } }],
-        ],
-      },
-    ]);
+        },
+      ],
+      { temperature: 0.2, seed: 7 },
+    );
     const store = await TapeStore.open(path.join(dir, 'rec.tape.sqlite'), { readOnly: true });
     try {
       const spans = spansOf(exportText(store));
@@ -91,6 +96,12 @@ describe('GenAI spans of a tape (src/otel)', function () {
         chats.map((c) => [c.attributes['gen_ai.request.model'], c.attributes['gen_ai.provider.name'], c.attributes['agent_tape.manifest_hash'], c.kind]),
         manifests.map((m) => [m.model.id, m.model.vendor, m.hashes.manifestHash, 3]),
       );
+      // The parameters as sent: the output cap, and the sampling options the host set.
+      assert.deepStrictEqual(
+        chats.map((c) => [c.attributes['gen_ai.request.max_tokens'], c.attributes['gen_ai.request.temperature'], c.attributes['gen_ai.request.seed']]),
+        manifests.map((m) => [m.params?.maxOutput, 0.2, 7]),
+      );
+      assert.ok(manifests.every((m) => typeof m.params?.maxOutput === 'number' && m.params.maxOutput > 0));
       assert.deepStrictEqual(
         chats.map((c) => [
           c.attributes['gen_ai.usage.input_tokens'],
