@@ -31,8 +31,8 @@ interface Folder {
  * keep other JSONL files (histories, logs) beside their transcripts; a source a format claims
  * there that cannot be read (a damaged file) is reported by name while the others are ingested
  * (exit 1); a folder holding none, or a named file read without a session, says what was looked
- * for (exit 2 when no session was found at all, else 1). With `--follow` it then keeps the tape open and ingests again whatever the agents
- * write, until Ctrl+C.
+ * for (exit 2 when no session was found at all, else 1). With `--follow` it then keeps the tape
+ * open and ingests again whatever the agents write, until Ctrl+C.
  */
 export async function ingestCommand(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args, { valued: ['from'], switches: ['json', 'follow'], positional: ['file-or-dir', 'dst.tape.sqlite'], rest: true });
