@@ -23,9 +23,7 @@ const otlp = args.telemetry ? await startOtlpReceiver(traces) : null;
 fs.mkdirSync(path.join(home, '.gemini'));
 const settings = {
   telemetry:
-    otlp === null
-      ? { enabled: false }
-      : { enabled: true, traces: true, logPrompts: true, target: 'local', otlpEndpoint: otlp.url, otlpProtocol: 'http' },
+    otlp === null ? { enabled: false } : { enabled: true, traces: true, logPrompts: true, target: 'local', otlpEndpoint: otlp.url, otlpProtocol: 'http' },
   privacy: { usageStatisticsEnabled: false },
   general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
   security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
