@@ -40,14 +40,13 @@ const OPERATION_ALIASES: ReadonlyMap<string, string> = new Map([
 /** A conversation id this code puts in a tape session id. */
 const CONVERSATION_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
-/** The semconv's part (`type`), or a Gemini `Part` (`text`, perhaps a thought, or a `functionCall`), as Gemini CLI writes them. */
+/** The semconv's part (`type`), or a Gemini `Part` as Gemini CLI writes them: `text`, a thought left out (its `functionCall`s, without an id in a subagent, are filed by order). */
 const messagePart = z.looseObject({
   type: z.string().optional(),
   content: z.unknown().optional(),
   id: z.string().optional(),
   text: z.string().optional(),
   thought: z.boolean().optional(),
-  functionCall: z.looseObject({ id: z.string().optional() }).optional(),
 });
 /** A message of `gen_ai.input.messages` / `gen_ai.output.messages`: the semconv's parts, an OpenAI-style `content`, or a Gemini `Content` (role `model`). */
 const chatMessage = z.looseObject({ role: z.string(), parts: z.array(z.unknown()).optional(), content: z.unknown().optional() });
@@ -132,7 +131,6 @@ function messagesOf(v: AttributeValue | undefined, skipped: Record<string, numbe
       else if (p.data.type === 'text') texts.push(textOfContent(p.data.content));
       else if (p.data.type === 'tool_call' && p.data.id !== undefined) calls.push(p.data.id);
       else if (p.data.type === undefined && p.data.text !== undefined && p.data.thought !== true) texts.push(p.data.text);
-      else if (p.data.type === undefined && p.data.functionCall?.id !== undefined) calls.push(p.data.functionCall.id);
     }
     out.push({ role: m.data.role === 'model' ? 'assistant' : m.data.role, text: texts.filter((t) => t !== '').join('\n'), calls });
   }
