@@ -52,11 +52,11 @@ try {
   otlp?.server.close();
 }
 
-const tmp = path.join(home, '.gemini', 'tmp');
 if (otlp !== null) {
   copyRecording(out, [[path.dirname(traces), '.']]);
   console.log(`Gemini CLI ${version}: ${path.join(out, 'traces.jsonl')}; OTLP requests by path: ${JSON.stringify(otlp.received)}`);
 } else {
+  const tmp = path.join(home, '.gemini', 'tmp');
   const chats = fs
     .readdirSync(tmp)
     .map((name) => path.join(tmp, name, 'chats'))
