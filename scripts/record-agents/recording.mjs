@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-/** One command line for every agent, `[--version X] [--out DIR] [--install DIR]`: --install reuses an installed copy to record again quickly. */
-export function recordingArgs(defaultVersion = 'latest') {
-  const options = { version: { type: 'string', default: defaultVersion }, out: { type: 'string' }, install: { type: 'string' } };
+/** One command line for every agent, `[--version X] [--out DIR] [--install DIR]` and an agent's own `extra` options: --install reuses an installed copy to record again quickly. */
+export function recordingArgs(defaultVersion = 'latest', extra = {}) {
+  const options = { version: { type: 'string', default: defaultVersion }, out: { type: 'string' }, install: { type: 'string' }, ...extra };
   return parseArgs({ options }).values;
 }
 
@@ -110,4 +110,28 @@ export function copyRecording(out, copies) {
   fs.rmSync(out, { recursive: true, force: true });
   for (const [from, to, filter] of copies) fs.cpSync(from, path.join(out, to), { recursive: true, filter });
   if (kept !== null) fs.writeFileSync(readme, kept);
+}
+
+/**
+ * An OTLP/HTTP receiver on 127.0.0.1 for an agent's telemetry: each `/v1/traces` request is one line
+ * of `file`, as a collector's file exporter writes it (`{"resourceSpans":[...]}`); logs, metrics and
+ * anything else are answered and counted by path (`received`), so a script can say what else came.
+ * Only OTLP/JSON is kept: a protobuf body is counted under `<path> (protobuf, not kept)`.
+ */
+export function startOtlpReceiver(file) {
+  const received = {};
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const json = (req.headers['content-type'] ?? '').startsWith('application/json');
+      const url = req.url.split('?')[0];
+      const at = json ? url : `${url} (${req.headers['content-type']}, not kept)`;
+      received[at] = (received[at] ?? 0) + 1;
+      if (json && url === '/v1/traces') fs.appendFileSync(file, JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8'))) + '\n');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, received, url: `http://127.0.0.1:${server.address().port}` })));
 }

@@ -6,6 +6,7 @@ import { promptLine } from '../agentDiscovery';
 import { countSkip, eventEntry, sessionMetaEntry, sourceKey, subagentLinkEntry, type MappedSession } from '../format';
 import { OPENAI_BASIS, tapeUsage } from '../tapeUsage';
 import type { AttributeValue, Span } from './otlpSpans';
+import { toolArgumentsOf, toolResultOf } from './otlpToolContent';
 
 /**
  * OpenTelemetry GenAI spans as tape sessions: one per `gen_ai.conversation.id` (`otlp:<id>`), else
@@ -24,13 +25,30 @@ export const OTLP_LOSSY =
 
 const MODEL_REQUESTS = new Set(['chat', 'text_completion', 'generate_content']);
 /** GenAI operations that are no part of a conversation on the tape: counted by name. */
-const OTHER_OPERATIONS = new Set(['embeddings', 'create_agent', 'retrieval', 'invoke_workflow']);
+const OTHER_OPERATIONS = new Set(['embeddings', 'create_agent', 'retrieval', 'invoke_workflow', 'schedule_tool_calls']);
+/**
+ * Gemini CLI's own `gen_ai.operation.name`s (0.61.0): its spans carry the GenAI attributes under
+ * them, an `agent_call` is a subagent's run below the `invoke_agent` tool's call; its
+ * `schedule_tool_calls` only groups a batch of calls.
+ */
+const OPERATION_ALIASES: ReadonlyMap<string, string> = new Map([
+  ['llm_call', 'chat'],
+  ['tool_call', 'execute_tool'],
+  ['agent_call', 'invoke_agent'],
+]);
 
 /** A conversation id this code puts in a tape session id. */
 const CONVERSATION_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
-const messagePart = z.looseObject({ type: z.string(), content: z.unknown().optional(), id: z.string().optional() });
-/** A message of `gen_ai.input.messages` / `gen_ai.output.messages`: the semconv's parts, or an OpenAI-style `content`. */
+/** The semconv's part (`type`), or a Gemini `Part` as Gemini CLI writes them: `text`, a thought left out (its `functionCall`s, without an id in a subagent, are filed by order). */
+const messagePart = z.looseObject({
+  type: z.string().optional(),
+  content: z.unknown().optional(),
+  id: z.string().optional(),
+  text: z.string().optional(),
+  thought: z.boolean().optional(),
+});
+/** A message of `gen_ai.input.messages` / `gen_ai.output.messages`: the semconv's parts, an OpenAI-style `content`, or a Gemini `Content` (role `model`). */
 const chatMessage = z.looseObject({ role: z.string(), parts: z.array(z.unknown()).optional(), content: z.unknown().optional() });
 
 interface Message {
@@ -71,8 +89,11 @@ const num = (v: AttributeValue | undefined): number | undefined =>
 const first = <T>(...values: (T | undefined)[]): T | undefined => values.find((v) => v !== undefined);
 const msOf = (ns: bigint): number => Number(ns / 1_000_000n);
 
-/** The operation a span stands for: its `gen_ai.operation.name`, else the first word of its name (`chat gpt-4o`). */
-const operationOf = (s: Span): string => str(s.attributes.get('gen_ai.operation.name')) ?? s.name.split(' ', 1)[0];
+/** The operation a span stands for: its `gen_ai.operation.name`, else the first word of its name (`chat gpt-4o`), in the semconv's words. */
+function operationOf(s: Span): string {
+  const operation = str(s.attributes.get('gen_ai.operation.name')) ?? s.name.split(' ', 1)[0];
+  return OPERATION_ALIASES.get(operation) ?? operation;
+}
 
 /** A JSON value held in a string attribute (the semconv writes messages and arguments as JSON text), or the value itself. */
 function jsonOf(v: AttributeValue | undefined): unknown {
@@ -90,8 +111,10 @@ const textOfContent = (c: unknown): string => (typeof c === 'string' ? c : c ===
 /** The messages of a `gen_ai.*.messages` attribute; none when absent or not messages. */
 function messagesOf(v: AttributeValue | undefined, skipped: Record<string, number>, attribute: string): Message[] {
   if (v === undefined) return [];
-  const list = jsonOf(v);
-  if (!Array.isArray(list)) return (countSkip(skipped, `invalid/${attribute}`), []);
+  const json = jsonOf(v);
+  // Gemini CLI writes a request's one answer as a message, not a list of one.
+  const list = Array.isArray(json) ? json : typeof json === 'object' && json !== null && 'role' in json ? [json] : null;
+  if (list === null) return (countSkip(skipped, `invalid/${attribute}`), []);
   const out: Message[] = [];
   for (const raw of list) {
     const m = chatMessage.safeParse(raw);
@@ -107,8 +130,9 @@ function messagesOf(v: AttributeValue | undefined, skipped: Record<string, numbe
       if (!p.success) countSkip(skipped, `invalid/${attribute}/part`);
       else if (p.data.type === 'text') texts.push(textOfContent(p.data.content));
       else if (p.data.type === 'tool_call' && p.data.id !== undefined) calls.push(p.data.id);
+      else if (p.data.type === undefined && p.data.text !== undefined && p.data.thought !== true) texts.push(p.data.text);
     }
-    out.push({ role: m.data.role, text: texts.filter((t) => t !== '').join('\n'), calls });
+    out.push({ role: m.data.role === 'model' ? 'assistant' : m.data.role, text: texts.filter((t) => t !== '').join('\n'), calls });
   }
   return out;
 }
@@ -156,7 +180,8 @@ export function otlpSessions(spans: readonly Span[], source: string, skipped: Re
     if (conversation !== undefined && !CONVERSATION_ID.test(conversation)) countSkip(skipped, 'invalid/gen_ai.conversation.id');
     return sessionNamed(conversation !== undefined && CONVERSATION_ID.test(conversation) ? `otlp:${conversation}` : `otlp:trace-${s.traceId}`);
   };
-  const toolCallIdOf = (s: Span): string => str(s.attributes.get('gen_ai.tool.call.id')) ?? s.spanId;
+  // `gen_ai.tool.call_id` is Gemini CLI's spelling.
+  const toolCallIdOf = (s: Span): string => first(str(s.attributes.get('gen_ai.tool.call.id')), str(s.attributes.get('gen_ai.tool.call_id'))) ?? s.spanId;
   const subagentSession = (parent: SessionBuild, agent: Span, call: Span): SessionBuild => {
     const child = sessionNamed(`${parent.sessionId}/agent-${agent.spanId}`, parent.sessionId);
     const agentName = str(agent.attributes.get('gen_ai.agent.name'));
@@ -274,14 +299,14 @@ export function otlpSessions(spans: readonly Span[], source: string, skipped: Re
       const name = first(str(a.get('gen_ai.tool.name')), span.name.split(' ')[1]) ?? 'unknown';
       const toolCallId = toolCallIdOf(span);
       const messageId = answerFor(session, toolCallId, span);
-      const args = a.get('gen_ai.tool.call.arguments');
+      const args = toolArgumentsOf(jsonOf(a.get('gen_ai.tool.call.arguments')), jsonOf(a.get('gen_ai.input.messages')));
       put(session, span.start, {
         kind: 'tool_call',
         name,
         provenanceKey: key('tool_call'),
-        payload: { messageId, toolCallId, name, input: (args === undefined ? null : jsonOf(args)) as JsonObject[string] },
+        payload: { messageId, toolCallId, name, input: (args ?? null) as JsonObject[string] },
       });
-      const result = a.get('gen_ai.tool.call.result');
+      const result = toolResultOf(a.get('gen_ai.tool.call.result'), jsonOf(a.get('gen_ai.output.messages')));
       const output = span.error !== undefined ? span.error || (str(a.get('error.type')) ?? textOfContent(result)) : textOfContent(result);
       put(session, span.end, {
         kind: 'tool_result',

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { request, SESSION, span, turn } from '../ingest/otlpFixtures';
-import { cli, sessionsOf } from './build';
+import { cli, ROOT, sessionsOf } from './build';
 
 describe('agent-tape ingest --from otlp', function () {
   this.timeout(60_000);
@@ -62,6 +62,20 @@ describe('agent-tape ingest --from otlp', function () {
       [vendor],
     );
     assert.deepStrictEqual(await sessionsOf(tape), [SESSION]);
+  });
+
+  it('ingests the traces Gemini CLI 0.61.0 really sent (test/fixtures/agents/gemini-cli-0.61.0-otlp), told by content, then nothing more with --from', async () => {
+    const fixture = path.join(ROOT, 'test', 'fixtures', 'agents', 'gemini-cli-0.61.0-otlp', 'traces.jsonl');
+    const file = path.join(dir, 'traces.jsonl');
+    fs.copyFileSync(fixture, file);
+    const conversations = new Set(fs.readFileSync(file, 'utf8').match(/"gen_ai\.conversation\.id","value":\{"stringValue":"[^"]+"/g));
+    const r = await cli('ingest', file, tape, '--json');
+    assert.strictEqual(r.code, 0, r.err);
+    // Each conversation, and the subagent one of them ran.
+    assert.strictEqual((JSON.parse(r.out) as { sessions: number }).sessions, conversations.size + 1);
+    const again = await cli('ingest', file, tape, '--from', 'otlp', '--json');
+    assert.strictEqual(again.code, 0, again.err);
+    assert.strictEqual((JSON.parse(again.out) as { appended: number }).appended, 0);
   });
 
   it('refuses a file that is no trace request by name, and creates no tape', async () => {

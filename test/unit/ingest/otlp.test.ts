@@ -358,7 +358,7 @@ describe('OpenTelemetry trace files (otlp)', function () {
 
   it('says what it looks for when a folder holds none', () => {
     assert.deepStrictEqual(lookedFor('otlp'), [
-      'OpenTelemetry (OTLP/JSON): *.json or *.jsonl files of OTLP/JSON trace requests ({"resourceSpans": [...]}, whole or one a line) with GenAI spans: gen_ai.operation.name (or the span name\'s first word) invoke_agent, chat, text_completion, generate_content or execute_tool',
+      'OpenTelemetry (OTLP/JSON): *.json or *.jsonl files of OTLP/JSON trace requests ({"resourceSpans": [...]}, whole or one a line) with GenAI spans: gen_ai.operation.name (or the span name\'s first word) invoke_agent, chat, text_completion, generate_content or execute_tool (Gemini CLI\'s agent_call, llm_call, tool_call)',
     ]);
   });
 });
