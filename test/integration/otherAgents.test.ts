@@ -60,6 +60,15 @@ describe("other agents' sessions in a real VS Code", () => {
     assert.deepStrictEqual(r, { sessions: [], appended: 0, failed: [], sessionless: [vendor] });
   });
 
+  it('"Tape: Import Agent Sessions…" takes a chosen *.jsonl of spans (Gemini CLI\'s real traces, as a collector\'s file exporter writes them) by its content, not as a line transcript', async () => {
+    const traces = path.join(dir, 'gemini-traces.jsonl');
+    fs.copyFileSync(path.join(__dirname, '../../../test/fixtures/agents/gemini-cli-0.61.0-otlp/traces.jsonl'), traces);
+    const r = await vscode.commands.executeCommand<{ sessions: string[]; appended: number; failed: string[] }>('agentTape.importAgentSessions', [traces]);
+    assert.deepStrictEqual(r?.failed, []);
+    assert.ok(r.sessions.length > 0 && r.sessions.every((s) => s.startsWith('otlp:')), JSON.stringify(r.sessions));
+    assert.ok(r.appended > 0);
+  });
+
   it("Tape: Export Session as OpenTelemetry names the cache-write tokens as agentTape.otlp.cacheTokens says, for the workspace tape and for a tape file (the tape editor's inspector)", async () => {
     const sessionId = `claude-code:${CC_SESSION}`;
     const exportTo = async (name: string, tapeFile?: string): Promise<string> => {

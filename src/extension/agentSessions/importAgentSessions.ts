@@ -1,6 +1,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { AGENT_LABELS } from '../../ingest/agents';
+import { sourceFormatOf } from '../../ingest/detect';
 import type { FormatName } from '../../ingest/format';
 import type { IngestReport } from '../../ingest/ingest';
 import { noSessionIn } from '../../ingest/lookedFor';
@@ -39,7 +40,9 @@ export function registerImportAgentSessions(deps: Pick<Deps, 'context' | 'log' |
             if (token.isCancellationRequested) break;
             progress.report({ message: path.basename(file), increment: 100 / chosen.length });
             try {
-              done.push(await agentTranscripts.ingest(ws.store, file));
+              // Told by content as the CLI tells a named file: a chosen *.jsonl may be spans (a
+              // collector's file exporter), not a line transcript.
+              done.push(await agentTranscripts.ingest(ws.store, file, sourceFormatOf(file)?.name));
             } catch (e) {
               deps.log.warn(`Import Agent Sessions: ${errorMessage(e)}`);
               failed.push({ file, reason: errorMessage(e) });
