@@ -94,11 +94,20 @@ describe('the first-run walkthrough in the VS Code web workbench', () => {
     // Stopped on entry 1 of the session, the call stack says so; a step moves it to entry 2.
     await runCommand(page, 'View: Show Run and Debug');
     const frame = (entry: number) => page.locator('.debug-call-stack .monaco-list-row', { hasText: new RegExp(`demo-coding\\s+#${entry}\\s`) }).first();
-    await page.locator('.debug-variables .monaco-list-row', { hasText: 'Entry' }).first().waitFor({ timeout: 30_000 });
-    // On a loaded machine the call stack can show the thread collapsed (seen once in CI); open it.
+    // On a loaded machine the call stack can show the thread collapsed, and then no frame is
+    // focused and the Variables view stays empty (each seen once in CI): open the thread and pick
+    // the top frame, as a person would.
     const thread = page.locator('.debug-call-stack .monaco-list-row', { hasText: 'Replay of demo-coding' }).first();
-    if (!(await frame(1).isVisible()) && (await thread.isVisible()) && (await thread.getAttribute('aria-expanded')) === 'false') await thread.click();
+    await frame(1).or(thread).first().waitFor({ timeout: 30_000 });
+    if (!(await frame(1).isVisible()) && (await thread.getAttribute('aria-expanded')) === 'false') await thread.click();
     await frame(1).waitFor({ timeout: 30_000 });
+    const entryScope = page.locator('.debug-variables .monaco-list-row', { hasText: 'Entry' }).first();
+    try {
+      await entryScope.waitFor({ timeout: 10_000 });
+    } catch {
+      await frame(1).click();
+      await entryScope.waitFor({ timeout: 30_000 });
+    }
     assert.match((await frame(1).textContent()) ?? '', /#1\s+anchor\s+session\/start/);
     // The replay document is the session, one entry per line.
     await page
