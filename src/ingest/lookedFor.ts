@@ -20,7 +20,17 @@ export function lookedFor(from?: FormatName): string[] {
  */
 export function noSessionIn(report: Pick<IngestReport, 'file' | 'format' | 'sessions' | 'skipped' | 'tornLastLine'>): string | undefined {
   if (report.format === null || report.sessions.length > 0 || report.tornLastLine) return undefined;
-  const skipped = Object.entries(report.skipped).map(([type, n]) => `${type} ${n}`);
-  const passed = skipped.length === 0 ? '' : ` (passed over: ${skipped.join(', ')})`;
-  return `no ${AGENT_LABELS[report.format]} session in ${report.file}${passed}; looked for ${AGENTS[report.format].shape}`;
+  const passed = skippedTypes(report.skipped);
+  return `no ${AGENT_LABELS[report.format]} session in ${report.file}${passed === '' ? '' : ` (passed over: ${passed})`}; looked for ${AGENTS[report.format].shape}`;
+}
+
+/** A skip type names a record type of the file: shown (in a notification too) only when plain and short, a few of them. */
+const PLAIN_TYPE = /^[\w./:-]{1,60}$/;
+const SHOWN_TYPES = 5;
+
+function skippedTypes(skipped: Readonly<Record<string, number>>): string {
+  const all = Object.entries(skipped);
+  const shown = all.filter(([type]) => PLAIN_TYPE.test(type)).slice(0, SHOWN_TYPES);
+  const rest = all.length - shown.length;
+  return [...shown.map(([type, n]) => `${type} ${n}`), ...(rest > 0 ? [`${rest} other type${rest === 1 ? '' : 's'}`] : [])].join(', ');
 }
